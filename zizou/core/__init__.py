@@ -1,0 +1,1 @@
+"""The agent core: loop, prompt, permissions, events. Never imports Textual or litellm."""

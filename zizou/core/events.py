@@ -1,0 +1,128 @@
+"""Typed, frozen events the loop yields. Front ends only render these, one handler per type."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+FinishReason = Literal["done", "max_steps", "loop_guard", "cancelled", "error"]
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+
+    def __add__(self, other: Usage) -> Usage:
+        cost = None
+        if self.cost_usd is not None or other.cost_usd is not None:
+            cost = (self.cost_usd or 0.0) + (other.cost_usd or 0.0)
+        return Usage(
+            self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens, cost
+        )
+
+
+@dataclass(frozen=True)
+class Event:
+    type: ClassVar[str] = "event"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, **dataclasses.asdict(self)}
+
+
+@dataclass(frozen=True)
+class TurnStarted(Event):
+    type: ClassVar[str] = "turn_started"
+    user_text: str
+
+
+@dataclass(frozen=True)
+class StepStarted(Event):
+    type: ClassVar[str] = "step_started"
+    step: int
+
+
+@dataclass(frozen=True)
+class TextDelta(Event):
+    type: ClassVar[str] = "text_delta"
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallStarted(Event):
+    type: ClassVar[str] = "tool_call_started"
+    call_id: str
+    name: str
+    arguments: str  # the raw JSON text the model sent
+
+
+@dataclass(frozen=True)
+class PermissionRequested(Event):
+    type: ClassVar[str] = "permission_requested"
+    call_id: str
+    tool: str
+    summary: str  # what is asked: the command, or the path and diff
+    suggested_rule: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolCallFinished(Event):
+    type: ClassVar[str] = "tool_call_finished"
+    call_id: str
+    name: str
+    ok: bool
+    output: str
+    duration_s: float
+    diff: str | None = None
+
+
+@dataclass(frozen=True)
+class Retrying(Event):
+    type: ClassVar[str] = "retrying"
+    attempt: int
+    delay_s: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class StepFinished(Event):
+    type: ClassVar[str] = "step_finished"
+    step: int
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class AgentError(Event):
+    type: ClassVar[str] = "error"
+    message: str
+    fatal: bool = True
+
+
+@dataclass(frozen=True)
+class TurnFinished(Event):
+    type: ClassVar[str] = "turn_finished"
+    reason: FinishReason
+    text: str
+    steps: int
+    usage: Usage = field(default_factory=Usage)
+    message: str | None = None  # why the turn stopped early, for the user
+
+
+__all__ = [
+    "AgentError",
+    "Event",
+    "FinishReason",
+    "PermissionRequested",
+    "Retrying",
+    "StepFinished",
+    "StepStarted",
+    "TextDelta",
+    "ToolCallFinished",
+    "ToolCallStarted",
+    "TurnFinished",
+    "TurnStarted",
+    "Usage",
+]

@@ -1,0 +1,93 @@
+"""The seams: a Model streams replies, an Approver answers permission requests, an EventSink
+records events. Fakes for each ship in the package so tests inject them instead of patching."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from zizou.core.events import Event, Retrying, Usage
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: str  # raw JSON text, validated by the loop, never trusted
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    system: str
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+
+    def full_messages(self) -> list[dict[str, Any]]:
+        return [{"role": "system", "content": self.system}, *self.messages]
+
+
+@dataclass(frozen=True)
+class TextPiece:
+    text: str
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    """The last item of every stream: the whole assembled reply."""
+
+    text: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str | None = None
+
+
+ModelEvent = TextPiece | Retrying | ModelReply
+
+
+@runtime_checkable
+class Model(Protocol):
+    """A chat model. `stream` yields text pieces (and retry notices) and ends with a ModelReply;
+    it raises `ProviderError` when the provider fails for good."""
+
+    id: str
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]: ...
+
+
+@dataclass(frozen=True)
+class PermissionRequest:
+    call_id: str
+    tool: str
+    summary: str  # the exact command, or the path
+    detail: str | None = None  # a diff for writes, the cwd/timeout for commands
+    suggested_rule: str | None = None  # what "always allow" would save
+    protected: bool = False
+
+
+@dataclass(frozen=True)
+class Approval:
+    verdict: Literal["once", "always", "deny"]
+    reason: str | None = None
+
+
+class Approver(Protocol):
+    async def ask(self, request: PermissionRequest) -> Approval: ...
+
+
+class EventSink(Protocol):
+    def emit(self, event: Event) -> None: ...
+
+
+__all__ = [
+    "Approval",
+    "Approver",
+    "EventSink",
+    "Model",
+    "ModelEvent",
+    "ModelReply",
+    "ModelRequest",
+    "PermissionRequest",
+    "TextPiece",
+    "ToolCall",
+]

@@ -1,0 +1,140 @@
+"""The contract every tool implements, and the per-session state tools share.
+
+A tool is a class with a pydantic `Args` model, a docstring (the description the model reads)
+and an async `run`. Failures are returned as `ToolResult(ok=False, ...)`, never raised: the model
+reads the message and recovers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+AccessKind = Literal["read", "write", "exec", "open", "meta"]
+
+
+class ToolArgs(BaseModel):
+    """Base for tool argument models: unknown fields are an error the model can read."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+A = TypeVar("A", bound=ToolArgs)
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What the model reads back (`output`), plus display extras for front ends."""
+
+    ok: bool
+    output: str
+    diff: str | None = None  # unified diff of a write or edit, for the UI
+
+    @classmethod
+    def error(cls, message: str) -> ToolResult:
+        return cls(ok=False, output=message)
+
+
+@dataclass(frozen=True)
+class Access:
+    """What a call will touch, for the permission check (core/permissions.py)."""
+
+    kind: AccessKind
+    paths: tuple[str, ...] = ()  # project-relative POSIX paths, already resolved
+    command: str | None = None
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class FileLedger:
+    """Which files the model has read this session, and their content hash at that time.
+
+    `edit_file` refuses to edit a file the model has not read, or one that changed since.
+    """
+
+    hashes: dict[Path, str] = field(default_factory=dict)
+
+    def record(self, path: Path, data: bytes) -> None:
+        self.hashes[path] = content_hash(data)
+
+    def check(self, path: Path, data: bytes) -> str | None:
+        """None when the edit may go ahead, else the reason it may not."""
+        seen = self.hashes.get(path)
+        if seen is None:
+            return "read the file with read_file before editing it"
+        if seen != content_hash(data):
+            return "the file changed since you last read it; read it again before editing"
+        return None
+
+
+@dataclass(frozen=True)
+class Pin:
+    """A file, or a window of its lines, pinned into the WORKSPACE prompt layer."""
+
+    path: str  # project-relative POSIX path
+    start_line: int | None = None
+    end_line: int | None = None
+
+
+@dataclass
+class Workspace:
+    """Pinned files; the prompt re-reads each of them at every step."""
+
+    pins: list[Pin] = field(default_factory=list)
+
+    def pin(self, pin: Pin) -> None:
+        self.pins = [p for p in self.pins if p.path != pin.path] + [pin]
+
+    def drop(self, path: str) -> bool:
+        before = len(self.pins)
+        self.pins = [p for p in self.pins if p.path != path]
+        return len(self.pins) != before
+
+
+@dataclass
+class ToolContext:
+    """Everything a tool may use. The project root never comes from a model argument."""
+
+    root: Path
+    ledger: FileLedger = field(default_factory=FileLedger)
+    workspace: Workspace = field(default_factory=Workspace)
+    env: dict[str, str] | None = None  # child environment for commands (secrets removed)
+
+
+class Tool(Generic[A]):
+    """Subclass with `name`, `Args`, a docstring, `run`, and `access` when it touches files."""
+
+    name: ClassVar[str]
+    Args: ClassVar[type[ToolArgs]]
+
+    @classmethod
+    def description(cls) -> str:
+        import inspect
+
+        return inspect.cleandoc(cls.__doc__ or cls.name)
+
+    @classmethod
+    def schema(cls) -> dict[str, Any]:
+        """The OpenAI-style function schema sent to the model."""
+        params = cls.Args.model_json_schema()
+        params.pop("title", None)
+        for prop in params.get("properties", {}).values():
+            prop.pop("title", None)
+        return {
+            "type": "function",
+            "function": {"name": cls.name, "description": cls.description(), "parameters": params},
+        }
+
+    def access(self, args: A, ctx: ToolContext) -> Access:
+        """What this call touches. Raise `PathError` for an unsafe path."""
+        return Access(kind="meta")
+
+    async def run(self, args: A, ctx: ToolContext) -> ToolResult:
+        raise NotImplementedError
