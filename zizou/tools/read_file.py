@@ -1,0 +1,132 @@
+"""The read_file tool: numbered text the model can quote back exactly into edit_file.
+
+It also holds the text helpers other tools share (binary detection, line numbering), so that
+every tool that shows file lines numbers them the same way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+
+from zizou.errors import PathError
+from zizou.tools._atomic import split_lines, to_lf
+from zizou.tools._paths import relative, resolve_in_root
+from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
+
+MAX_LINES = 2_000
+MAX_OUTPUT_BYTES = 100_000
+MAX_LINE_CHARS = 2_000
+MAX_FILE_BYTES = 20_000_000
+BINARY_SNIFF_BYTES = 8_192
+
+
+class FileProblem(Exception):
+    """A file cannot be shown as text; the message says why and what to do instead."""
+
+
+def decode_text(data: bytes) -> str | None:
+    """The file's text, or None when it looks binary (a NUL early on, or not UTF-8)."""
+    if b"\0" in data[:BINARY_SNIFF_BYTES]:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def format_line(number: int, line: str) -> str:
+    """One line as `cat -n` shows it; very long lines are cut with a marker."""
+    line = line.removesuffix("\r")
+    if len(line) > MAX_LINE_CHARS:
+        cut = len(line) - MAX_LINE_CHARS
+        line = f"{line[:MAX_LINE_CHARS]} [... line truncated, {cut:,} more characters]"
+    return f"{number:>6}\t{line}"
+
+
+def load_text(path: Path, rel: str) -> tuple[bytes, list[str]]:
+    """The file's bytes and its lines, or FileProblem naming what to do instead."""
+    if not path.exists():
+        raise FileProblem(f"{rel} does not exist; use glob to find the file you mean")
+    if path.is_dir():
+        raise FileProblem(f"{rel} is a directory; use list_dir to see what it holds")
+    if not path.is_file():
+        raise FileProblem(f"{rel} is not a regular file, so it cannot be read")
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise FileProblem(f"{rel} is too large to read ({size:,} bytes); use grep to search it")
+    data = path.read_bytes()
+    text = decode_text(data)
+    if text is None:
+        raise FileProblem(f"{rel} looks binary ({len(data):,} bytes); only text files can be read")
+    return data, split_lines(to_lf(text))
+
+
+class ReadFileArgs(ToolArgs):
+    path: str = Field(description="File to read, relative to the project root.")
+    start_line: int | None = Field(
+        default=None, ge=1, description="First line to show (1-based). Default: 1."
+    )
+    end_line: int | None = Field(
+        default=None, ge=1, description="Last line to show (inclusive). Default: end of file."
+    )
+
+
+class ReadFile(Tool[ReadFileArgs]):
+    """Read a text file; each line is prefixed with its number and a tab.
+
+    Shows at most 2,000 lines (and about 100 KB) per call, with a note saying how to read on;
+    pass start_line/end_line to read a window of a long file. The line-number prefix is not part
+    of the file: leave it out when you quote lines in edit_file. Read a file before editing it.
+    """
+
+    name = "read_file"
+    Args = ReadFileArgs
+
+    def access(self, args: ReadFileArgs, ctx: ToolContext) -> Access:
+        path = resolve_in_root(ctx.root, args.path)
+        return Access(kind="read", paths=(relative(ctx.root, path),))
+
+    async def run(self, args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
+        try:
+            path = resolve_in_root(ctx.root, args.path)
+            rel = relative(ctx.root, path)
+            data, lines = load_text(path, rel)
+        except (PathError, FileProblem) as err:
+            return ToolResult.error(str(err))
+        except OSError as err:
+            return ToolResult.error(f"could not read {args.path}: {err.strerror or err}")
+        ctx.ledger.record(path, data)
+        if not lines:
+            return ToolResult(ok=True, output=f"{rel} is empty (0 lines, {len(data)} bytes).")
+        return _window(rel, lines, args.start_line or 1, args.end_line)
+
+
+def _window(rel: str, lines: list[str], start: int, end: int | None) -> ToolResult:
+    total = len(lines)
+    if start > total:
+        return ToolResult.error(
+            f"start_line {start} is past the end of {rel}, which has {total} lines"
+        )
+    if end is not None and end < start:
+        return ToolResult.error(f"end_line {end} is before start_line {start}")
+    last = min(end or total, total)
+    shown: list[str] = []
+    size = 0
+    for number in range(start, last + 1):
+        text = format_line(number, lines[number - 1])
+        size += len(text.encode()) + 1
+        if len(shown) >= MAX_LINES or (shown and size > MAX_OUTPUT_BYTES):
+            break
+        shown.append(text)
+    stop = start + len(shown) - 1
+    if stop < last:
+        shown.append(
+            f"[showing lines {start}-{stop} of {total}; "
+            f"call read_file with start_line={stop + 1} to read on]"
+        )
+    return ToolResult(ok=True, output="\n".join(shown))
+
+
+TOOL = ReadFile()

@@ -1,0 +1,78 @@
+"""The write_file tool: create a file, or replace one whole, without ever leaving half of it.
+
+The write goes through a temp file and a rename (see `_atomic`), keeps an existing file's mode
+and CRLF style, and records the new content so the model may edit what it just wrote.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+
+from zizou.errors import PathError
+from zizou.tools._atomic import (
+    atomic_write,
+    detect_newline,
+    split_lines,
+    unified_diff,
+    with_newline,
+)
+from zizou.tools._paths import relative, resolve_in_root
+from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
+
+
+class WriteFileArgs(ToolArgs):
+    path: str = Field(description="File to create or overwrite, relative to the project root.")
+    content: str = Field(description="The complete new content of the file.")
+
+
+class WriteFile(Tool[WriteFileArgs]):
+    """Create a file, or replace an existing file's whole content.
+
+    Missing parent directories are created. To change part of an existing file, prefer
+    edit_file: it is safer and shows a smaller diff. An existing file keeps its mode and its
+    line-ending style (CRLF stays CRLF).
+    """
+
+    name = "write_file"
+    Args = WriteFileArgs
+
+    def access(self, args: WriteFileArgs, ctx: ToolContext) -> Access:
+        path = resolve_in_root(ctx.root, args.path)
+        return Access(kind="write", paths=(relative(ctx.root, path),))
+
+    async def run(self, args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
+        try:
+            path = resolve_in_root(ctx.root, args.path)
+            return _write(path, relative(ctx.root, path), args.content, ctx)
+        except PathError as err:
+            return ToolResult.error(str(err))
+        except OSError as err:
+            return ToolResult.error(f"could not write {args.path}: {err.strerror or err}")
+
+
+def _write(path: Path, rel: str, content: str, ctx: ToolContext) -> ToolResult:
+    if path.is_dir():
+        return ToolResult.error(f"{rel} is a directory; give the path of a file inside it")
+    if path.exists() and not path.is_file():
+        return ToolResult.error(f"{rel} is not a regular file; it cannot be overwritten")
+    old = path.read_bytes() if path.exists() else None
+    if old is not None and detect_newline(old) == "\r\n":
+        content = with_newline(content, "\r\n")
+    data = content.encode("utf-8")
+    if old != data:
+        atomic_write(path, data)
+    ctx.ledger.record(path, data)
+    old_text = None if old is None else old.decode("utf-8", errors="replace")
+    size = f"{len(split_lines(content))} lines, {len(data):,} bytes"
+    if old is None:
+        summary = f"Created {rel} ({size})."
+    elif old == data:
+        summary = f"{rel} already had this content ({size}); nothing changed."
+    else:
+        summary = f"Overwrote {rel} ({size}; it had {len(split_lines(old_text or ''))} lines)."
+    return ToolResult(ok=True, output=summary, diff=unified_diff(rel, old_text, content))
+
+
+TOOL = WriteFile()
