@@ -19,14 +19,25 @@ class UsageError(ZizouError):
 
 
 class ProviderError(ZizouError):
-    """The model provider failed in a way the loop could not recover from: exit 1."""
+    """The model provider failed in a way the loop could not recover from: exit 1.
+
+    `retry_after` is the wait in seconds the provider asked for (a Retry-After header), if any.
+    """
 
     exit_code = 1
 
-    def __init__(self, message: str, *, retryable: bool = False, status: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool = False,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.status = status
+        self.retry_after = retry_after
 
 
 class PathError(ZizouError):

@@ -63,8 +63,10 @@ class PermissionRequested(Event):
     type: ClassVar[str] = "permission_requested"
     call_id: str
     tool: str
-    summary: str  # what is asked: the command, or the path and diff
+    summary: str  # what is asked: the command, or the path
+    detail: str | None = None  # the timeout of a command, the content of a write
     suggested_rule: str | None = None
+    protected: bool = False
 
 
 @dataclass(frozen=True)

@@ -58,4 +58,12 @@ def default_registry() -> Registry:
     return registry
 
 
-__all__ = ["Access", "Registry", "Tool", "ToolArgs", "ToolContext", "ToolResult", "default_registry"]
+__all__ = [
+    "Access",
+    "Registry",
+    "Tool",
+    "ToolArgs",
+    "ToolContext",
+    "ToolResult",
+    "default_registry",
+]

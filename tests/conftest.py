@@ -1,0 +1,73 @@
+"""Shared fixtures: a scratch project, and the real `zizou` CLI run against the loopback server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+sys.path.insert(0, str(TESTS))
+
+from loopback import LoopbackServer  # noqa: E402
+
+
+@dataclass
+class CliResult:
+    code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> Any:
+        return json.loads(self.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture
+def zizou_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "zizou-home"
+    home.mkdir()
+    monkeypatch.setenv("ZIZOU_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    return root
+
+
+def cli_env(home: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(ZIZOU_HOME=str(home), OPENAI_API_KEY="sk-test-loopback", NO_COLOR="1")
+    env.update(extra)
+    return env
+
+
+def run_cli(
+    args: list[str], cwd: Path, home: Path, stdin: str | None = None, **env: str
+) -> CliResult:
+    proc = subprocess.run(
+        [sys.executable, "-m", "zizou", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=cli_env(home, **env),
+        timeout=90,
+        check=False,
+    )
+    return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture
+def loopback() -> Iterator[type[LoopbackServer]]:
+    """The server class; tests open it with their own script."""
+    yield LoopbackServer

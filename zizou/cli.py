@@ -1,0 +1,150 @@
+"""The command line: `zizou [PROMPT]` and `zizou -p PROMPT`. Kept at the edge: it parses flags,
+builds a runtime, and hands over to a front end."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from zizou import __version__
+from zizou.errors import UsageError, ZizouError
+
+if TYPE_CHECKING:
+    from zizou.core.permissions import Rules
+    from zizou.core.protocols import Model
+
+DEFAULT_MODEL = "openai/gpt-4o"
+EPILOG = """\b
+Exit codes: 0 done, 1 provider or runtime failure, 2 usage or configuration
+error, 3 stopped at the step cap.
+Examples:
+  zizou -p "add a --verbose flag to cli.py" --model openai/gpt-4o
+  zizou -p - --output-format json --allow 'run_bash:pytest' < task.txt
+"""
+
+
+@click.command(epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("prompt_arg", metavar="[PROMPT]", required=False)
+@click.option(
+    "-p", "--print", "prompt", metavar="PROMPT", help="Run one turn headless ('-' reads stdin)."
+)
+@click.option(
+    "-m", "--model", help=f"Model id as litellm names it (default $ZIZOU_MODEL or {DEFAULT_MODEL})."
+)
+@click.option("--api-base", help="Base URL of an OpenAI-compatible or self-hosted endpoint.")
+@click.option(
+    "--output-format",
+    type=click.Choice(["text", "json", "stream-json"]),
+    default="text",
+    show_default=True,
+    help="Headless output.",
+)
+@click.option(
+    "--max-steps",
+    type=click.IntRange(1, 500),
+    default=15,
+    show_default=True,
+    help="Step cap per turn.",
+)
+@click.option(
+    "--allow",
+    "allow",
+    multiple=True,
+    metavar="RULE",
+    help="Approve a tool or 'run_bash:PREFIX' (repeatable).",
+)
+@click.option("--yes", is_flag=True, help="Approve every request except writes to protected paths.")
+@click.option(
+    "-C",
+    "--cwd",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Project directory (default: current).",
+)
+@click.version_option(__version__, "--version", prog_name="zizou")
+def cli(
+    prompt_arg: str | None,
+    prompt: str | None,
+    model: str | None,
+    api_base: str | None,
+    output_format: str,
+    max_steps: int,
+    allow: tuple[str, ...],
+    yes: bool,
+    cwd: Path | None,
+) -> int:
+    """zizou: a coding agent in your terminal.
+
+    With -p it runs one turn headless and prints the answer; without it, the full-screen app.
+    """
+    root = _project_root(cwd)
+    if prompt is None:
+        raise UsageError(
+            "the full-screen app is not available in this version; run a turn headless with "
+            "`zizou -p PROMPT`"
+        )
+    if prompt_arg is not None:
+        raise UsageError("give the prompt once: either `zizou -p PROMPT` or `zizou PROMPT`")
+    text = sys.stdin.read() if prompt == "-" else prompt
+    if not text.strip():
+        raise UsageError("the prompt is empty: pass text to -p, or pipe it in with `-p -`")
+    from zizou.headless import HeadlessApprover, HeadlessRun
+    from zizou.runtime import build_runtime
+
+    rules = _rules(allow, yes)
+    llm = _open_model(model or os.environ.get("ZIZOU_MODEL") or DEFAULT_MODEL, api_base)
+    runtime = build_runtime(root, llm, HeadlessApprover(), rules, max_steps)
+    run = HeadlessRun(runtime, output_format)  # type: ignore[arg-type]
+    return asyncio.run(run.run(text))
+
+
+def _rules(allow: tuple[str, ...], yes: bool) -> Rules:
+    from zizou.core.permissions import rules_from_allow
+    from zizou.tools import BUILTIN_MODULES
+
+    try:
+        return rules_from_allow(allow, BUILTIN_MODULES, yes=yes)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _open_model(model_id: str, api_base: str | None) -> Model:
+    """The model, with its key from the provider's env var. A custom `--api-base` (a local
+    server) may need no key."""
+    from zizou.providers import env_var_for, key_from_env, make_model, provider_of
+
+    key = key_from_env(model_id, os.environ)
+    var = env_var_for(provider_of(model_id))
+    if key is None and var is not None and api_base is None:
+        raise UsageError(
+            f"no key for {provider_of(model_id)}: set {var}, or pass --api-base for a local "
+            "server that needs none"
+        )
+    return make_model(model_id, api_base, key or ("no-key" if api_base else None))
+
+
+def _project_root(cwd: Path | None) -> Path:
+    root = (cwd or Path.cwd()).resolve()
+    if not root.is_dir():
+        raise UsageError(f"{root} is not a directory: pass an existing project with -C")
+    return root
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        code = cli.main(args=argv, prog_name="zizou", standalone_mode=False)
+    except click.exceptions.Abort:
+        code = 130
+    except click.ClickException as exc:
+        exc.show()
+        code = 2
+    except ZizouError as exc:
+        click.echo(f"zizou: {exc}", err=True)
+        code = exc.exit_code
+    except KeyboardInterrupt:
+        code = 130
+    sys.exit(code if isinstance(code, int) else 0)

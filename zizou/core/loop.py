@@ -1,0 +1,172 @@
+"""The agent loop: one user turn as a bounded sequence of model steps and tool calls.
+
+Each step renders the system prompt afresh, streams the model's reply as events, runs the tool
+calls it asked for, and feeds the results back, until the model answers without tool calls, the
+step cap is hit, or the loop guard sees the same call three times. The TUI and headless mode
+both consume `Agent.run_turn`; neither adds agent logic of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import AsyncIterator
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from zizou.core.calls import CallRunner, model_text
+from zizou.core.conversation import Conversation
+from zizou.core.events import (
+    AgentError,
+    Event,
+    Retrying,
+    StepFinished,
+    StepStarted,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+    TurnStarted,
+    Usage,
+)
+from zizou.core.protocols import Model, ModelReply, ModelRequest, TextPiece, ToolCall
+from zizou.errors import ProviderError
+from zizou.tools import ToolResult
+
+
+class AgentConfig(BaseModel):
+    """The loop's limits."""
+
+    model_config = ConfigDict(frozen=True)
+
+    max_steps: int = Field(default=15, ge=1, le=500)
+    loop_guard_repeats: int = Field(default=3, ge=2)
+
+
+class PromptSource(Protocol):
+    """Renders the system prompt from live state; called once per step."""
+
+    def render_text(self) -> str: ...
+
+
+class _StopTurn(Exception):
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class Agent:
+    def __init__(
+        self,
+        model: Model,
+        runner: CallRunner,
+        prompt: PromptSource,
+        conversation: Conversation | None = None,
+        config: AgentConfig | None = None,
+    ) -> None:
+        self.model = model
+        self.runner = runner
+        self.prompt = prompt
+        self.conversation = conversation or Conversation()
+        self.config = config or AgentConfig()
+
+    def build_request(self) -> ModelRequest:
+        """The one place a step's request is assembled."""
+        return ModelRequest(
+            system=self.prompt.render_text(),
+            messages=list(self.conversation.messages),
+            tools=self.runner.registry.schemas(),
+        )
+
+    async def run_turn(self, user_text: str) -> AsyncIterator[Event]:
+        yield TurnStarted(user_text)
+        self.conversation.add_user(user_text)
+        usage = Usage()
+        seen: Counter[tuple[str, str]] = Counter()
+        step = 0
+        try:
+            while step < self.config.max_steps:
+                step += 1
+                yield StepStarted(step)
+                reply: ModelReply | None = None
+                async for item in self.model.stream(self.build_request()):
+                    if isinstance(item, TextPiece):
+                        yield TextDelta(item.text)
+                    elif isinstance(item, Retrying):
+                        yield item
+                    else:
+                        reply = item
+                if reply is None:
+                    raise ProviderError("the model's stream ended without a reply")
+                usage += reply.usage
+                self.conversation.add_assistant(reply.text, reply.tool_calls)
+                yield StepFinished(step, reply.usage, reply.finish_reason)
+                if not reply.tool_calls:
+                    yield TurnFinished("done", reply.text, step, usage)
+                    return
+                for call in reply.tool_calls:
+                    self._guard(seen, call)
+                    async for event in self._run_call(call):
+                        yield event
+            message = (
+                f"stopped after {step} steps (the step cap); the work so far is kept. "
+                "Send another message to continue, or raise --max-steps."
+            )
+            yield TurnFinished("max_steps", _last_text(self.conversation), step, usage, message)
+        except _StopTurn as stop:
+            self.conversation.close_pending(f"not run: {stop}")
+            yield TurnFinished("loop_guard", _last_text(self.conversation), step, usage, str(stop))
+        except ProviderError as exc:
+            self.conversation.close_pending("not run: the provider failed")
+            yield AgentError(str(exc))
+            yield TurnFinished("error", "", step, usage, str(exc))
+        finally:
+            self.conversation.close_pending("not run: the turn was cancelled")
+
+    def _guard(self, seen: Counter[tuple[str, str]], call: ToolCall) -> None:
+        key = (call.name, _canonical(call.arguments))
+        seen[key] += 1
+        if seen[key] >= self.config.loop_guard_repeats:
+            raise _StopTurn(
+                "loop_guard",
+                f"the model called {call.name} with the same arguments {seen[key]} times in "
+                "this turn, so the turn was stopped; rephrase the request or give more detail.",
+            )
+
+    async def _run_call(self, call: ToolCall) -> AsyncIterator[Event]:
+        yield ToolCallStarted(call.id, call.name, call.arguments)
+        started = time.monotonic()
+        result = ToolResult.error("the tool produced no result")
+        async for item in self.runner.run(call):
+            if isinstance(item, ToolResult):
+                result = item
+            else:
+                yield item
+        self.conversation.add_tool_result(call.id, model_text(result))
+        yield ToolCallFinished(
+            call.id,
+            call.name,
+            result.ok,
+            result.output,
+            time.monotonic() - started,
+            result.diff,
+        )
+
+
+def _canonical(arguments: str) -> str:
+    try:
+        return json.dumps(json.loads(arguments or "{}"), sort_keys=True)
+    except ValueError:
+        return arguments
+
+
+def _last_text(conversation: Conversation) -> str:
+    for message in reversed(conversation.messages):
+        if message["role"] == "assistant" and message.get("content"):
+            return str(message["content"])
+    return ""
+
+
+__all__ = ["Agent", "AgentConfig", "PromptSource"]

@@ -1,0 +1,144 @@
+"""The layered system prompt, rendered afresh at every step from live state.
+
+Layers: 1 BASE INSTRUCTIONS, 2 SESSION CONTEXT, 3 WORKSPACE (pinned files, re-read each step),
+4 REPO MAP (not built yet: the breakdown says it is off). The compiled text is also written to
+`.zizou/compiled/prompt.md` so a person can read exactly what the model got.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import platform
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from zizou.core.git_info import git_summary
+from zizou.paths import compiled_prompt_path
+from zizou.tools import Registry
+from zizou.tools.add_context import render_pin
+from zizou.tools.base import Workspace
+
+INSTRUCTION_FILES = ("AGENTS.md", "ZIZOU.md")
+INSTRUCTION_CAP = 20_000
+
+BASE_INSTRUCTIONS = """\
+You are zizou, a coding agent working in the user's project from their terminal.
+Work the way a careful senior engineer would: understand before you change, change only what
+the task needs, and check your work.
+
+- Explore with list_dir, glob and grep; read files with read_file before you edit them.
+- Edit with edit_file: old_string must match the file exactly once (copy it from read_file's
+  output without the line-number prefix), or pass replace_all. Create new files with write_file.
+- Run tests, linters and builds with run_bash; the user approves each command unless a rule
+  allows it. Prefer short, non-interactive commands; nothing reads from stdin.
+- All paths are relative to the workspace root and must stay inside it.
+- If a tool returns an error, read it and adjust; do not repeat the same call unchanged.
+- When you are done, answer briefly: what you changed, and how you checked it.
+"""
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str
+    text: str  # empty when the layer is off
+    note: str = ""  # why a layer is off or short
+
+
+@dataclass(frozen=True)
+class CompiledPrompt:
+    sections: tuple[Section, ...]
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(f"# {s.name}\n\n{s.text.rstrip()}" for s in self.sections if s.text)
+
+    def breakdown(self) -> list[tuple[str, int, str]]:
+        """(layer, characters, note) for each layer, including the ones that are off."""
+        return [(s.name, len(s.text), s.note) for s in self.sections]
+
+
+class PromptBuilder:
+    def __init__(
+        self,
+        root: Path,
+        registry: Registry,
+        workspace: Workspace,
+        *,
+        write_compiled: bool = True,
+        today: Callable[[], dt.date] = dt.date.today,
+    ) -> None:
+        self.root = root
+        self.registry = registry
+        self.workspace = workspace
+        self.write_compiled = write_compiled
+        self.today = today
+        self.last: CompiledPrompt | None = None
+
+    def render(self) -> CompiledPrompt:
+        compiled = CompiledPrompt(
+            (
+                Section("BASE INSTRUCTIONS", BASE_INSTRUCTIONS),
+                Section("SESSION CONTEXT", self._session_context()),
+                self._workspace(),
+                Section("REPO MAP", "", note="off: the repo map is not built yet"),
+            )
+        )
+        self.last = compiled
+        if self.write_compiled:
+            _write_compiled(self.root, compiled)
+        return compiled
+
+    def render_text(self) -> str:
+        return self.render().text
+
+    def _session_context(self) -> str:
+        lines = [
+            f"Workspace root: {self.root}",
+            f"OS: {platform.system()} {platform.release()}",
+            f"Shell: {os.environ.get('SHELL', 'unknown')} (commands run with bash -c)",
+            f"Date: {self.today().isoformat()}",
+            f"Git: {git_summary(self.root)}",
+            "Paths: give paths relative to the workspace root; paths outside it are refused.",
+            "",
+            "Tools:",
+            *(f"- {tool.name}: {tool.description().splitlines()[0]}" for tool in self.registry),
+        ]
+        instructions = _instruction_file(self.root)
+        if instructions:
+            name, text = instructions
+            lines += ["", f"Project instructions from {name}:", text]
+        return "\n".join(lines)
+
+    def _workspace(self) -> Section:
+        if not self.workspace.pins:
+            return Section("WORKSPACE", "", note="no pinned files")
+        parts = [render_pin(self.root, pin) for pin in self.workspace.pins]
+        return Section("WORKSPACE", "\n\n".join(parts), note=f"{len(parts)} pinned")
+
+
+def _instruction_file(root: Path) -> tuple[str, str] | None:
+    for name in INSTRUCTION_FILES:
+        path = root / name
+        if path.is_file():
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if len(text) > INSTRUCTION_CAP:
+                text = text[:INSTRUCTION_CAP] + f"\n[... {name} truncated ...]"
+            return name, text
+    return None
+
+
+def _write_compiled(root: Path, compiled: CompiledPrompt) -> None:
+    try:
+        path = compiled_prompt_path(root)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(compiled.text + "\n", encoding="utf-8")
+    except OSError:
+        pass  # a read-only project must not stop the agent
+
+
+__all__ = ["BASE_INSTRUCTIONS", "CompiledPrompt", "PromptBuilder", "Section"]
