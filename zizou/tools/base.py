@@ -136,5 +136,12 @@ class Tool(Generic[A]):
         """What this call touches. Raise `PathError` for an unsafe path."""
         return Access(kind="meta")
 
+    def preview(self, args: A, ctx: ToolContext) -> str | None:
+        """What the user is shown when asked to approve this call (a diff, the cwd...)."""
+        import json
+
+        fields = {k: v for k, v in args.model_dump().items() if k != "path"}
+        return json.dumps(fields, indent=2)[:4000] if fields else None
+
     async def run(self, args: A, ctx: ToolContext) -> ToolResult:
         raise NotImplementedError

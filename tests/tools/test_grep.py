@@ -1,0 +1,153 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from zizou.errors import PathError
+from zizou.tools._rg import find_rg
+from zizou.tools.base import ToolContext, ToolResult
+from zizou.tools.grep import TOOL, GrepArgs
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+async def grep(ctx: ToolContext, pattern: str, **kwargs: object) -> ToolResult:
+    return await TOOL.run(GrepArgs.model_validate({"pattern": pattern, **kwargs}), ctx)
+
+
+@pytest.fixture
+def code(root: Path) -> Path:
+    write(root, "src/app.py", "import os\n\ndef main():\n    return Needle(1)\n")
+    write(root, "src/util.py", "def helper(x):\n    return x.needle\n")
+    write(root, "README.txt", "needle in a haystack\n")
+    return root
+
+
+def test_the_pinned_rg_is_found() -> None:
+    rg = find_rg()
+    assert rg is not None
+    assert Path(rg).name == "rg"
+
+
+async def test_regex_lines_are_path_line_text(code: Path, ctx: ToolContext) -> None:
+    result = await grep(ctx, r"def \w+\(")
+    assert result.ok
+    assert result.output.splitlines() == [
+        "src/app.py:3:def main():",
+        "src/util.py:1:def helper(x):",
+    ]
+
+
+async def test_ignore_case(code: Path, ctx: ToolContext) -> None:
+    assert (await grep(ctx, "needle")).output.count("\n") == 1
+    lines = (await grep(ctx, "needle", ignore_case=True)).output.splitlines()
+    assert lines == [
+        "README.txt:1:needle in a haystack",
+        "src/app.py:4:    return Needle(1)",
+        "src/util.py:2:    return x.needle",
+    ]
+
+
+async def test_fixed_strings_and_bad_regex(code: Path, ctx: ToolContext) -> None:
+    result = await grep(ctx, "Needle(", fixed_strings=True)
+    assert result.output == "src/app.py:4:    return Needle(1)"
+    bad = await grep(ctx, "Needle(")
+    assert not bad.ok
+    assert "regex parse error" in bad.output
+    assert "fixed_strings" in bad.output
+
+
+async def test_glob_and_path_narrow_the_search(code: Path, ctx: ToolContext) -> None:
+    assert (await grep(ctx, "needle", glob="*.txt", ignore_case=True)).output == (
+        "README.txt:1:needle in a haystack"
+    )
+    assert (await grep(ctx, "needle", path="src/util.py")).output == (
+        "src/util.py:2:    return x.needle"
+    )
+    assert (await grep(ctx, "def", path="src")).output.count("\n") == 1
+
+
+async def test_no_match_says_so(code: Path, ctx: ToolContext) -> None:
+    result = await grep(ctx, "nothing_here")
+    assert result.ok
+    assert result.output == "No matches for 'nothing_here' in the project."
+
+
+async def test_secret_files_are_never_searched(root: Path, ctx: ToolContext) -> None:
+    for name in (
+        ".env",
+        ".env.local",
+        "config/.env.production",
+        "server.pem",
+        "id_rsa",
+        "id_rsa.pub",
+    ):
+        write(root, name, "needle=hunter2\n")
+    write(root, "app.py", "needle = 1\n")
+    assert (await grep(ctx, "needle")).output == "app.py:1:needle = 1"
+    assert (await grep(ctx, "needle", glob=".env*")).output.startswith("No matches")
+    for path in (".env", "config/.env.production", "id_rsa"):
+        result = await grep(ctx, "needle", path=path)
+        assert not result.ok
+        assert "hunter2" not in result.output
+
+
+async def test_ignored_files_and_dirs_are_skipped(root: Path, ctx: ToolContext) -> None:
+    write(root, ".gitignore", "*.log\n")
+    write(root, "debug.log", "needle\n")
+    write(root, "node_modules/lib/index.js", "needle\n")
+    write(root, ".github/workflows/ci.yml", "needle\n")
+    assert (await grep(ctx, "needle")).output == ".github/workflows/ci.yml:1:needle"
+
+
+async def test_output_is_capped_by_lines(root: Path, ctx: ToolContext) -> None:
+    write(root, "many.txt", "hit\n" * 150)
+    lines = (await grep(ctx, "hit")).output.splitlines()
+    assert len(lines) == 101
+    assert lines[-1] == "[... 50 more matches not shown; narrow the search]"
+
+
+async def test_output_is_capped_by_size(root: Path, ctx: ToolContext) -> None:
+    write(root, "wide.txt", ("hit " + "x" * 400 + "\n") * 90)
+    result = await grep(ctx, "hit")
+    assert len(result.output) < 31_000
+    assert result.output.endswith("more matches not shown; narrow the search]")
+
+
+async def test_long_lines_are_previewed(root: Path, ctx: ToolContext) -> None:
+    write(root, "min.js", "hit" + "y" * 5_000 + "\n")
+    result = await grep(ctx, "hit")
+    assert len(result.output) < 1_000
+
+
+async def test_missing_path(root: Path, ctx: ToolContext) -> None:
+    result = await grep(ctx, "x", path="nope")
+    assert not result.ok
+    assert "does not exist" in result.output
+
+
+async def test_paths_outside_the_root_are_refused(ctx: ToolContext, escaping: list[str]) -> None:
+    for path in [*escaping, "..", "link_to_outside_dir"]:
+        args = GrepArgs(pattern="SECRET", path=path)
+        with pytest.raises(PathError):
+            TOOL.access(args, ctx)
+        result = await TOOL.run(args, ctx)
+        assert not result.ok
+        assert "TOP-SECRET" not in result.output
+
+
+async def test_symlinked_files_inside_are_not_followed_out(
+    root: Path, ctx: ToolContext, escaping: list[str]
+) -> None:
+    result = await grep(ctx, "TOP-SECRET")
+    assert result.output.startswith("No matches")
+
+
+def test_access_is_read(code: Path, ctx: ToolContext) -> None:
+    access = TOOL.access(GrepArgs(pattern="x", path="src/"), ctx)
+    assert (access.kind, access.paths) == ("read", ("src",))

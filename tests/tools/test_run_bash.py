@@ -1,0 +1,160 @@
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import time
+from pathlib import Path
+
+import pydantic
+import pytest
+
+from zizou.tools.base import ToolContext, ToolResult
+from zizou.tools.run_bash import TOOL, RunBashArgs, strip_terminal_controls
+
+TWO_SLEEPERS = "sleep 1000 & echo $! > pids; sleep 1000 & echo $! >> pids; wait"
+
+
+async def bash(ctx: ToolContext, command: str, timeout_s: int = 20) -> ToolResult:
+    return await TOOL.run(RunBashArgs(command=command, timeout_s=timeout_s), ctx)
+
+
+def alive(pid: int) -> bool:
+    """A zombie (dead, not yet reaped by an init that may never reap it) counts as gone."""
+    try:
+        os.kill(pid, 0)
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (ProcessLookupError, FileNotFoundError):
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def assert_all_gone(pids: list[int]) -> None:
+    deadline = time.monotonic() + 3
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not [pid for pid in pids if alive(pid)]
+
+
+def read_pids(root: Path, count: int) -> list[int]:
+    pids = [int(line) for line in (root / "pids").read_text().split()]
+    assert len(pids) == count
+    return pids
+
+
+async def test_exit_code_line_and_ok(ctx: ToolContext) -> None:
+    result = await bash(ctx, "echo hello")
+    assert (result.ok, result.output) == (True, "exit code 0\nhello")
+    failed = await bash(ctx, "echo oops >&2; exit 3")
+    assert (failed.ok, failed.output) == (False, "exit code 3\noops")
+    assert (await bash(ctx, "true")).output == "exit code 0\n(no output)"
+
+
+async def test_killed_by_a_signal_is_named(ctx: ToolContext) -> None:
+    result = await bash(ctx, "kill -KILL $$")
+    assert result.output.startswith("exit code -9 (killed by SIGKILL)")
+
+
+async def test_runs_in_the_project_root(root: Path, ctx: ToolContext) -> None:
+    assert (await bash(ctx, "pwd -P")).output == f"exit code 0\n{os.path.realpath(root)}"
+
+
+async def test_stdin_is_empty(ctx: ToolContext) -> None:
+    started = time.monotonic()
+    result = await bash(ctx, "cat; read -r line || echo no input")
+    assert result.output == "exit code 0\nno input"
+    assert time.monotonic() - started < 5
+
+
+async def test_timeout_kills_the_whole_group(root: Path, ctx: ToolContext) -> None:
+    started = time.monotonic()
+    result = await bash(ctx, TWO_SLEEPERS, timeout_s=1)
+    assert time.monotonic() - started < 5
+    assert not result.ok
+    assert result.output.startswith("[timed out after 1 s; process group killed]")
+    assert_all_gone(read_pids(root, 2))
+
+
+async def test_cancellation_kills_the_group_and_propagates(root: Path, ctx: ToolContext) -> None:
+    task = asyncio.create_task(bash(ctx, TWO_SLEEPERS))
+    deadline = time.monotonic() + 5
+    while len((root / "pids").read_text().split() if (root / "pids").exists() else []) < 2:
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.02)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert_all_gone(read_pids(root, 2))
+
+
+async def test_background_jobs_holding_the_output_are_killed(root: Path, ctx: ToolContext) -> None:
+    started = time.monotonic()
+    result = await bash(ctx, "sleep 1000 & echo $! > pids; echo started")
+    assert time.monotonic() - started < 5
+    assert result.ok
+    assert result.output == (
+        "exit code 0\nstarted\n[background processes still holding the output were killed]"
+    )
+    assert_all_gone(read_pids(root, 1))
+
+
+async def test_large_output_keeps_head_and_tail(ctx: ToolContext) -> None:
+    total = sum(len(f"{i}\n") for i in range(1, 320_001))
+    assert total > 2_000_000
+    result = await bash(ctx, "seq 1 320000")
+    lines = result.output.splitlines()
+    assert lines[:3] == ["exit code 0", "1", "2"]
+    assert lines[-1] == "320000"
+    assert len(result.output) < 30_200
+    marker = re.search(r"\n\[\.\.\. ([\d,]+) characters omitted \.\.\.\]\n", result.output)
+    assert marker is not None
+    assert int(marker.group(1).replace(",", "")) == total - 30_000
+
+
+async def test_terminal_escapes_are_stripped(ctx: ToolContext) -> None:
+    command = r"printf '\033]0;title\007\033[1;31mred\033[0m\n50%%\r100%%\n'"
+    assert (await bash(ctx, command)).output == "exit code 0\nred\n100%"
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        ("\x1b[32mok\x1b[0m", "ok"),
+        ("\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", "link"),
+        ("a\x1b(Bb\x07c", "abc"),
+        ("10%\r20%\r", "20%"),
+        ("line\r\nnext", "line\nnext"),
+        ("tab\tkept", "tab\tkept"),
+    ],
+)
+def test_strip_terminal_controls(raw: str, clean: str) -> None:
+    assert strip_terminal_controls(raw) == clean
+
+
+async def test_secrets_are_not_in_the_child_environment(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FOO_API_KEY", "sk-from-os")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp-from-os")
+    monkeypatch.setenv("ZIZOU_PLAIN", "kept")
+    output = (await bash(ToolContext(root=root), "env")).output
+    assert "ZIZOU_PLAIN=kept" in output
+    assert "PATH=" in output
+    assert "FOO_API_KEY" not in output
+    assert "GITHUB_TOKEN" not in output
+    given = {"PATH": os.environ["PATH"], "FOO_API_KEY": "sk-given", "KEEP": "1"}
+    output = (await bash(ToolContext(root=root, env=given), "env")).output
+    assert "KEEP=1" in output
+    assert "sk-given" not in output
+
+
+def test_access_is_exec_with_the_command(ctx: ToolContext) -> None:
+    access = TOOL.access(RunBashArgs(command="ls -la"), ctx)
+    assert (access.kind, access.command, access.paths) == ("exec", "ls -la", ())
+
+
+def test_timeout_bounds() -> None:
+    assert RunBashArgs(command="x").timeout_s == 120
+    for bad in (0, 601):
+        with pytest.raises(pydantic.ValidationError):
+            RunBashArgs(command="x", timeout_s=bad)

@@ -1,0 +1,153 @@
+"""One idea of "ignored" for glob, grep and list_dir, so each shows the model the same project.
+
+Files come from git when the root is inside a repository (`git ls-files` is fast and exact) and
+otherwise from a walk that honours every `.gitignore` on the way. Generated and vendored
+directories (IGNORED_DIRS) are skipped either way, and secret files are named here once.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+import pathspec
+
+from zizou.tools._paths import relative
+
+IGNORED_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        "node_modules",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+        ".nox",
+        ".eggs",
+        "build",
+        "dist",
+        "target",
+        ".next",
+        ".cache",
+        "htmlcov",
+        ".zizou",
+    }
+)
+
+SECRET_FILE_GLOBS = (".env*", "*.pem", "id_rsa*")
+
+GIT_TIMEOUT_S = 30.0
+
+_Specs = list[tuple[str, pathspec.GitIgnoreSpec]]
+
+
+def is_secret_name(name: str) -> bool:
+    """True for file names whose contents are never read by default (`.env`, keys)."""
+    return any(fnmatchcase(name, pattern) for pattern in SECRET_FILE_GLOBS)
+
+
+def project_files(root: Path, base: Path) -> list[str]:
+    """Root-relative POSIX paths of the files under `base` that are not ignored.
+
+    `base` must already be resolved inside `root`. Directories in IGNORED_DIRS below `base` are
+    skipped; naming one as `base` searches it anyway.
+    """
+    base_rel = relative(root, base)
+    files = _git_files(root, base_rel)
+    if files is None:
+        files = _walk_files(root, base)
+    prefix = "" if base_rel == "." else base_rel + "/"
+    return [f for f in files if not IGNORED_DIRS.intersection(f[len(prefix) :].split("/")[:-1])]
+
+
+def _git_files(root: Path, base_rel: str) -> list[str] | None:
+    """Tracked and untracked-but-not-ignored files per git, or None when git cannot say."""
+    command = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+    try:
+        done = subprocess.run(
+            [*command, "--", base_rel],
+            cwd=root,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    return sorted({name for name in names if name})
+
+
+def _walk_files(root: Path, base: Path) -> list[str]:
+    """Walk `base` with os.scandir, honouring each .gitignore from the root down."""
+    real_root = Path(os.path.realpath(root))
+    found: list[str] = []
+    stack: list[tuple[Path, _Specs]] = [(base, _ancestor_specs(real_root, base))]
+    while stack:
+        directory, specs = stack.pop()
+        prefix = _prefix(real_root, directory)
+        spec = _read_spec(directory)
+        if spec is not None:
+            specs = [*specs, (prefix, spec)]
+        try:
+            with os.scandir(directory) as entries:
+                listed = list(entries)
+        except OSError:
+            continue
+        for entry in listed:
+            is_dir = entry.is_dir(follow_symlinks=False)
+            rel = prefix + entry.name
+            if (is_dir and entry.name in IGNORED_DIRS) or _ignored(specs, rel, is_dir):
+                continue
+            if is_dir:
+                stack.append((Path(entry.path), specs))
+            else:
+                found.append(rel)
+    return sorted(found)
+
+
+def _prefix(real_root: Path, directory: Path) -> str:
+    rel = relative(real_root, directory)
+    return "" if rel == "." else rel + "/"
+
+
+def _ancestor_specs(real_root: Path, base: Path) -> _Specs:
+    """The .gitignore rules of the directories from the root down to (not including) `base`."""
+    specs: _Specs = []
+    rel_parts = base.relative_to(real_root).parts
+    for depth in range(len(rel_parts)):
+        directory = real_root.joinpath(*rel_parts[:depth])
+        spec = _read_spec(directory)
+        if spec is not None:
+            specs.append((_prefix(real_root, directory), spec))
+    return specs
+
+
+def _read_spec(directory: Path) -> pathspec.GitIgnoreSpec | None:
+    try:
+        lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return pathspec.GitIgnoreSpec.from_lines(lines.splitlines())
+
+
+def _ignored(specs: _Specs, rel: str, is_dir: bool) -> bool:
+    """Git's rule: the deepest .gitignore with a matching pattern decides; its last match wins."""
+    for prefix, spec in reversed(specs):
+        local = rel[len(prefix) :] + ("/" if is_dir else "")
+        decision = spec.check_file(local).include
+        if decision is not None:
+            return bool(decision)
+    return False
+
+
+__all__ = ["IGNORED_DIRS", "SECRET_FILE_GLOBS", "is_secret_name", "project_files"]

@@ -1,0 +1,181 @@
+"""The grep tool: search file contents with ripgrep, which is fast and already gitignore-aware.
+
+rg runs as a child process (never through a shell) from the project root, so the paths it prints
+are project-relative. Secret files are excluded on every call, whatever glob the model passes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import Field
+
+from zizou.errors import PathError
+from zizou.tools._ignore import IGNORED_DIRS, SECRET_FILE_GLOBS, is_secret_name
+from zizou.tools._paths import relative, resolve_in_root
+from zizou.tools._rg import RG_MISSING, find_rg
+from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
+
+MAX_LINES = 100
+MAX_BYTES = 30_000
+MAX_STDERR = 4_000
+TIMEOUT_S = 30.0
+
+_RG_FLAGS = (
+    "--no-config",
+    "--line-number",
+    "--no-heading",
+    "--with-filename",
+    "--color=never",
+    "--max-columns=500",
+    "--max-columns-preview",
+    "--hidden",
+    "--no-require-git",
+    "--sort=path",
+)
+
+
+class GrepArgs(ToolArgs):
+    pattern: str = Field(
+        description="Regular expression (Rust regex syntax), or literal text with fixed_strings."
+    )
+    path: str | None = Field(
+        default=None,
+        description="File or directory to search, relative to the project root. Default: the root.",
+    )
+    glob: str | None = Field(
+        default=None,
+        description="Only search files matching this glob, e.g. `*.py` or `src/**/*.ts`.",
+    )
+    ignore_case: bool = Field(default=False, description="Match case-insensitively.")
+    fixed_strings: bool = Field(
+        default=False, description="Treat the pattern as literal text, not a regex."
+    )
+
+
+@dataclass
+class _Matches:
+    lines: list[str] = field(default_factory=list)
+    size: int = 0
+    total: int = 0
+
+    def add(self, raw: bytes) -> None:
+        self.total += 1
+        line = raw.decode("utf-8", "replace").removeprefix("./")
+        if len(self.lines) < MAX_LINES and self.size + len(line) + 1 <= MAX_BYTES:
+            self.lines.append(line)
+            self.size += len(line) + 1
+
+
+class Grep(Tool[GrepArgs]):
+    """Search file contents with ripgrep; prints `path:line:text` for each matching line.
+
+    The pattern is a regex (escape `(`, `[`, `.` and friends, or set fixed_strings for literal
+    text). Narrow with `path` and `glob` (e.g. `*.py`). Files ignored by git, directories such as
+    node_modules and build outputs, and secret files (.env*, *.pem, id_rsa*) are never searched.
+    At most 100 matching lines are shown; narrow the search when there are more. Use glob to find
+    files by name, and read_file to see the lines around a match.
+    """
+
+    name = "grep"
+    Args = GrepArgs
+
+    def access(self, args: GrepArgs, ctx: ToolContext) -> Access:
+        path = resolve_in_root(ctx.root, args.path or ".")
+        return Access(kind="read", paths=(relative(ctx.root, path),))
+
+    async def run(self, args: GrepArgs, ctx: ToolContext) -> ToolResult:
+        try:
+            target = resolve_in_root(ctx.root, args.path or ".")
+        except PathError as err:
+            return ToolResult.error(str(err))
+        rel = relative(ctx.root, target)
+        if is_secret_name(target.name) or is_secret_name(Path(args.path or ".").name):
+            return ToolResult.error(f"{rel} looks like a secret file; its contents are not read")
+        if not target.exists():
+            return ToolResult.error(f"{rel} does not exist; use glob or list_dir to find the path")
+        rg = find_rg()
+        if rg is None:
+            return ToolResult.error(RG_MISSING)
+        try:
+            code, matches, stderr = await _run_rg([rg, *_rg_args(args), "--", rel], ctx.root)
+        except OSError as err:
+            return ToolResult.error(f"could not run rg: {err}")
+        except TimeoutError:
+            return ToolResult.error(f"rg took longer than {TIMEOUT_S:.0f} s; narrow the search")
+        return _result(args, rel, code, matches, stderr)
+
+
+def _rg_args(args: GrepArgs) -> list[str]:
+    argv = [*_RG_FLAGS, "-e", args.pattern]
+    if args.ignore_case:
+        argv.append("--ignore-case")
+    if args.fixed_strings:
+        argv.append("--fixed-strings")
+    if args.glob:
+        argv += ["--glob", args.glob]
+    for excluded in (*SECRET_FILE_GLOBS, *sorted(IGNORED_DIRS)):
+        argv += ["--glob", "!" + excluded]
+    return argv
+
+
+async def _run_rg(argv: list[str], cwd: Path) -> tuple[int, _Matches, str]:
+    """Run rg, keeping the first matching lines and counting the rest; kill it on timeout."""
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    matches = _Matches()
+    try:
+        _, stderr = await asyncio.wait_for(
+            asyncio.gather(_read_lines(proc.stdout, matches), proc.stderr.read()), TIMEOUT_S
+        )
+        code = await proc.wait()
+    except BaseException:
+        await _stop(proc)
+        raise
+    return code, matches, stderr[:MAX_STDERR].decode("utf-8", "replace").strip()
+
+
+async def _stop(proc: asyncio.subprocess.Process) -> None:
+    """Kill rg and collect it; reading its pipes to EOF lets the transport close."""
+    if proc.returncode is None:
+        proc.kill()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(proc.communicate(), 5.0)
+
+
+async def _read_lines(stream: asyncio.StreamReader, matches: _Matches) -> None:
+    pending = b""
+    while chunk := await stream.read(65_536):
+        *complete, pending = (pending + chunk).split(b"\n")
+        for line in complete:
+            matches.add(line)
+    if pending:
+        matches.add(pending)
+
+
+def _result(args: GrepArgs, rel: str, code: int, matches: _Matches, stderr: str) -> ToolResult:
+    if code == 1 or (code == 0 and not matches.total):
+        where = "the project" if rel == "." else rel
+        return ToolResult(ok=True, output=f"No matches for {args.pattern!r} in {where}.")
+    if code not in (0, 1) and not matches.total:
+        hint = "" if args.fixed_strings else " (for literal text set fixed_strings)"
+        return ToolResult.error(f"rg failed with exit code {code}{hint}:\n{stderr}")
+    output = "\n".join(matches.lines)
+    hidden = matches.total - len(matches.lines)
+    if hidden:
+        output += f"\n[... {hidden} more matches not shown; narrow the search]"
+    if stderr:
+        output += f"\n[rg reported problems: {stderr.splitlines()[0]}]"
+    return ToolResult(ok=True, output=output)
+
+
+TOOL = Grep()

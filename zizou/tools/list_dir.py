@@ -1,0 +1,125 @@
+"""The list_dir tool: one directory level, so the model can look around before it reads.
+
+Only one level, and generated or vendored directories (node_modules, .git, ...) are named in a
+note instead of listed, so a listing stays short enough to read in full.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import Field
+
+from zizou.errors import PathError
+from zizou.tools._ignore import IGNORED_DIRS
+from zizou.tools._paths import relative, resolve_in_root
+from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
+
+MAX_ENTRIES = 500
+
+
+def human_size(size: int) -> str:
+    """`512 B`, `1.5 KB`, `12.0 MB`: sizes in powers of 1024."""
+    if size < 1024:
+        return f"{size} B"
+    value = float(size)
+    for unit in ("KB", "MB", "GB"):
+        value /= 1024
+        if value < 1024:
+            return f"{value:.1f} {unit}"
+    return f"{value / 1024:.1f} TB"
+
+
+@dataclass(frozen=True)
+class _Entry:
+    kind: str  # "dir", "file" or "link"
+    name: str
+    detail: str = ""
+
+    def line(self) -> str:
+        name = self.name + "/" if self.kind == "dir" else self.name
+        return f"{self.kind:<5} {name}" + (f"  {self.detail}" if self.detail else "")
+
+    def sort_key(self) -> tuple[bool, str, str]:
+        return (self.kind != "dir", self.name.casefold(), self.name)
+
+
+class ListDirArgs(ToolArgs):
+    path: str | None = Field(
+        default=None,
+        description="Directory to list, relative to the project root. Default: the root.",
+    )
+
+
+class ListDir(Tool[ListDirArgs]):
+    """List one directory level: directories first, then files with their sizes.
+
+    Each line gives the type (dir, file or link), the name, and a file's size or a link's target.
+    Directories such as .git, node_modules, .venv and build outputs are not listed (a note says
+    which were skipped). Call again with a subdirectory to go deeper; use glob to find files by
+    name anywhere in the project.
+    """
+
+    name = "list_dir"
+    Args = ListDirArgs
+
+    def access(self, args: ListDirArgs, ctx: ToolContext) -> Access:
+        path = resolve_in_root(ctx.root, args.path or ".")
+        return Access(kind="read", paths=(relative(ctx.root, path),))
+
+    async def run(self, args: ListDirArgs, ctx: ToolContext) -> ToolResult:
+        try:
+            directory = resolve_in_root(ctx.root, args.path or ".")
+            rel = relative(ctx.root, directory)
+            if not directory.is_dir():
+                what = "does not exist" if not directory.exists() else "is not a directory"
+                return ToolResult.error(
+                    f"{rel} {what}; give a directory (read files with read_file)"
+                )
+            with os.scandir(directory) as scan:
+                found = list(scan)
+        except PathError as err:
+            return ToolResult.error(str(err))
+        except OSError as err:
+            return ToolResult.error(f"could not list {args.path or '.'}: {err.strerror or err}")
+        skipped = sorted(e.name for e in found if e.name in IGNORED_DIRS and _is_dir(e))
+        entries = sorted(
+            (_describe(e) for e in found if e.name not in skipped), key=_Entry.sort_key
+        )
+        return ToolResult(ok=True, output=_render(rel, entries, skipped))
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _describe(entry: os.DirEntry[str]) -> _Entry:
+    try:
+        if entry.is_symlink():
+            return _Entry("link", entry.name, f"-> {Path(entry.path).readlink()}")
+        if entry.is_dir(follow_symlinks=False):
+            return _Entry("dir", entry.name)
+        return _Entry("file", entry.name, human_size(entry.stat(follow_symlinks=False).st_size))
+    except OSError:
+        return _Entry("file", entry.name, "(unreadable)")
+
+
+def _render(rel: str, entries: list[_Entry], skipped: list[str]) -> str:
+    counts = [(kind, sum(entry.kind == kind for entry in entries)) for kind in ("dir", "file")]
+    counts.append(("link", len(entries) - counts[0][1] - counts[1][1]))
+    summary = ", ".join(f"{n} {kind}{'' if n == 1 else 's'}" for kind, n in counts if n)
+    header = f"{rel}: {summary or 'empty'}"
+    lines = [header, *(entry.line() for entry in entries[:MAX_ENTRIES])]
+    if len(entries) > MAX_ENTRIES:
+        lines.append(f"[... {len(entries) - MAX_ENTRIES} more entries not shown; use glob]")
+    if skipped:
+        lines.append(f"[skipped {len(skipped)} ignored dirs: {', '.join(skipped)}]")
+    return "\n".join(lines)
+
+
+TOOL = ListDir()

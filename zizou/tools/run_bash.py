@@ -1,0 +1,220 @@
+"""The run_bash tool: run a shell command the user approved, and never leave its processes behind.
+
+Each command gets its own process group, so a timeout, Esc, or a background job left holding the
+output ends every process the command started (see `_procgroup`, which the TUI's `!command`
+shares). Output is kept as a head and a rolling tail so a noisy command cannot flood memory or
+the model's context, and terminal control sequences are removed before the model reads it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import Field
+
+from zizou.tools._env import scrubbed_env
+from zizou.tools._procgroup import kill_process_group
+from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
+
+KEEP_HEAD_BYTES = 512 * 1024
+KEEP_TAIL_BYTES = 512 * 1024
+MAX_MODEL_CHARS = 30_000
+EOF_GRACE_S = 1.0
+POLL_S = 0.05
+FINISH_S = 2.0
+
+_CONTROL = re.compile(
+    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC (titles, hyperlinks)
+    r"|\x1b\[[0-?]*[ -/]*[@-~]"  # CSI (colours, cursor movement)
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM, APC strings
+    r"|\x1b[ -/]*[0-~]?"  # other escapes, or a lone ESC
+    r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]"  # other control characters but \t \n \r
+)
+
+
+def strip_terminal_controls(text: str) -> str:
+    """Text as a terminal would leave it: no escape sequences, `\\r` overwrites kept to the last."""
+    text = _CONTROL.sub("", text).replace("\r\n", "\n")
+    lines = text.split("\n")
+    return "\n".join(_last_overwrite(line) for line in lines)
+
+
+def _last_overwrite(line: str) -> str:
+    if "\r" not in line:
+        return line
+    return next((part for part in reversed(line.split("\r")) if part), "")
+
+
+@dataclass
+class OutputCapture:
+    """The first and the last half MiB of a stream; what falls between is only counted."""
+
+    head: bytearray = field(default_factory=bytearray)
+    tail: bytearray = field(default_factory=bytearray)
+    dropped: int = 0
+
+    def feed(self, data: bytes) -> None:
+        room = KEEP_HEAD_BYTES - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        self.tail += data
+        excess = len(self.tail) - KEEP_TAIL_BYTES
+        if excess > 0:
+            del self.tail[:excess]
+            self.dropped += excess
+
+    def text(self, limit: int = MAX_MODEL_CHARS) -> str:
+        """What the model reads: controls stripped, at most `limit` characters, head and tail."""
+        if self.dropped:
+            head, tail = _clean(self.head), _clean(self.tail)
+        else:
+            head, tail = _clean(self.head + self.tail), ""
+        joined = head + tail
+        if len(joined) > limit:
+            keep = limit // 2
+            return _omitted(joined[:keep], len(joined) - 2 * keep + self.dropped, joined[-keep:])
+        return _omitted(head, self.dropped, tail) if self.dropped else joined
+
+
+def _clean(data: bytearray) -> str:
+    return strip_terminal_controls(data.decode(errors="replace"))
+
+
+def _omitted(first: str, count: int, last: str) -> str:
+    marker = f"[... {count:,} characters omitted ...]"
+    return "\n".join((first.rstrip("\n"), marker, last.lstrip("\n")))
+
+
+@dataclass(frozen=True)
+class ShellOutcome:
+    exit_code: int | None
+    output: str
+    timed_out: bool = False
+    strays_killed: bool = False  # background processes held the output open after bash exited
+
+
+async def run_shell(
+    command: str, *, cwd: Path, env: dict[str, str], timeout_s: float
+) -> ShellOutcome:
+    """Run `bash -c command` in its own process group; kill the group on timeout or cancel."""
+    proc = await asyncio.create_subprocess_exec(
+        "bash",
+        "-c",
+        command,
+        cwd=cwd,
+        env=env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+    capture = OutputCapture()
+    timed_out = strays = False
+    try:
+        strays = await asyncio.wait_for(_pump(proc, capture), timeout_s)
+    except TimeoutError:
+        timed_out = True
+        await kill_process_group(proc.pid)
+    except BaseException:
+        await kill_process_group(proc.pid)
+        await _finish(proc, capture)
+        raise
+    code = await _finish(proc, capture)
+    return ShellOutcome(code, capture.text(), timed_out, strays)
+
+
+async def _read_into(stream: asyncio.StreamReader, capture: OutputCapture) -> None:
+    while chunk := await stream.read(65_536):
+        capture.feed(chunk)
+
+
+async def _pump(proc: asyncio.subprocess.Process, capture: OutputCapture) -> bool:
+    """Read until EOF. True when bash exited but its background jobs kept the output open, in
+    which case they were killed rather than waited for."""
+    assert proc.stdout is not None
+    reader = asyncio.ensure_future(_read_into(proc.stdout, capture))
+    try:
+        while not reader.done() and proc.returncode is None:
+            await asyncio.wait({reader}, timeout=POLL_S)
+        if not reader.done():
+            await asyncio.wait({reader}, timeout=EOF_GRACE_S)
+        if reader.done():
+            reader.result()
+            return False
+        await kill_process_group(proc.pid)
+        return True
+    finally:
+        reader.cancel()
+        await asyncio.wait({reader})  # let it leave the stream before anyone reads it again
+
+
+async def _finish(proc: asyncio.subprocess.Process, capture: OutputCapture) -> int | None:
+    """Read what is left and collect the exit code; give up on a pipe held by an escapee."""
+    assert proc.stdout is not None
+    try:
+        await asyncio.wait_for(_read_into(proc.stdout, capture), FINISH_S)
+        return await asyncio.wait_for(proc.wait(), FINISH_S)
+    except TimeoutError:
+        return proc.returncode
+
+
+class RunBashArgs(ToolArgs):
+    command: str = Field(description="The bash command line to run from the project root.")
+    timeout_s: int = Field(
+        default=120, ge=1, le=600, description="Seconds before the command is killed (1-600)."
+    )
+
+
+class RunBash(Tool[RunBashArgs]):
+    """Run a bash command from the project root; the user approves commands first.
+
+    Output (stdout and stderr together) starts with the `exit code N` line; a nonzero exit is a
+    failed result with the full output. Long output keeps its start and end with a note of what
+    was cut, so filter it (`| tail -50`, `grep`) when you only need part. stdin is empty, so
+    interactive prompts fail: pass flags such as `-y`. The command and every process it starts
+    are killed after timeout_s (default 120, at most 600), and background jobs are killed when
+    the command ends if they still hold its output. Secret environment variables are removed.
+    Prefer read_file, grep and glob over cat, grep and find.
+    """
+
+    name = "run_bash"
+    Args = RunBashArgs
+
+    def access(self, args: RunBashArgs, ctx: ToolContext) -> Access:
+        return Access(kind="exec", command=args.command)
+
+    async def run(self, args: RunBashArgs, ctx: ToolContext) -> ToolResult:
+        if not args.command.strip():
+            return ToolResult.error("the command is empty")
+        env = scrubbed_env(ctx.env if ctx.env is not None else os.environ)
+        try:
+            outcome = await run_shell(args.command, cwd=ctx.root, env=env, timeout_s=args.timeout_s)
+        except OSError as err:
+            return ToolResult.error(f"could not start bash: {err.strerror or err}")
+        if outcome.timed_out:
+            status = f"[timed out after {args.timeout_s} s; process group killed]"
+        else:
+            status = f"exit code {outcome.exit_code}{_signal_note(outcome.exit_code)}"
+        body = outcome.output.rstrip("\n") or "(no output)"
+        if outcome.strays_killed:
+            body += "\n[background processes still holding the output were killed]"
+        ok = outcome.exit_code == 0 and not outcome.timed_out
+        return ToolResult(ok=ok, output=f"{status}\n{body}")
+
+
+def _signal_note(code: int | None) -> str:
+    if code is None or code >= 0:
+        return ""
+    try:
+        return f" (killed by {signal.Signals(-code).name})"
+    except ValueError:
+        return ""
+
+
+TOOL = RunBash()
