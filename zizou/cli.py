@@ -134,9 +134,28 @@ def _project_root(cwd: Path | None) -> Path:
     return root
 
 
+# Subcommands, imported only when used so the main path stays fast.
+SUBCOMMANDS: dict[str, str] = {}
+
+
+def _command_for(args: list[str]) -> click.Command:
+    if args and args[0] in SUBCOMMANDS:
+        import importlib
+
+        module, _, attr = SUBCOMMANDS[args[0]].partition(":")
+        command: click.Command = getattr(importlib.import_module(module), attr)
+        return command
+    return cli
+
+
 def main(argv: list[str] | None = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    command = _command_for(args)
+    if command is not cli:
+        args = args[1:]
+    name = "zizou" if command is cli else f"zizou {command.name}"
     try:
-        code = cli.main(args=argv, prog_name="zizou", standalone_mode=False)
+        code = command.main(args=args, prog_name=name, standalone_mode=False)
     except click.exceptions.Abort:
         code = 130
     except click.ClickException as exc:

@@ -53,7 +53,7 @@ class CallRunner:
             yield ToolResult.error(f"refused: {decision.reason}")
             return
         if decision.verdict == "ask":
-            request = _request(call, tool, parsed, decision)
+            request = _request(call, tool, parsed, decision, self.ctx)
             yield PermissionRequested(
                 call.id,
                 tool.name,
@@ -92,15 +92,18 @@ def _parse_args(tool: Tool[Any], raw: str) -> Any:
         return ToolResult.error(f"invalid arguments for {tool.name}: {problems}")
 
 
-def _request(call: ToolCall, tool: Tool[Any], args: Any, decision: Decision) -> PermissionRequest:
+def _request(
+    call: ToolCall, tool: Tool[Any], args: Any, decision: Decision, ctx: ToolContext
+) -> PermissionRequest:
     fields = args.model_dump()
     if "command" in fields:
         summary = str(fields["command"])
-        detail = f"timeout {fields.get('timeout_s') or 120} s"
     else:
         summary = f"{tool.name} {fields.get('path', '')}".strip()
-        preview = {k: v for k, v in fields.items() if k != "path"}
-        detail = json.dumps(preview, indent=2)[:4000] if preview else None
+    try:
+        detail = tool.preview(args, ctx)
+    except Exception as exc:  # a preview is a courtesy; the request still goes to the user
+        detail = f"(no preview: {exc})"
     return PermissionRequest(
         call.id, tool.name, summary, detail, decision.suggested_rule, decision.protected
     )
