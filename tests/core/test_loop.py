@@ -131,7 +131,7 @@ async def test_cancel_during_a_stalled_stream_keeps_history_valid(tmp_path: Path
             seen.append(event)
 
     task = asyncio.create_task(consume())
-    while not sum(isinstance(e, StepStarted) for e in seen) == 2:
+    while sum(isinstance(e, StepStarted) for e in seen) != 2:
         await asyncio.sleep(0.01)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):

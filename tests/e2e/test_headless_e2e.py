@@ -20,6 +20,7 @@ def tool_messages(request: dict[str, Any]) -> list[str]:
     return [m["content"] for m in request["messages"] if m["role"] == "tool"]
 
 
+VERBOSE = "    parser.add_argument('--verbose', action='store_true')\n    return parser"
 CLI_PY = (
     "import argparse\n\n\ndef main():\n    parser = argparse.ArgumentParser()\n    return parser\n"
 )
@@ -43,7 +44,7 @@ def test_multi_step_turn_edits_writes_and_runs_an_allowed_command(
                     "edit_file",
                     path="cli.py",
                     old_string="    return parser",
-                    new_string="    parser.add_argument('--verbose', action='store_true')\n    return parser",
+                    new_string=VERBOSE,
                 ),
                 call("write_file", path="tests/test_cli.py", content=TEST_PY),
             ]
