@@ -4,7 +4,6 @@ builds a runtime, and hands over to a front end."""
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,9 +15,7 @@ from zizou.errors import UsageError, ZizouError
 
 if TYPE_CHECKING:
     from zizou.core.permissions import Rules
-    from zizou.core.protocols import Model
 
-DEFAULT_MODEL = "openai/gpt-4o"
 EPILOG = """\b
 Exit codes: 0 done, 1 provider or runtime failure, 2 usage or configuration
 error, 3 stopped at the step cap.
@@ -34,7 +31,7 @@ Examples:
     "-p", "--print", "prompt", metavar="PROMPT", help="Run one turn headless ('-' reads stdin)."
 )
 @click.option(
-    "-m", "--model", help=f"Model id as litellm names it (default $ZIZOU_MODEL or {DEFAULT_MODEL})."
+    "-m", "--model", help="Model id as litellm names it (default $ZIZOU_MODEL or openai/gpt-4o)."
 )
 @click.option("--api-base", help="Base URL of an OpenAI-compatible or self-hosted endpoint.")
 @click.option(
@@ -92,11 +89,12 @@ def cli(
     text = sys.stdin.read() if prompt == "-" else prompt
     if not text.strip():
         raise UsageError("the prompt is empty: pass text to -p, or pipe it in with `-p -`")
+    from zizou.config.model_choice import open_model
     from zizou.headless import HeadlessApprover, HeadlessRun
     from zizou.runtime import build_runtime
 
     rules = _rules(allow, yes)
-    llm = _open_model(model or os.environ.get("ZIZOU_MODEL") or DEFAULT_MODEL, api_base)
+    llm = open_model(model, api_base)
     runtime = build_runtime(root, llm, HeadlessApprover(), rules, max_steps)
     run = HeadlessRun(runtime, output_format)  # type: ignore[arg-type]
     return asyncio.run(run.run(text))
@@ -110,21 +108,6 @@ def _rules(allow: tuple[str, ...], yes: bool) -> Rules:
         return rules_from_allow(allow, BUILTIN_MODULES, yes=yes)
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
-
-
-def _open_model(model_id: str, api_base: str | None) -> Model:
-    """The model, with its key from the provider's env var. A custom `--api-base` (a local
-    server) may need no key."""
-    from zizou.providers import env_var_for, key_from_env, make_model, provider_of
-
-    key = key_from_env(model_id, os.environ)
-    var = env_var_for(provider_of(model_id))
-    if key is None and var is not None and api_base is None:
-        raise UsageError(
-            f"no key for {provider_of(model_id)}: set {var}, or pass --api-base for a local "
-            "server that needs none"
-        )
-    return make_model(model_id, api_base, key or ("no-key" if api_base else None))
 
 
 def _project_root(cwd: Path | None) -> Path:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import aclosing
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -31,7 +32,14 @@ from zizou.core.events import (
     TurnStarted,
     Usage,
 )
-from zizou.core.protocols import Model, ModelReply, ModelRequest, TextPiece, ToolCall
+from zizou.core.protocols import (
+    Model,
+    ModelReply,
+    ModelRequest,
+    TextPiece,
+    ToolCall,
+    TurnRecorder,
+)
 from zizou.errors import ProviderError
 from zizou.tools import ToolResult
 
@@ -65,12 +73,14 @@ class Agent:
         prompt: PromptSource,
         conversation: Conversation | None = None,
         config: AgentConfig | None = None,
+        recorders: list[TurnRecorder] | None = None,
     ) -> None:
         self.model = model
         self.runner = runner
         self.prompt = prompt
         self.conversation = conversation or Conversation()
         self.config = config or AgentConfig()
+        self.recorders = list(recorders or [])
 
     def build_request(self) -> ModelRequest:
         """The one place a step's request is assembled."""
@@ -81,6 +91,22 @@ class Agent:
         )
 
     async def run_turn(self, user_text: str) -> AsyncIterator[Event]:
+        """Run one turn, yielding its events (each also goes to every recorder)."""
+        for recorder in self.recorders:
+            recorder.begin_turn(user_text, self.conversation.messages)
+        async with aclosing(self._turn(user_text)) as events:
+            async for event in events:
+                for recorder in self.recorders:
+                    recorder.emit(event)
+                yield event
+
+    def _request(self, step: int) -> ModelRequest:
+        request = self.build_request()
+        for recorder in self.recorders:
+            recorder.record_request(step, request)
+        return request
+
+    async def _turn(self, user_text: str) -> AsyncGenerator[Event, None]:
         yield TurnStarted(user_text)
         self.conversation.add_user(user_text)
         usage = Usage()
@@ -91,7 +117,7 @@ class Agent:
                 step += 1
                 yield StepStarted(step)
                 reply: ModelReply | None = None
-                async for item in self.model.stream(self.build_request()):
+                async for item in self.model.stream(self._request(step)):
                     if isinstance(item, TextPiece):
                         yield TextDelta(item.text)
                     elif isinstance(item, Retrying):

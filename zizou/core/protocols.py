@@ -79,6 +79,18 @@ class EventSink(Protocol):
     def emit(self, event: Event) -> None: ...
 
 
+class TurnRecorder(EventSink, Protocol):
+    """Sees everything a turn does: the debug log and the session store are recorders.
+
+    The loop calls `begin_turn` before anything is sent, `record_request` with each step's exact
+    request, and `emit` with every event it yields.
+    """
+
+    def begin_turn(self, user_text: str, history: list[dict[str, Any]]) -> None: ...
+
+    def record_request(self, step: int, request: ModelRequest) -> None: ...
+
+
 __all__ = [
     "Approval",
     "Approver",
@@ -90,4 +102,5 @@ __all__ = [
     "PermissionRequest",
     "TextPiece",
     "ToolCall",
+    "TurnRecorder",
 ]

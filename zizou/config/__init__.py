@@ -1,0 +1,1 @@
+"""User configuration: settings, keys, and choosing the model a session talks to."""
