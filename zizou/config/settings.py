@@ -1,0 +1,64 @@
+"""User settings from `<user config dir>/config.toml`, validated with pydantic.
+
+Every field has a default, so a missing file is fine; a malformed one is a UsageError that names
+the file and the problem. `ZIZOU_HOME` moves the config dir (tests point it at a temp dir).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from zizou.errors import UsageError
+from zizou.paths import user_config_dir
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RetrySettings(_Section):
+    max_attempts: int = Field(default=5, ge=1, le=10)
+    base_delay_s: float = Field(default=1.0, ge=0)
+    max_delay_s: float = Field(default=30.0, ge=0)
+    max_retry_after_s: float = Field(default=60.0, ge=0)
+
+
+class TimeoutSettings(_Section):
+    connect_s: float = Field(default=15.0, gt=0)
+    first_token_s: float = Field(default=120.0, gt=0)
+    idle_s: float = Field(default=90.0, gt=0)
+
+
+class Settings(_Section):
+    model: str | None = None
+    debug_log: bool = True
+    max_steps: int = Field(default=15, ge=1, le=500)
+    retry: RetrySettings = RetrySettings()
+    timeouts: TimeoutSettings = TimeoutSettings()
+
+
+def settings_path() -> Path:
+    return user_config_dir() / "config.toml"
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    path = path or settings_path()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return Settings()
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}; fix or remove the file") from exc
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise UsageError(f"{path} has invalid settings ({problems}); fix or remove them") from exc
+
+
+__all__ = ["RetrySettings", "Settings", "TimeoutSettings", "load_settings", "settings_path"]
