@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from zizou.core.permissions import Rules
 
 EPILOG = """\b
+Commands:
+  zizou sessions list                       the sessions of this project
 Exit codes: 0 done, 1 provider or runtime failure, 2 usage or configuration
 error, 3 stopped at the step cap.
 Examples:
@@ -62,6 +64,8 @@ Examples:
     type=click.Path(file_okay=False, path_type=Path),
     help="Project directory (default: current).",
 )
+@click.option("-c", "--continue", "continue_last", is_flag=True, help="Continue the last session.")
+@click.option("-r", "--resume", metavar="ID", help="Resume a session (see `zizou sessions list`).")
 @click.version_option(__version__, "--version", prog_name="zizou")
 def cli(
     prompt_arg: str | None,
@@ -73,6 +77,8 @@ def cli(
     allow: tuple[str, ...],
     yes: bool,
     cwd: Path | None,
+    continue_last: bool,
+    resume: str | None,
 ) -> int:
     """zizou: a coding agent in your terminal.
 
@@ -91,13 +97,19 @@ def cli(
         raise UsageError("the prompt is empty: pass text to -p, or pipe it in with `-p -`")
     from zizou.config.model_choice import open_model
     from zizou.headless import HeadlessApprover, HeadlessRun
-    from zizou.runtime import build_runtime
+    from zizou.runtime import SessionChoice, build_runtime
 
     rules = _rules(allow, yes)
     llm = open_model(model, api_base)
-    runtime = build_runtime(root, llm, HeadlessApprover(), rules, max_steps)
-    run = HeadlessRun(runtime, output_format)  # type: ignore[arg-type]
-    return asyncio.run(run.run(text))
+    session = SessionChoice(resume=resume, continue_last=continue_last)
+    runtime = build_runtime(root, llm, HeadlessApprover(), rules, max_steps, session=session)
+    try:
+        for warning in runtime.warnings:
+            click.echo(f"zizou: {warning}", err=True)
+        run = HeadlessRun(runtime, output_format)  # type: ignore[arg-type]
+        return asyncio.run(run.run(text))
+    finally:
+        runtime.close()
 
 
 def _rules(allow: tuple[str, ...], yes: bool) -> Rules:
@@ -118,7 +130,7 @@ def _project_root(cwd: Path | None) -> Path:
 
 
 # Subcommands, imported only when used so the main path stays fast.
-SUBCOMMANDS: dict[str, str] = {}
+SUBCOMMANDS: dict[str, str] = {"sessions": "zizou.sessions.command:sessions"}
 
 
 def _command_for(args: list[str]) -> click.Command:

@@ -1,4 +1,5 @@
-"""Assembles one agent session (model, tools, prompt, permissions) for either front end.
+"""Assembles one agent session (model, tools, prompt, permissions, session file) for either
+front end.
 
 The TUI and headless mode both call `build_runtime`, so they run the very same loop.
 """
@@ -8,16 +9,28 @@ from __future__ import annotations
 import os
 import secrets
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from zizou.core.calls import CallRunner
+from zizou.core.conversation import Conversation
 from zizou.core.loop import Agent, AgentConfig
 from zizou.core.permissions import Rules
 from zizou.core.prompt import PromptBuilder
-from zizou.core.protocols import Approver, Model
+from zizou.core.protocols import Approver, Model, TurnRecorder
+from zizou.errors import UsageError
+from zizou.sessions import SessionStore, SessionWriter
 from zizou.tools import ToolContext, default_registry
 from zizou.tools._env import scrubbed_env
+
+
+@dataclass(frozen=True)
+class SessionChoice:
+    """Which conversation to run in: a new one, the active one (`-c`), or a given one (`-r`)."""
+
+    resume: str | None = None
+    continue_last: bool = False
 
 
 @dataclass
@@ -26,6 +39,12 @@ class Runtime:
     agent: Agent
     ctx: ToolContext
     prompt: PromptBuilder
+    writer: SessionWriter | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
 
 
 def new_session_id() -> str:
@@ -33,11 +52,51 @@ def new_session_id() -> str:
 
 
 def build_runtime(
-    root: Path, model: Model, approver: Approver, rules: Rules, max_steps: int
+    root: Path,
+    model: Model,
+    approver: Approver,
+    rules: Rules,
+    max_steps: int = 15,
+    *,
+    session: SessionChoice | None = None,
+    persist: bool = True,
+    redact: Callable[[str], str] | None = None,
 ) -> Runtime:
     registry = default_registry()
     ctx = ToolContext(root=root, env=scrubbed_env(os.environ))
     prompt = PromptBuilder(root, registry, ctx.workspace)
     runner = CallRunner(registry, ctx, approver, rules)
-    agent = Agent(model, runner, prompt, config=AgentConfig(max_steps=max_steps))
-    return Runtime(new_session_id(), agent, ctx, prompt)
+    session_id, conversation, writer, warnings = _open_session(
+        root, model.id, session or SessionChoice(), persist, redact
+    )
+    recorders: list[TurnRecorder] = [writer] if writer else []
+    agent = Agent(model, runner, prompt, conversation, AgentConfig(max_steps=max_steps), recorders)
+    return Runtime(session_id, agent, ctx, prompt, writer, warnings)
+
+
+def _open_session(
+    root: Path,
+    model_id: str,
+    choice: SessionChoice,
+    persist: bool,
+    redact: Callable[[str], str] | None,
+) -> tuple[str, Conversation, SessionWriter | None, list[str]]:
+    store = SessionStore(root)
+    session_id = None
+    if choice.resume:
+        session_id = store.resolve(choice.resume)
+    elif choice.continue_last:
+        session_id = store.active_id()
+        if session_id is None:
+            raise UsageError("there is no session to continue in this project; drop -c")
+    if session_id is None:
+        session_id = new_session_id()
+        writer = store.create(session_id, model_id, redact) if persist else None
+        return session_id, _conversation(writer, []), writer, []
+    loaded = store.load(session_id)
+    writer = store.reopen(session_id, redact) if persist else None
+    return session_id, _conversation(writer, loaded.messages), writer, loaded.warnings
+
+
+def _conversation(writer: SessionWriter | None, messages: list[dict[str, object]]) -> Conversation:
+    return Conversation(messages, writer.append_message if writer else None)

@@ -78,7 +78,7 @@ class Agent:
         self.model = model
         self.runner = runner
         self.prompt = prompt
-        self.conversation = conversation or Conversation()
+        self.conversation = conversation if conversation is not None else Conversation()
         self.config = config or AgentConfig()
         self.recorders = list(recorders or [])
 

@@ -1,0 +1,194 @@
+"""Sessions that survive a crash: one append-only JSONL file per session.
+
+Every message is written, flushed and fsynced as it joins the conversation, so the user's
+message is on disk before the request goes out and a `kill -9` loses at most the reply in
+flight. Loading skips a torn last line (and says so) instead of failing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from zizou.core.events import Event, TurnFinished, TurnStarted
+from zizou.core.protocols import ModelRequest
+from zizou.errors import UsageError
+from zizou.paths import PROJECT_DIR_NAME, project_dir
+from zizou.sessions.records import MessageRecord, MetaRecord, Record, TurnRecord
+
+_RECORD: TypeAdapter[Record] = TypeAdapter(Record)
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+@dataclass
+class LoadedSession:
+    meta: MetaRecord
+    messages: list[dict[str, Any]]
+    turns: int
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    id: str
+    created: str
+    first_prompt: str
+    turns: int
+
+
+class SessionWriter:
+    """Appends records to one session file; also a TurnRecorder for turn start/finish lines."""
+
+    def __init__(self, path: Path, redact: Callable[[str], str] | None = None) -> None:
+        self.path = path
+        self.redact = redact
+        self._file: IO[bytes] = path.open("ab")
+        os.fchmod(self._file.fileno(), 0o600)
+
+    def write(self, record: Record) -> None:
+        text = record.model_dump_json()
+        if self.redact is not None:
+            text = self.redact(text)
+        self._file.write(text.encode("utf-8") + b"\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def append_message(self, message: dict[str, Any]) -> None:
+        self.write(MessageRecord(message=message))
+
+    def begin_turn(self, user_text: str, history: list[dict[str, Any]]) -> None:
+        self.write(TurnRecord(event="started", ts=_now()))
+
+    def record_request(self, step: int, request: ModelRequest) -> None:
+        return None
+
+    def emit(self, event: Event) -> None:
+        if isinstance(event, TurnFinished):
+            usage = {
+                "input_tokens": event.usage.input_tokens,
+                "output_tokens": event.usage.output_tokens,
+            }
+            self.write(TurnRecord(event="finished", ts=_now(), reason=event.reason, usage=usage))
+        elif isinstance(event, TurnStarted):
+            return
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class SessionStore:
+    """The sessions of one project, and which one is active (`.zizou/info.json`)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.dir = root / PROJECT_DIR_NAME / "sessions"
+
+    def path(self, session_id: str) -> Path:
+        return self.dir / f"{session_id}.jsonl"
+
+    def create(
+        self, session_id: str, model: str | None, redact: Callable[[str], str] | None = None
+    ) -> SessionWriter:
+        project_dir(self.root)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        writer = SessionWriter(self.path(session_id), redact)
+        writer.write(MetaRecord(id=session_id, created=_now(), model=model))
+        self.set_active(session_id)
+        return writer
+
+    def reopen(self, session_id: str, redact: Callable[[str], str] | None = None) -> SessionWriter:
+        self.set_active(session_id)
+        return SessionWriter(self.path(session_id), redact)
+
+    def load(self, session_id: str) -> LoadedSession:
+        path = self.path(session_id)
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise UsageError(f"cannot read session {session_id}: {exc}") from exc
+        return _parse(session_id, raw)
+
+    def set_active(self, session_id: str) -> None:
+        info = self._info()
+        project_dir(self.root)
+        tmp = info.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps({"active_session": session_id}) + "\n", encoding="utf-8")
+        tmp.replace(info)
+
+    def _info(self) -> Path:
+        return self.root / PROJECT_DIR_NAME / "info.json"
+
+    def active_id(self) -> str | None:
+        try:
+            data = json.loads(self._info().read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = {}
+        active = data.get("active_session") if isinstance(data, dict) else None
+        if isinstance(active, str) and self.path(active).is_file():
+            return active
+        newest = self.list()
+        return newest[0].id if newest else None
+
+    def resolve(self, prefix: str) -> str:
+        ids = sorted(p.stem for p in self.dir.glob("*.jsonl")) if self.dir.is_dir() else []
+        if prefix in ids:
+            return prefix
+        matches = [i for i in ids if i.startswith(prefix)]
+        if len(matches) == 1:
+            return matches[0]
+        if not matches:
+            raise UsageError(f"no session {prefix!r} here: `zizou sessions list` shows them")
+        raise UsageError(f"{prefix!r} matches {len(matches)} sessions: give more of the id")
+
+    def list(self) -> list[SessionSummary]:
+        """Newest first."""
+        if not self.dir.is_dir():
+            return []
+        summaries = []
+        for path in self.dir.glob("*.jsonl"):
+            try:
+                loaded = _parse(path.stem, path.read_bytes())
+            except (OSError, UsageError):
+                continue
+            first = next((m["content"] for m in loaded.messages if m["role"] == "user"), "")
+            summaries.append(
+                SessionSummary(path.stem, loaded.meta.created, str(first), loaded.turns)
+            )
+        return sorted(summaries, key=lambda s: (s.created, s.id), reverse=True)
+
+
+def _parse(session_id: str, raw: bytes) -> LoadedSession:
+    lines = raw.split(b"\n")
+    meta: MetaRecord | None = None
+    messages: list[dict[str, Any]] = []
+    turns = 0
+    warnings: list[str] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = _RECORD.validate_json(line)
+        except ValidationError:
+            last = number == len(lines) or (number == len(lines) - 1 and not lines[-1])
+            what = "a torn last line (an interrupted write)" if last else f"line {number}"
+            warnings.append(f"session {session_id}: skipped {what} that could not be read")
+            continue
+        if isinstance(record, MetaRecord):
+            meta = record
+        elif isinstance(record, MessageRecord):
+            messages.append(record.message)
+        elif record.event == "started":
+            turns += 1
+    if meta is None:
+        raise UsageError(f"session {session_id} has no header line; it cannot be resumed")
+    return LoadedSession(meta, messages, turns, warnings)
