@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 EPILOG = """\b
 Commands:
   zizou sessions list                       the sessions of this project
+  zizou keys list | set | remove PROVIDER   API keys: where each comes from, save, delete
+  zizou map [--tokens N] [--focus PATH]     print the repo map the model would get
 Exit codes: 0 done, 1 provider or runtime failure, 2 usage or configuration
 error, 3 stopped at the step cap.
 Examples:
@@ -36,6 +38,12 @@ Examples:
     "-m", "--model", help="Model id as litellm names it (default $ZIZOU_MODEL or openai/gpt-4o)."
 )
 @click.option("--api-base", help="Base URL of an OpenAI-compatible or self-hosted endpoint.")
+@click.option(
+    "--api-key",
+    metavar="KEY",
+    help="Key for the model's provider. Other users can see it in the process list: prefer "
+    "the provider's env var or `zizou keys set PROVIDER`.",
+)
 @click.option(
     "--output-format",
     type=click.Choice(["text", "json", "stream-json"]),
@@ -66,12 +74,14 @@ Examples:
 )
 @click.option("-c", "--continue", "continue_last", is_flag=True, help="Continue the last session.")
 @click.option("-r", "--resume", metavar="ID", help="Resume a session (see `zizou sessions list`).")
+@click.option("--no-debug-log", is_flag=True, help="Do not write zizou-debug.log for this run.")
 @click.version_option(__version__, "--version", prog_name="zizou")
 def cli(
     prompt_arg: str | None,
     prompt: str | None,
     model: str | None,
     api_base: str | None,
+    api_key: str | None,
     output_format: str,
     max_steps: int,
     allow: tuple[str, ...],
@@ -79,6 +89,7 @@ def cli(
     cwd: Path | None,
     continue_last: bool,
     resume: str | None,
+    no_debug_log: bool,
 ) -> int:
     """zizou: a coding agent in your terminal.
 
@@ -86,29 +97,41 @@ def cli(
     """
     root = _project_root(cwd)
     if prompt is None:
-        raise UsageError(
-            "the full-screen app is not available in this version; run a turn headless with "
-            "`zizou -p PROMPT`"
+        from zizou.config.settings import load_settings
+        from zizou.runtime import SessionChoice
+        from zizou.ui.launch import TuiOptions, run_tui  # the TUI path alone imports Textual
+
+        session = SessionChoice(resume=resume, continue_last=continue_last)
+        debug_log = load_settings().debug_log and not no_debug_log
+        options = TuiOptions(
+            root, model, api_base, api_key, max_steps, prompt_arg, session, debug_log
         )
+        return run_tui(options, _rules(allow, yes))
     if prompt_arg is not None:
         raise UsageError("give the prompt once: either `zizou -p PROMPT` or `zizou PROMPT`")
     text = sys.stdin.read() if prompt == "-" else prompt
     if not text.strip():
         raise UsageError("the prompt is empty: pass text to -p, or pipe it in with `-p -`")
     from zizou.config.model_choice import open_model
+    from zizou.config.settings import load_settings
     from zizou.headless import HeadlessApprover, HeadlessRun
     from zizou.runtime import SessionChoice, build_runtime
 
     rules = _rules(allow, yes)
-    llm = open_model(model, api_base)
+    llm = open_model(model, api_base, api_key)
     session = SessionChoice(resume=resume, continue_last=continue_last)
-    runtime = build_runtime(root, llm, HeadlessApprover(), rules, max_steps, session=session)
+    debug_log = load_settings().debug_log and not no_debug_log
+    runtime = build_runtime(
+        root, llm, HeadlessApprover(), rules, max_steps, session=session, debug_log=debug_log
+    )
     try:
         for warning in runtime.warnings:
             click.echo(f"zizou: {warning}", err=True)
         run = HeadlessRun(runtime, output_format)  # type: ignore[arg-type]
         return asyncio.run(run.run(text))
     finally:
+        if runtime.debug_log is not None and runtime.debug_log.problem:
+            click.echo(f"zizou: {runtime.debug_log.problem}", err=True)
         runtime.close()
 
 
@@ -130,7 +153,11 @@ def _project_root(cwd: Path | None) -> Path:
 
 
 # Subcommands, imported only when used so the main path stays fast.
-SUBCOMMANDS: dict[str, str] = {"sessions": "zizou.sessions.command:sessions"}
+SUBCOMMANDS: dict[str, str] = {
+    "sessions": "zizou.sessions.command:sessions",
+    "keys": "zizou.config.keys_command:keys",
+    "map": "zizou.repomap.command:map_command",
+}
 
 
 def _command_for(args: list[str]) -> click.Command:

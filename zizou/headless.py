@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO
 
-from zizou.core.events import AgentError, Event, ToolCallFinished, TurnFinished
+from zizou.core.events import AgentError, Event, Retrying, ToolCallFinished, TurnFinished
 from zizou.core.protocols import Approval, PermissionRequest
 from zizou.runtime import Runtime
 
@@ -68,6 +68,8 @@ class HeadlessRun:
             print(f"■ {event.name} · {event.duration_s:.2f}s {mark}", file=self.err)
         elif isinstance(event, AgentError) and self.output_format == "text":
             print(f"zizou: {event.message}", file=self.err)
+        elif isinstance(event, Retrying) and self.output_format == "text":
+            print(f"zizou: {event.reason}", file=self.err)
 
     def _finish(self, finished: TurnFinished, duration_s: float) -> None:
         if self.output_format == "text":

@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from zizou.core.calls import CallRunner
 from zizou.core.conversation import Conversation
@@ -23,6 +24,7 @@ from zizou.errors import UsageError
 from zizou.sessions import SessionStore, SessionWriter
 from zizou.tools import ToolContext, default_registry
 from zizou.tools._env import scrubbed_env
+from zizou.trace import DebugLog, ensure_excluded, open_debug_log, redactor_for
 
 
 @dataclass(frozen=True)
@@ -41,10 +43,13 @@ class Runtime:
     prompt: PromptBuilder
     writer: SessionWriter | None = None
     warnings: list[str] = field(default_factory=list)
+    debug_log: DebugLog | None = None  # its `problem` says when writing it failed
 
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
+        if self.debug_log is not None:
+            self.debug_log.close()
 
 
 def new_session_id() -> str:
@@ -61,17 +66,25 @@ def build_runtime(
     session: SessionChoice | None = None,
     persist: bool = True,
     redact: Callable[[str], str] | None = None,
+    debug_log: bool = True,
+    call_parameters: Mapping[str, Any] | None = None,  # reported in the debug log, with the model's
 ) -> Runtime:
+    ensure_excluded(root)  # zizou-debug.log and .zizou/ are never committed by accident
     registry = default_registry()
     ctx = ToolContext(root=root, env=scrubbed_env(os.environ))
     prompt = PromptBuilder(root, registry, ctx.workspace)
     runner = CallRunner(registry, ctx, approver, rules)
+    if redact is None:  # session files never hold a key: the same redactor as the debug log
+        redact = redactor_for(model).redact
     session_id, conversation, writer, warnings = _open_session(
         root, model.id, session or SessionChoice(), persist, redact
     )
     recorders: list[TurnRecorder] = [writer] if writer else []
     agent = Agent(model, runner, prompt, conversation, AgentConfig(max_steps=max_steps), recorders)
-    return Runtime(session_id, agent, ctx, prompt, writer, warnings)
+    log = open_debug_log(root, agent, prompt, call_parameters) if debug_log else None
+    if log is not None:
+        agent.recorders.append(log)
+    return Runtime(session_id, agent, ctx, prompt, writer, warnings, log)
 
 
 def _open_session(

@@ -11,10 +11,12 @@ from typing import Any, cast
 import pytest
 from loopback import LoopbackServer  # tests/ is on sys.path (tests/conftest.py)
 
+from zizou.config.settings import TimeoutSettings
 from zizou.core.protocols import Model, ModelReply, ModelRequest, TextPiece
 from zizou.errors import ProviderError
 from zizou.providers import LiteLLMModel, env_var_for, key_from_env, make_model, provider_of
-from zizou.providers.litellm_model import mask_key, preload, retry_after_of
+from zizou.providers.errors import mask_key, retry_after_of
+from zizou.providers.litellm_model import preload
 
 KEY = "sk-test-0123456789abcdefXYZ"
 TOOLS = [
@@ -158,8 +160,10 @@ async def test_bad_requests_are_not_retryable(message: str, words: str) -> None:
 
 
 async def test_a_stalled_stream_times_out_as_retryable() -> None:
-    err, _ = await fail([{"text": "slow reply", "stall_s": 10}], timeout_s=0.5)
-    assert err.retryable and "did not answer within 0.5 s" in str(err)
+    err, _ = await fail(
+        [{"text": "slow reply", "stall_s": 10}], timeouts=TimeoutSettings(idle_s=0.5)
+    )
+    assert err.retryable and "stalled for 0.5 s mid-reply (timeouts.idle_s)" in str(err)
 
 
 async def test_an_unreachable_server_is_retryable() -> None:

@@ -1,30 +1,34 @@
-"""Turn `--model`, `--api-base` and the user's keys into a Model, or a UsageError naming the fix."""
+"""Turn `--model`, `--api-base`, `--api-key` and the user's keys into a Model, or a UsageError
+naming the fix."""
 
 from __future__ import annotations
 
 import os
 
+from zizou.config.settings import Settings, load_settings
 from zizou.core.protocols import Model
-from zizou.errors import UsageError
 
 DEFAULT_MODEL = "openai/gpt-4o"
 
 
-def default_model_id() -> str:
-    return os.environ.get("ZIZOU_MODEL") or DEFAULT_MODEL
+def default_model_id(settings: Settings | None = None) -> str:
+    """`$ZIZOU_MODEL`, else `model` in config.toml, else openai/gpt-4o."""
+    configured = settings.model if settings else None
+    return os.environ.get("ZIZOU_MODEL") or configured or DEFAULT_MODEL
 
 
 def open_model(model_id: str | None, api_base: str | None, api_key: str | None = None) -> Model:
-    """The model, with its key from the flag or the provider's env var. A custom `--api-base`
-    (a local server) may need no key."""
-    from zizou.providers import env_var_for, key_from_env, make_model, provider_of
+    """The model, with its key from the resolver (flag, env var, key store; see config.keys).
+    A custom `--api-base` (a local server) may need no key."""
+    from zizou.config.keys import missing_key_error, resolve_key
+    from zizou.providers import make_model
+    from zizou.providers.catalog import needs_key, provider_of
 
-    model_id = model_id or default_model_id()
-    key = api_key or key_from_env(model_id, os.environ)
-    var = env_var_for(provider_of(model_id))
-    if key is None and var is not None and api_base is None:
-        raise UsageError(
-            f"no key for {provider_of(model_id)}: set {var}, or pass --api-base for a local "
-            "server that needs none"
-        )
-    return make_model(model_id, api_base, key or ("no-key" if api_base else None))
+    settings = load_settings()
+    model_id = model_id or default_model_id(settings)
+    provider = provider_of(model_id)
+    found = resolve_key(provider, flag=api_key)
+    if found is None and needs_key(provider) and api_base is None:
+        raise missing_key_error(provider)
+    key = found.value if found else ("no-key" if api_base else None)
+    return make_model(model_id, api_base, key, retry=settings.retry, timeouts=settings.timeouts)

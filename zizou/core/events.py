@@ -82,6 +82,16 @@ class ToolCallFinished(Event):
 
 @dataclass(frozen=True)
 class Retrying(Event):
+    """The model call failed in a way worth another try, and another attempt follows.
+
+    Text of the current step streamed before this event came from the failed attempt: front
+    ends discard it (the next attempt streams the reply afresh). No tool call of a failed
+    attempt is ever run. `attempt` is the number of the attempt about to start (2 for the first
+    retry), `delay_s` the wait before it, and `reason` a sentence ready to show the user that
+    names the cause, the wait and the count ("rate limited by openai, retrying in 12 s
+    (attempt 2 of 5)").
+    """
+
     type: ClassVar[str] = "retrying"
     attempt: int
     delay_s: float

@@ -5,25 +5,36 @@ Importing this package does not import litellm (that takes ~2 s); the first requ
 
 from __future__ import annotations
 
+from zizou.config.settings import RetrySettings, TimeoutSettings
 from zizou.core.protocols import Model
-from zizou.providers.env_keys import env_var_for, key_from_env, provider_of
+from zizou.providers.catalog import env_var_for, key_from_env, provider_of
 from zizou.providers.fake import ScriptedModel
 from zizou.providers.litellm_model import LiteLLMModel, preload
+from zizou.providers.retry import RetryingModel
 
 
 def make_model(
-    model_id: str, api_base: str | None = None, api_key: str | None = None, timeout_s: float = 600
+    model_id: str,
+    api_base: str | None = None,
+    api_key: str | None = None,
+    *,
+    retry: RetrySettings | None = None,
+    timeouts: TimeoutSettings | None = None,
 ) -> Model:
-    """The Model for `model_id`. With a custom `api_base`, a bare OpenAI-style name is sent as
-    "openai/<name>", which is how litellm reaches any OpenAI-compatible server."""
+    """The Model for `model_id`: litellm under the three timeouts, inside zizou's retry layer
+    (None takes the defaults of config.toml's `[retry]` / `[timeouts]`). With a custom
+    `api_base`, a bare OpenAI-style name is sent as "openai/<name>", which is how litellm
+    reaches any OpenAI-compatible server."""
     model = model_id.strip()
     if api_base and "/" not in model and provider_of(model) == "openai":
         model = f"openai/{model}"
-    return LiteLLMModel(model, api_base=api_base, api_key=api_key, timeout_s=timeout_s)
+    inner = LiteLLMModel(model, api_base=api_base, api_key=api_key, timeouts=timeouts)
+    return RetryingModel(inner, retry)
 
 
 __all__ = [
     "LiteLLMModel",
+    "RetryingModel",
     "ScriptedModel",
     "env_var_for",
     "key_from_env",

@@ -1,30 +1,33 @@
-"""The one place zizou talks to litellm: stream a chat completion, assemble the reply, and turn
-litellm's exceptions into ProviderErrors that name the cause and the fix.
+"""The one place zizou talks to litellm: stream a chat completion under three timeouts, and
+assemble the reply. Failures become ProviderErrors through providers/errors.py.
 
 litellm is imported lazily (it takes ~2 s), with its price table read from the package instead
 of the internet and its stdout banner switched off: stray stdout would corrupt the TUI. zizou
-owns the retry policy, so every call goes out with litellm's and the OpenAI SDK's retries off.
+owns the retry policy (providers/retry.py), so every call goes out with litellm's and the OpenAI
+SDK's retries off.
+
+The three timeouts (config.toml `[timeouts]`): `connect_s` until the response headers arrive,
+`first_token_s` from then until the first chunk that carries content (text, a tool call, a
+finish), and `idle_s` between chunks after that. A stall closes the stream and raises a
+retryable ProviderError naming the timeout. Some litellm handlers send the request on the first
+read rather than in `acompletion`; for those the connect time counts against `first_token_s`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
-import re
-from collections.abc import AsyncIterator, Iterator
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
+from collections.abc import AsyncIterator
 from typing import Any
 
+from zizou.config.settings import TimeoutSettings
 from zizou.core.events import Usage
 from zizou.core.protocols import ModelEvent, ModelReply, ModelRequest, TextPiece, ToolCall
 from zizou.errors import ProviderError
-from zizou.providers.env_keys import env_var_for, provider_of
+from zizou.providers.catalog import model_info, provider_of
+from zizou.providers.errors import mask_key, to_provider_error
 
-_KEYLIKE = re.compile(r"\b(sk-|sk_|gsk_|AIza)[\w\-]{12,}")
-_NOISE = re.compile(r"^(?:[\w.]+:\s|\w+Exception - )+")  # "litellm.XError: OpenAIException - "
-_TIMEOUTS = {"Timeout", "APITimeoutError", "TimeoutException", "TimeoutError"}
-_CONNECTION = {"APIConnectionError", "ConnectError", "ConnectionError", "MidStreamFallbackError"}
-_RETRYABLE_STATUS = {408, 409, 425, 429}
+_END = object()
 
 
 def _litellm() -> Any:
@@ -40,10 +43,6 @@ def preload() -> None:
     _litellm()
 
 
-def mask_key(key: str) -> str:
-    return "****" if len(key) < 12 else f"{key[:3]}...{key[-4:]}"
-
-
 class LiteLLMModel:
     """A Model backed by `litellm.acompletion`, streaming."""
 
@@ -52,13 +51,13 @@ class LiteLLMModel:
         model: str,
         api_base: str | None = None,
         api_key: str | None = None,
-        timeout_s: float = 600,
+        timeouts: TimeoutSettings | None = None,
         extra: dict[str, Any] | None = None,  # more keyword arguments for acompletion
     ) -> None:
         self.id = model
         self.api_base = api_base
         self.api_key = api_key
-        self.timeout_s = timeout_s
+        self.timeouts = timeouts or TimeoutSettings()
         self.extra = dict(extra or {})
 
     def __repr__(self) -> str:
@@ -69,23 +68,43 @@ class LiteLLMModel:
     def provider(self) -> str:
         return provider_of(self.id)
 
+    @property
+    def timeout_s(self) -> float:
+        """litellm's own timeout: a backstop a little above ours, so ours fire first."""
+        t = self.timeouts
+        return max(t.connect_s, t.first_token_s, t.idle_s) + 5
+
+    @property
+    def context_window(self) -> int | None:
+        """Input tokens the model takes, from litellm's local model map; None when unknown."""
+        info = model_info(self.id)
+        return info.context_window if info else None
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         litellm = _litellm()
         messages = request.full_messages()
         chunks: list[Any] = []
         response: Any = None
         try:
-            response = await litellm.acompletion(**self._arguments(request, messages))
-            async for chunk in response:
+            response = await self._within(
+                litellm.acompletion(**self._arguments(request, messages)), "connect"
+            )
+            iterator = aiter(response)
+            deadline = asyncio.get_running_loop().time() + self.timeouts.first_token_s
+            started = False
+            while (chunk := await self._next_chunk(iterator, started, deadline)) is not _END:
                 chunks.append(chunk)
+                started = started or _has_content(chunk)
                 text = _content(chunk)
                 if text:
                     yield TextPiece(text)
+        except ProviderError:
+            raise
         except Exception as exc:
             raise to_provider_error(exc, self, mid_stream=bool(chunks)) from exc
         finally:
             if response is not None and hasattr(response, "aclose"):
-                await response.aclose()  # frees the connection when the consumer stops early
+                await response.aclose()  # frees the connection on a stall or an early stop
         received = getattr(response, "received_finish_reason", "unknown") or getattr(
             response, "intermittent_finish_reason", None
         )
@@ -96,6 +115,31 @@ class LiteLLMModel:
                 retryable=True,
             )
         yield self._assemble(litellm, chunks, messages)
+
+    async def _next_chunk(
+        self, iterator: AsyncIterator[Any], started: bool, deadline: float
+    ) -> Any:
+        if started:
+            return await self._within(anext(iterator, _END), "idle")
+        remaining = max(0.0, deadline - asyncio.get_running_loop().time())
+        return await self._within(anext(iterator, _END), "first_token", remaining)
+
+    async def _within(self, step: Any, which: str, limit: float | None = None) -> Any:
+        """Await `step`, or raise a retryable ProviderError naming the timeout that ran out."""
+        setting = getattr(self.timeouts, f"{which}_s")
+        try:
+            return await asyncio.wait_for(step, setting if limit is None else limit)
+        except TimeoutError:
+            what = {
+                "connect": f"{self.provider} did not start answering within {setting:g} s",
+                "first_token": f"{self.provider} sent no first token within {setting:g} s",
+                "idle": f"the stream from {self.provider} stalled for {setting:g} s mid-reply",
+            }[which]
+            raise ProviderError(
+                f"{what} (timeouts.{which}_s); try again, or raise timeouts.{which}_s in "
+                "config.toml",
+                retryable=True,
+            ) from None
 
     def _arguments(self, request: ModelRequest, messages: list[dict[str, Any]]) -> dict[str, Any]:
         arguments: dict[str, Any] = {
@@ -149,6 +193,19 @@ class LiteLLMModel:
         )
 
 
+def _has_content(chunk: Any) -> bool:
+    choices = getattr(chunk, "choices", None)
+    if not choices:
+        return False
+    delta = choices[0].delta
+    return bool(
+        choices[0].finish_reason
+        or getattr(delta, "content", None)
+        or getattr(delta, "tool_calls", None)
+        or getattr(delta, "reasoning_content", None)
+    )
+
+
 def _content(chunk: Any) -> str:
     choices = getattr(chunk, "choices", None)
     if not choices or choices[0].delta is None:
@@ -163,122 +220,4 @@ def _cost(litellm: Any, built: Any, model: str) -> float | None:
         return None
 
 
-def _chain(exc: BaseException) -> Iterator[BaseException]:
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        yield current
-        current = current.__cause__ or current.__context__
-
-
-def _detail(exc: BaseException, api_key: str | None) -> str:
-    lines = str(exc).strip().splitlines()
-    text = _NOISE.sub("", lines[0] if lines else "") or type(exc).__name__
-    if api_key:
-        text = text.replace(api_key, mask_key(api_key))
-    text = _KEYLIKE.sub(lambda m: m.group(1) + "****", text)
-    return text if len(text) <= 300 else text[:297] + "..."
-
-
-def retry_after_of(exc: BaseException) -> float | None:
-    """Seconds from a Retry-After(-ms) header on the error's response, if there is one."""
-    for source in (
-        getattr(exc, "litellm_response_headers", None),
-        getattr(getattr(exc, "response", None), "headers", None),
-        getattr(exc, "headers", None),
-    ):
-        if not source or not hasattr(source, "items"):
-            continue
-        headers = {str(k).lower(): str(v) for k, v in source.items()}
-        try:
-            if "retry-after-ms" in headers:
-                return max(0.0, float(headers["retry-after-ms"]) / 1000)
-            if "retry-after" in headers:
-                return _parse_retry_after(headers["retry-after"])
-        except ValueError:
-            continue
-    return None
-
-
-def _parse_retry_after(value: str) -> float:
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        when = parsedate_to_datetime(value)  # raises ValueError when it is no date either
-        return max(0.0, (when - datetime.now(UTC)).total_seconds())
-
-
-_MESSAGES = {
-    "context": "the conversation is too long for {model}'s context window: start a new session "
-    "or unpin files ({detail})",
-    "timeout": "{who} did not answer within {timeout:g} s; try again, or check {where}",
-    "forbidden": "{who} refused access to {model}: check your key may use it ({detail})",
-    "rate_limit": "{who} is limiting requests (429): wait, or check your plan's limits ({detail})",
-    "broken": "the stream from {who} broke off before it finished; try again ({detail})",
-    "unreachable": "could not reach {where}: check {check} ({detail})",
-    "server": "{who} failed on its side ({status}); try again shortly ({detail})",
-    "not_found": "{who} does not know the model {model!r}: check the model id ({detail})",
-    "rejected": "{who} rejected the request ({status}): {detail}",
-    "unknown": "calling {model} failed: {detail}",
-}
-_RETRYABLE_KINDS = {"timeout", "rate_limit", "broken", "unreachable", "server"}
-
-
-def _kind(names: set[str], status: int | None, text: str, mid_stream: bool) -> str:
-    if "ContextWindowExceededError" in names:
-        return "context"
-    if names & _TIMEOUTS or "timeout on reading" in text or "timed out" in text:
-        return "timeout"
-    if status == 401 or "AuthenticationError" in names:
-        return "auth"
-    if status == 403 or "PermissionDeniedError" in names:
-        return "forbidden"
-    if status == 429 or "RateLimitError" in names:
-        return "rate_limit"
-    if names & _CONNECTION:
-        return "broken" if mid_stream else "unreachable"
-    if "overloaded" in text or (status or 0) >= 500 or status in _RETRYABLE_STATUS:
-        return "server"
-    if status == 404 or "NotFoundError" in names:
-        return "not_found"
-    return "rejected" if status is not None and 400 <= status < 500 else "unknown"
-
-
-def to_provider_error(
-    exc: BaseException, model: LiteLLMModel, *, mid_stream: bool = False
-) -> ProviderError:
-    """Classify a litellm failure by status and exception chain (litellm's class alone misleads:
-    a 503 can arrive as BadRequestError and a refused connection as InternalServerError)."""
-    names = {cls.__name__ for err in _chain(exc) for cls in type(err).__mro__}
-    status = getattr(exc, "status_code", None)
-    status = status if isinstance(status, int) else None
-    kind = _kind(names, status, str(exc).lower(), mid_stream)
-    who, where, detail = (
-        model.provider,
-        model.api_base or model.provider,
-        _detail(exc, model.api_key),
-    )
-    if kind == "auth":
-        var = env_var_for(who)
-        fix = f"set {var} to a valid key" if var else f"check the key {where} expects"
-        message = f"the key for {who} was rejected: {fix} ({detail})"
-    else:
-        message = _MESSAGES[kind].format(
-            who=who,
-            where=where,
-            model=model.id,
-            detail=detail,
-            status=status or "overloaded",
-            timeout=model.timeout_s,
-            check="the server is running" if model.api_base else "your network",
-        )
-    return ProviderError(
-        message,
-        retryable=kind in _RETRYABLE_KINDS,
-        status={"auth": 401, "rate_limit": 429}.get(kind, status),
-        retry_after=retry_after_of(exc) if kind in ("rate_limit", "server") else None,
-    )
-
-
-__all__ = ["LiteLLMModel", "mask_key", "preload", "retry_after_of", "to_provider_error"]
+__all__ = ["LiteLLMModel", "preload"]

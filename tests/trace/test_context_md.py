@@ -1,0 +1,59 @@
+"""context.md must say what the code sends: its numbered sections are the debug log's, its prompt
+layers are PromptBuilder's, and it names every tool of the registry."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from zizou.core.loop import Agent
+from zizou.core.prompt import PromptBuilder
+from zizou.tools import default_registry
+from zizou.tools.base import Pin, Workspace
+from zizou.trace.debug_log import DebugLog
+from zizou.trace.sections import parse_headings
+
+CONTEXT_MD = Path(__file__).resolve().parents[2] / "context.md"
+
+
+def context_md() -> str:
+    return CONTEXT_MD.read_text(encoding="utf-8")
+
+
+def numbered_sections(text: str) -> list[tuple[int, str]]:
+    return [(int(n), title) for n, title in re.findall(r"^## (\d+) (.+?)\s*$", text, re.M)]
+
+
+def layers(text: str) -> list[str]:
+    return [title for _, title in re.findall(r"^### 1\.(\d+) (.+?)\s*$", text, re.M)]
+
+
+def section_body(text: str, number: int) -> str:
+    match = re.search(rf"^## {number} .*?$(.*?)(?=^## |\Z)", text, re.M | re.S)
+    assert match, f"context.md has no section {number}"
+    return match.group(1)
+
+
+async def test_context_md_has_the_debug_logs_sections_in_order(
+    tmp_path: Path, logged_agent: Callable[..., tuple[Agent, DebugLog]]
+) -> None:
+    agent, _ = logged_agent(tmp_path, [{"text": "hi"}])
+    async for _ in agent.run_turn("hello"):
+        pass
+    log = (tmp_path / "zizou-debug.log").read_text(encoding="utf-8")
+    assert numbered_sections(context_md()) == parse_headings(log)
+
+
+def test_context_md_lists_the_prompt_layers_in_order(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("pinned\n")
+    workspace = Workspace([Pin("a.txt")])
+    builder = PromptBuilder(tmp_path, default_registry(), workspace, write_compiled=False)
+    names = [section.name for section in builder.render().sections]
+    assert layers(context_md()) == names
+
+
+def test_context_md_names_every_tool_the_model_gets() -> None:
+    tools_section = section_body(context_md(), 4)
+    missing = [n for n in default_registry().names() if f"`{n}`" not in tools_section]
+    assert missing == []

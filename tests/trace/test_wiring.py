@@ -1,0 +1,54 @@
+"""What the debug log learns from the model: how it is called (never its key), and which exact
+key values to redact, through wrappers such as the retry layer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from zizou.config.settings import RetrySettings, TimeoutSettings
+from zizou.trace import model_call_parameters, session_secrets
+
+
+@dataclass
+class Inner:
+    id: str = "openai/gpt-test"
+    api_base: str | None = "http://127.0.0.1:9/v1"
+    api_key: str | None = "sk-inner-secret-0000"
+    timeouts: TimeoutSettings = field(default_factory=TimeoutSettings)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Wrapper:
+    inner: Inner
+    id: str = "openai/gpt-test"
+    policy: RetrySettings = field(default_factory=RetrySettings)
+
+
+class Described:
+    id = "x/y"
+    api_key = "sk-described-secret"
+
+    def call_parameters(self) -> dict[str, Any]:
+        return {"model": self.id, "stream": True, "api_key": self.api_key}
+
+
+def test_call_parameters_come_from_the_model_and_the_models_it_wraps() -> None:
+    params = model_call_parameters(Wrapper(Inner()))
+    assert params["model"] == "openai/gpt-test"
+    assert params["api_base"] == "http://127.0.0.1:9/v1"
+    assert params["retry"] == RetrySettings().model_dump()
+    assert params["timeouts"] == TimeoutSettings().model_dump()
+    assert "api_key" not in params and "extra" not in params
+
+
+def test_a_model_that_describes_itself_is_believed_but_its_key_is_dropped() -> None:
+    assert model_call_parameters(Described()) == {"model": "x/y", "stream": True}
+
+
+def test_secrets_include_the_wrapped_models_key_and_secret_env_values() -> None:
+    environ = {"GROQ_API_KEY": "gsk-from-the-env-1234", "LANG": "C.UTF-8"}
+    secrets = session_secrets(Wrapper(Inner()), environ)
+    assert "sk-inner-secret-0000" in secrets and "gsk-from-the-env-1234" in secrets
+    assert "C.UTF-8" not in secrets

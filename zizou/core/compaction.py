@@ -1,0 +1,118 @@
+"""Shorten a conversation that no longer fits the model's context window, so it can be sent
+once more instead of failing outright.
+
+`compact` is pure: it returns a new message list and leaves the one it was given alone. The
+retry layer (providers/retry.py) applies it to the request it sends, once, after an overflow;
+the stored conversation (and the session file) keeps every message. A later compaction feature
+will persist a summary instead.
+
+What goes, in this order, until the estimate fits the budget (everything below, without one):
+1. tool outputs from earlier turns, oldest first, replaced by a short placeholder;
+2. earlier turns, oldest first: each becomes its user message (shortened when long) and one
+   placeholder reply, so its tool calls and their results go together;
+3. tool outputs from earlier steps of the current turn, oldest first.
+The last user message and the latest step's tool results are never touched, and the history
+stays valid: every tool call left in it keeps its result.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+TOOL_PLACEHOLDER = "[tool output dropped to fit the context window; run the tool again if needed]"
+TURN_PLACEHOLDER = "[this earlier exchange was dropped to fit the context window]"
+USER_KEEP_CHARS = 600  # an earlier user message longer than this keeps only its start
+CHARS_PER_TOKEN = 4
+
+Message = dict[str, Any]
+
+
+def estimate_tokens(value: Any) -> int:
+    """A rough token count: characters of the JSON text over four. Providers count differently;
+    this is for budgets and messages, not billing."""
+    return len(json.dumps(value, ensure_ascii=False, default=str)) // CHARS_PER_TOKEN
+
+
+class _Draft:
+    """The messages being shortened, with a running token estimate. Removed slots are None."""
+
+    def __init__(self, messages: list[Message]) -> None:
+        self.slots: list[Message | None] = [dict(m) for m in messages]
+        self.sizes = [estimate_tokens(m) for m in messages]
+        self.total = sum(self.sizes)
+        self.changed = False
+
+    def put(self, index: int, message: Message | None) -> None:
+        size = 0 if message is None else estimate_tokens(message)
+        self.total += size - self.sizes[index]
+        self.slots[index], self.sizes[index] = message, size
+        self.changed = True
+
+    def drop_output(self, index: int) -> None:
+        message = self.slots[index]
+        if message is not None and len(str(message.get("content"))) > len(TOOL_PLACEHOLDER):
+            self.put(index, {**message, "content": TOOL_PLACEHOLDER})
+
+    def collapse_turn(self, start: int, end: int) -> None:
+        user = self.slots[start]
+        if user is None:
+            return
+        content = user.get("content")
+        if not isinstance(content, str):
+            self.put(start, {**user, "content": TURN_PLACEHOLDER})
+        elif len(content) > USER_KEEP_CHARS:
+            short = content[: USER_KEEP_CHARS // 2].rstrip()
+            self.put(start, {**user, "content": f"{short} [the rest was dropped]"})
+        if end - start > 1:
+            self.put(start + 1, {"role": "assistant", "content": TURN_PLACEHOLDER})
+        for index in range(start + 2, end):
+            self.put(index, None)
+
+    def result(self) -> list[Message]:
+        return [m for m in self.slots if m is not None]
+
+
+def _turn_starts(messages: list[Message], before: int) -> list[int]:
+    return [i for i in range(before) if messages[i]["role"] == "user"]
+
+
+def _last_index(messages: list[Message], role: str) -> int:
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index]["role"] == role:
+            return index
+    return -1
+
+
+def compact(messages: list[Message], budget_tokens: int | None = None) -> list[Message] | None:
+    """`messages` shortened until their estimate is at most `budget_tokens` (or as far as it
+    goes without a budget); None when nothing could be dropped."""
+    last_user = _last_index(messages, "user")
+    if last_user < 0:
+        return None
+    last_assistant = max(_last_index(messages, "assistant"), last_user)
+    draft = _Draft(messages)
+
+    def fits() -> bool:
+        return budget_tokens is not None and draft.total <= budget_tokens
+
+    starts = _turn_starts(messages, last_user)
+    older_outputs = [i for i in range(last_user) if messages[i]["role"] == "tool"]
+    current_outputs = [i for i in range(last_user, last_assistant) if messages[i]["role"] == "tool"]
+    for index in older_outputs:
+        if fits():
+            break
+        draft.drop_output(index)
+    ends = [*starts[1:], last_user] if starts else []
+    for start, end in zip(starts, ends, strict=True):
+        if fits():
+            break
+        draft.collapse_turn(start, end)
+    for index in current_outputs:
+        if fits():
+            break
+        draft.drop_output(index)
+    return draft.result() if draft.changed else None
+
+
+__all__ = ["TOOL_PLACEHOLDER", "TURN_PLACEHOLDER", "compact", "estimate_tokens"]

@@ -1,0 +1,119 @@
+"""What zizou leaves behind for a person to audit: `zizou-debug.log`, redacted, and kept out of git.
+
+`open_debug_log` wires a DebugLog to a live Agent: the keys it must redact and the call
+parameters it reports are read from the agent's model at each message, so a model switched
+mid-session is logged as it is.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from zizou.trace.debug_log import DebugLog, PromptRecord
+from zizou.trace.git_exclude import ensure_excluded
+from zizou.trace.redact import MARKER, Redactor, env_secrets
+from zizou.trace.sections import HIDDEN_PARAMETERS
+
+if TYPE_CHECKING:
+    from zizou.core.loop import Agent
+
+# Attributes a model (or a wrapper around one, through `.inner`) may expose that say how it is
+# called, and the name each is reported under. Used only when the model has no call_parameters().
+_CALL_ATTRIBUTES = {
+    "api_base": "api_base",
+    "timeouts": "timeouts",
+    "timeout_s": "timeout_s",
+    "policy": "retry",
+    "extra": "extra",
+}
+
+
+def _layers(model: object) -> Iterator[object]:
+    """The model, and the models it wraps (a retry layer keeps the real one in `.inner`)."""
+    seen: set[int] = set()
+    current: object | None = model
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = getattr(current, "inner", None)
+
+
+def loaded_key_values() -> tuple[str, ...]:
+    """`zizou.config.keys.loaded_secrets()`: every key value this process resolved or saved."""
+    try:
+        keys = importlib.import_module("zizou.config.keys")
+    except ImportError:
+        return ()
+    loaded = getattr(keys, "loaded_secrets", None)
+    return tuple(loaded()) if callable(loaded) else ()
+
+
+def session_secrets(model: object, environ: Mapping[str, str] | None = None) -> list[str | None]:
+    """Exact values to redact: the model's key, every key zizou loaded, secret env values."""
+    keys: list[str | None] = [getattr(layer, "api_key", None) for layer in _layers(model)]
+    keys += loaded_key_values()
+    keys += env_secrets(os.environ if environ is None else environ)
+    return keys
+
+
+def redactor_for(model: object) -> Redactor:
+    """A Redactor that asks again for the loaded keys at every `refresh()`."""
+    return Redactor(source=lambda: session_secrets(model))
+
+
+def _plain(value: Any) -> Any:
+    dump = getattr(value, "model_dump", None)  # pydantic settings such as TimeoutSettings
+    return dump() if callable(dump) else value
+
+
+def model_call_parameters(model: object) -> dict[str, Any]:
+    """How the model is called, never its key: `model.call_parameters()` when it has one,
+    else what its public attributes (and those of the models it wraps) tell."""
+    describe = getattr(model, "call_parameters", None)
+    if callable(describe):
+        params = dict(describe())
+    else:
+        params = {"model": getattr(model, "id", "unknown")}
+        for layer in _layers(model):
+            for attribute, name in _CALL_ATTRIBUTES.items():
+                value = getattr(layer, attribute, None)
+                if value is not None and value != {} and name not in params:
+                    params[name] = _plain(value)
+    return {k: v for k, v in params.items() if k.lower() not in HIDDEN_PARAMETERS}
+
+
+def open_debug_log(
+    root: Path,
+    agent: Agent,
+    prompt: PromptRecord | None = None,
+    extra_parameters: Mapping[str, Any] | None = None,
+) -> DebugLog:
+    """The debug log for `agent`, to add to its recorders."""
+
+    def parameters() -> dict[str, Any]:
+        return {
+            **model_call_parameters(agent.model),
+            "max_steps": agent.config.max_steps,
+            "loop_guard_repeats": agent.config.loop_guard_repeats,
+            **(extra_parameters or {}),
+        }
+
+    redactor = Redactor(source=lambda: session_secrets(agent.model))
+    return DebugLog(root, redactor, prompt=prompt, call_parameters=parameters)
+
+
+__all__ = [
+    "MARKER",
+    "DebugLog",
+    "Redactor",
+    "ensure_excluded",
+    "loaded_key_values",
+    "model_call_parameters",
+    "open_debug_log",
+    "redactor_for",
+    "session_secrets",
+]

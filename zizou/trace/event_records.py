@@ -1,0 +1,88 @@
+"""The records of section 6 of `zizou-debug.log`, LIVE STREAM EVENTS: one per event the loop
+yields, labelled as context.md lists them (STEP-START, TEXT-DELTA, TOOL-CALL, TOOL-RESULT,
+TOOL-ERROR, RETRY, STEP-FINISH, FINISH, ERROR, and TURN-START, PERMISSION-ASK), then the usage
+and cost of the whole message. Pure text; debug_log.py stamps, redacts and writes them.
+"""
+
+from __future__ import annotations
+
+from zizou.core.events import (
+    AgentError,
+    Event,
+    PermissionRequested,
+    Retrying,
+    StepFinished,
+    StepStarted,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+    TurnStarted,
+    Usage,
+)
+from zizou.trace.sections import block, chars, count, to_json
+
+
+def _usage(usage: Usage) -> str:
+    cost = "cost unknown" if usage.cost_usd is None else f"${usage.cost_usd:.6f}"
+    return f"{usage.input_tokens:,} in / {usage.output_tokens:,} out tokens, {cost}"
+
+
+def event_record(event: Event) -> str:
+    """The log record of one event (TEXT-DELTAs are gathered by the caller, see text_record)."""
+    match event:
+        case TurnStarted(user_text=text):
+            return f"TURN-START user message of {chars(len(text))} (the last message in 3)\n"
+        case StepStarted(step=step):
+            return f"STEP-START step {step}\n"
+        case TextDelta(text=text):
+            return f"TEXT-DELTA\n{block(text)}"
+        case ToolCallStarted(call_id=call_id, name=name, arguments=arguments):
+            return f"TOOL-CALL {call_id} {name}, arguments as sent:\n{block(arguments)}"
+        case PermissionRequested(call_id=call_id, tool=tool, summary=summary, detail=detail):
+            protected = " (protected path)" if event.protected else ""
+            return f"PERMISSION-ASK {call_id} {tool}: {summary}{protected}\n" + (
+                block(detail) if detail else ""
+            )
+        case ToolCallFinished(call_id=call_id, name=name, ok=ok, output=output):
+            kind = "TOOL-RESULT" if ok else "TOOL-ERROR"
+            took = f"{event.duration_s:.2f}s"
+            return f"{kind} {call_id} {name} after {took}, output:\n{block(output)}"
+        case Retrying(attempt=attempt, delay_s=delay, reason=reason):
+            return f"RETRY attempt {attempt} in {delay:.1f}s: {reason}\n"
+        case StepFinished(step=step, usage=usage, finish_reason=finish):
+            return f"STEP-FINISH step {step}, finish_reason={finish}, {_usage(usage)}\n"
+        case AgentError(message=text, fatal=fatal):
+            return f"ERROR{'' if fatal else ' (not fatal)'}: {text}\n"
+        case TurnFinished(reason=reason, steps=steps, message=text):
+            return f"FINISH {reason} after {count(steps, 'step')}" + (
+                f": {text}\n" if text else "\n"
+            )
+    return f"{event.type.upper()} {to_json(event.to_dict())}\n"
+
+
+def text_record(pieces: list[str], seconds: float, discarded: bool = False) -> str:
+    """Consecutive TEXT-DELTAs as one record: a key the model echoes across pieces is whole
+    here, so the Redactor sees it. Text followed by a RETRY came from the failed attempt."""
+    note = " (from the failed attempt: discarded)" if discarded else ""
+    head = f"TEXT-DELTA {count(len(pieces), 'piece')} over {seconds:.3f}s{note}"
+    return f"{head}\n{block(''.join(pieces))}"
+
+
+def usage_summary(finished: TurnFinished) -> str:
+    usage = finished.usage
+    cost = (
+        "unknown (no price for this model in litellm's table)"
+        if usage.cost_usd is None
+        else f"${usage.cost_usd:.6f}"
+    )
+    return (
+        "\n---- USAGE AND COST (whole message) ----\n"
+        f"steps:          {finished.steps}\n"
+        f"input tokens:   {usage.input_tokens:,}\n"
+        f"output tokens:  {usage.output_tokens:,}\n"
+        f"cost:           {cost}\n"
+    )
+
+
+__all__ = ["event_record", "text_record", "usage_summary"]
