@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zizou.config.settings import RetrySettings, TimeoutSettings
+from zizou.providers import make_model
 from zizou.trace import model_call_parameters, session_secrets
 
 
@@ -34,13 +35,15 @@ class Described:
         return {"model": self.id, "stream": True, "api_key": self.api_key}
 
 
-def test_call_parameters_come_from_the_model_and_the_models_it_wraps() -> None:
-    params = model_call_parameters(Wrapper(Inner()))
+def test_call_parameters_come_from_the_real_model_through_the_retry_layer() -> None:
+    model = make_model("openai/gpt-test", "http://127.0.0.1:9/v1", "sk-inner-secret-0000")
+    params = model_call_parameters(model)
     assert params["model"] == "openai/gpt-test"
     assert params["api_base"] == "http://127.0.0.1:9/v1"
+    assert params["stream"] is True and params["num_retries"] == 0 and params["max_retries"] == 0
     assert params["retry"] == RetrySettings().model_dump()
     assert params["timeouts"] == TimeoutSettings().model_dump()
-    assert "api_key" not in params and "extra" not in params
+    assert "api_key" not in params and "sk-inner-secret-0000" not in repr(params)
 
 
 def test_a_model_that_describes_itself_is_believed_but_its_key_is_dropped() -> None:

@@ -30,6 +30,7 @@ from zizou.core.shell_policy import (
     rule_tokens,
     suggest_rule,
 )
+from zizou.secret_files import SECRET_NAME_EXCEPTIONS, SECRET_NAME_GLOBS
 from zizou.tools.base import Access
 
 __all__ = [
@@ -50,21 +51,8 @@ Verdict = Literal["allow", "ask", "deny"]
 # `NAME/**` is a top-level directory (and NAME itself), `**/GLOB` a basename anywhere, and
 # `**/NAME/**` a directory (or file) of that name at any depth.
 PROTECTED_PATTERNS: tuple[str, ...] = ("**/.git/**", ".zizou/**", "**/.env*")
-SECRET_PATTERNS: tuple[str, ...] = (
-    "**/.env*",
-    "**/*.pem",
-    "**/id_rsa*",
-    "**/id_dsa*",
-    "**/id_ecdsa*",
-    "**/id_ed25519*",
-)
-# Harmless files the secret patterns would otherwise catch: templates and public keys.
-SECRET_EXCEPTIONS: tuple[str, ...] = (
-    "**/.env.example",
-    "**/.env.sample",
-    "**/.env.template",
-    "**/id_*.pub",
-)
+SECRET_PATTERNS: tuple[str, ...] = tuple(f"**/{glob}" for glob in SECRET_NAME_GLOBS)
+SECRET_EXCEPTIONS: tuple[str, ...] = tuple(f"**/{name}" for name in SECRET_NAME_EXCEPTIONS)
 RUN_BASH = "run_bash"
 _WORD_BREAKS = re.compile(r"[\s;&|<>()'\"`$=,:]+")
 

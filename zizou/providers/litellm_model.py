@@ -158,6 +158,16 @@ class LiteLLMModel:
             arguments["api_key"] = self.api_key
         return arguments | self.extra
 
+    def call_parameters(self) -> dict[str, Any]:
+        """What every request is sent with, minus the messages, the tools and the key (the debug
+        log reports these)."""
+        request = ModelRequest(system="", messages=[], tools=[])
+        arguments = self._arguments(request, [])
+        for private in ("messages", "tools", "api_key"):
+            arguments.pop(private, None)
+        arguments["timeouts"] = self.timeouts.model_dump()
+        return arguments
+
     def _assemble(self, litellm: Any, chunks: list[Any], messages: list[Any]) -> ModelReply:
         try:
             built = litellm.stream_chunk_builder(chunks, messages=messages) if chunks else None

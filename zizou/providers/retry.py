@@ -24,6 +24,7 @@ import dataclasses
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime, timedelta
+from typing import Any
 
 from zizou.config.settings import RetrySettings
 from zizou.core.compaction import compact, estimate_tokens
@@ -78,6 +79,13 @@ class RetryingModel:
 
     def __repr__(self) -> str:
         return f"RetryingModel({self.inner!r})"
+
+    def call_parameters(self) -> dict[str, Any]:
+        """The inner model's call parameters, plus this retry policy (for the debug log)."""
+        describe = getattr(self.inner, "call_parameters", None)
+        params: dict[str, Any] = dict(describe()) if callable(describe) else {"model": self.id}
+        params["retry"] = self.policy.model_dump()
+        return params
 
     @property
     def provider(self) -> str:

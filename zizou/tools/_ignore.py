@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-from fnmatch import fnmatchcase
 from pathlib import Path
 
 import pathspec
 
+from zizou.secret_files import SECRET_NAME_GLOBS, is_secret_name
 from zizou.tools._paths import relative
 
 IGNORED_DIRS = frozenset(
@@ -41,16 +41,11 @@ IGNORED_DIRS = frozenset(
     }
 )
 
-SECRET_FILE_GLOBS = (".env*", "*.pem", "id_rsa*")
+SECRET_FILE_GLOBS = SECRET_NAME_GLOBS
 
 GIT_TIMEOUT_S = 30.0
 
 _Specs = list[tuple[str, pathspec.GitIgnoreSpec]]
-
-
-def is_secret_name(name: str) -> bool:
-    """True for file names whose contents are never read by default (`.env`, keys)."""
-    return any(fnmatchcase(name, pattern) for pattern in SECRET_FILE_GLOBS)
 
 
 def project_files(root: Path, base: Path) -> list[str]:

@@ -21,16 +21,6 @@ from zizou.trace.sections import HIDDEN_PARAMETERS
 if TYPE_CHECKING:
     from zizou.core.loop import Agent
 
-# Attributes a model (or a wrapper around one, through `.inner`) may expose that say how it is
-# called, and the name each is reported under. Used only when the model has no call_parameters().
-_CALL_ATTRIBUTES = {
-    "api_base": "api_base",
-    "timeouts": "timeouts",
-    "timeout_s": "timeout_s",
-    "policy": "retry",
-    "extra": "extra",
-}
-
 
 def _layers(model: object) -> Iterator[object]:
     """The model, and the models it wraps (a retry layer keeps the real one in `.inner`)."""
@@ -65,24 +55,11 @@ def redactor_for(model: object) -> Redactor:
     return Redactor(source=lambda: session_secrets(model))
 
 
-def _plain(value: Any) -> Any:
-    dump = getattr(value, "model_dump", None)  # pydantic settings such as TimeoutSettings
-    return dump() if callable(dump) else value
-
-
 def model_call_parameters(model: object) -> dict[str, Any]:
     """How the model is called, never its key: `model.call_parameters()` when it has one,
-    else what its public attributes (and those of the models it wraps) tell."""
+    else just its id."""
     describe = getattr(model, "call_parameters", None)
-    if callable(describe):
-        params = dict(describe())
-    else:
-        params = {"model": getattr(model, "id", "unknown")}
-        for layer in _layers(model):
-            for attribute, name in _CALL_ATTRIBUTES.items():
-                value = getattr(layer, attribute, None)
-                if value is not None and value != {} and name not in params:
-                    params[name] = _plain(value)
+    params = dict(describe()) if callable(describe) else {"model": getattr(model, "id", "unknown")}
     return {k: v for k, v in params.items() if k.lower() not in HIDDEN_PARAMETERS}
 
 

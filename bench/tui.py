@@ -1,0 +1,242 @@
+"""How fast the TUI is, on this machine.
+
+Prints: the time from process start to the first frame and to a usable prompt (a keystroke
+echoed) for the real `zizou` in a pseudo-terminal; the time to render a 100 KB streamed answer
+in the app next to the headless renderer consuming the same stream (paced as a fast model, and
+as one burst); and keystroke-to-echo latency in the real app while a long answer streams from
+the loopback server. Targets: <= 0.5 s to a usable prompt, <= 1.5x the headless time,
+<= 50 ms per keystroke.
+
+    .venv/bin/python bench/tui.py [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import fcntl
+import io
+import os
+import pty
+import re
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from loopback import LoopbackServer  # noqa: E402
+
+_ESCAPES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[()][0-9A-B]|\x1b.")
+
+
+class PtyApp:
+    """The real `zizou` in a pseudo-terminal of 100x30, its output timestamped."""
+
+    def __init__(self, args: list[str], cwd: Path, env: dict[str, str]) -> None:
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "zizou", *args],
+            cwd=cwd,
+            env=env,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            start_new_session=True,
+        )
+        os.close(slave)
+        self.master = master
+        self.chunks: list[tuple[float, bytes]] = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            with self.lock:
+                self.chunks.append((time.perf_counter(), _ESCAPES.sub(b"", data)))
+
+    def text_since(self, since: float) -> bytes:
+        with self.lock:
+            return b"".join(data for at, data in self.chunks if at >= since)
+
+    def wait_for(self, needle: bytes, since: float, limit_s: float = 30) -> float:
+        """The time `needle` first shows in the output after `since`."""
+        deadline = time.perf_counter() + limit_s
+        while time.perf_counter() < deadline:
+            with self.lock:
+                seen = b""
+                for at, data in self.chunks:
+                    if at >= since:
+                        seen += data
+                        if needle in seen:
+                            return at
+            time.sleep(0.0005)
+        raise TimeoutError(f"never saw {needle!r}")
+
+    def type(self, text: str) -> float:
+        now = time.perf_counter()
+        os.write(self.master, text.encode())
+        return now
+
+    def close(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        os.close(self.master)
+
+
+def environment() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(OPENAI_API_KEY="sk-bench", TERM="xterm-256color", COLUMNS="100", LINES="30")
+    env["ZIZOU_HOME"] = tempfile.mkdtemp(prefix="zizou-bench-home-")
+    return env
+
+
+def startup(project: Path, base_url: str, runs: int) -> tuple[list[float], list[float]]:
+    firsts, usables = [], []
+    for _ in range(runs):
+        app = PtyApp(["--api-base", base_url, "--no-debug-log"], project, environment())
+        try:
+            first = app.wait_for(b"Ask zizou", app.started)
+            typed = app.type("qzx")
+            usable = app.wait_for(b"qzx", typed)
+            firsts.append(first - app.started)
+            usables.append(usable - app.started)
+        finally:
+            app.close()
+    return firsts, usables
+
+
+def keystroke_latency(project: Path, base_url: str, count: int = 30) -> list[float]:
+    app = PtyApp(["--api-base", base_url, "--no-debug-log"], project, environment())
+    try:
+        app.wait_for(b"Ask zizou", app.started)
+        app.type("stream please\r")
+        app.wait_for(b"paragraph 3", app.started, limit_s=60)
+        latencies, typed = [], ""
+        for number in range(count):
+            token = "abcdefghijklmnopqrstuvwxyz"[number % 26]
+            typed += token
+            at = app.type(token)
+            shown = app.wait_for(typed[-12:].encode(), at)
+            latencies.append(shown - at)
+            time.sleep(0.05)
+        return latencies
+    finally:
+        app.close()
+
+
+def long_answer(size: int = 100_000) -> str:
+    parts, total, number = [], 0, 0
+    while total < size:
+        para = (
+            f"paragraph {number}: some **bold** words, `code`, and a list follows.\n\n"
+            f"- item {number}a with text\n- item {number}b with more text\n\n"
+        )
+        parts.append(para)
+        total += len(para)
+        number += 1
+    return "".join(parts)[:size]
+
+
+async def headless_time(reply: dict[str, object]) -> float:
+    from zizou.core.approvers import ScriptedApprover
+    from zizou.core.permissions import Rules
+    from zizou.headless import HeadlessRun
+    from zizou.providers.fake import ScriptedModel
+    from zizou.runtime import build_runtime
+
+    project = Path(tempfile.mkdtemp(prefix="zizou-bench-"))
+    runtime = build_runtime(
+        project,
+        ScriptedModel([reply]),
+        ScriptedApprover(),
+        Rules(),
+        persist=False,
+        debug_log=False,
+    )
+    run = HeadlessRun(runtime, "text", out=io.StringIO(), err=io.StringIO())
+    started = time.perf_counter()
+    await run.run("go")
+    return time.perf_counter() - started
+
+
+async def tui_time(reply: dict[str, object]) -> float:
+    sys.path.insert(0, str(ROOT / "tests" / "ui"))
+    from ui_harness import build_app
+
+    project = Path(tempfile.mkdtemp(prefix="zizou-bench-"))
+    app = build_app(project, [reply])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        app.composer.set_text("go")
+        started = time.perf_counter()
+        await pilot.press("enter")
+        while app.busy:  # noqa: ASYNC110 - polling is the measurement
+            await asyncio.sleep(0.002)
+        await pilot.pause()
+        return time.perf_counter() - started
+
+
+def render_compare(runs: int) -> None:
+    text = long_answer()
+    for label, reply in (
+        ("paced, 2,000 chunks 1 ms apart", {"text": text, "pieces": 2000, "chunk_delay_s": 0.001}),
+        ("one burst, 2,000 chunks", {"text": text, "pieces": 2000}),
+    ):
+        tui = statistics.median(asyncio.run(tui_time(reply)) for _ in range(runs))
+        headless = statistics.median(asyncio.run(headless_time(reply)) for _ in range(runs))
+        print(f"100 KB answer, {label}:")
+        print(
+            f"  tui {tui * 1000:8.1f} ms   headless {headless * 1000:8.1f} ms   "
+            f"ratio {tui / headless:6.2f}x   target <= 1.5x"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    runs = parser.parse_args().runs
+    project = Path(tempfile.mkdtemp(prefix="zizou-bench-"))
+    (project / "main.py").write_text("print('hello')\n")
+    stream = {"text": long_answer(), "pieces": 3000, "chunk_delay_s": 0.01}
+    with LoopbackServer([stream], repeat=True) as srv:
+        firsts, usables = startup(project, srv.base_url, runs)
+        print(
+            f"first frame          {statistics.median(firsts) * 1000:8.1f} ms   "
+            f"(median of {runs}; min {min(firsts) * 1000:.1f})"
+        )
+        print(
+            f"usable prompt        {statistics.median(usables) * 1000:8.1f} ms   "
+            f"(a keystroke echoed)   target <= 500 ms"
+        )
+        latencies = keystroke_latency(project, srv.base_url)
+    latencies.sort()
+    p95 = latencies[int(len(latencies) * 0.95) - 1]
+    print(
+        f"keystroke to echo    {statistics.median(latencies) * 1000:8.1f} ms   "
+        f"median while streaming (p95 {p95 * 1000:.1f}, max {latencies[-1] * 1000:.1f})   "
+        "target <= 50 ms"
+    )
+    render_compare(max(1, runs // 2))
+
+
+if __name__ == "__main__":
+    main()

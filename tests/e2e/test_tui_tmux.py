@@ -1,0 +1,87 @@
+"""The real `zizou` TUI in a real terminal (tmux) against the loopback server: type a prompt,
+approve the command with `y`, and read the answer back from the screen."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from loopback import LoopbackServer
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("tmux") is None, reason="tmux is not installed (CI installs it in .ci/run)"
+)
+
+
+class Tmux:
+    def __init__(self, name: str, env: dict[str, str]) -> None:
+        self.socket = f"zizou-test-{name}"
+        self.env = env
+
+    def run(self, *args: str) -> str:
+        done = subprocess.run(
+            ["tmux", "-L", self.socket, *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=10,
+        )
+        return done.stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "main")
+
+    def wait_for(self, check: Callable[[str], bool], what: str, limit_s: float = 60) -> str:
+        deadline = time.monotonic() + limit_s
+        while time.monotonic() < deadline:
+            text = self.screen()
+            if check(text):
+                return text
+            time.sleep(0.1)
+        raise AssertionError(f"the screen never showed {what}:\n{self.screen()}")
+
+
+@pytest.fixture
+def tmux(zizou_home: Path) -> Iterator[Tmux]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(ZIZOU_HOME=str(zizou_home), OPENAI_API_KEY="sk-test", TERM="xterm-256color")
+    env.pop("NO_COLOR", None)
+    session = Tmux(str(os.getpid()), env)
+    yield session
+    subprocess.run(["tmux", "-L", session.socket, "kill-server"], capture_output=True, check=False)
+
+
+def test_prompt_approve_and_read_the_answer(tmux: Tmux, project: Path) -> None:
+    command = {"command": "touch approved.txt"}
+    script = [
+        {"tool_calls": [{"name": "run_bash", "arguments": json.dumps(command)}]},
+        {"text": "Done: **approved.txt** is there."},
+    ]
+    with LoopbackServer(script) as srv:
+        argv = [sys.executable, "-m", "zizou", "--api-base", srv.base_url]
+        argv += ["--model", "openai/test-model", "-C", str(project)]
+        tmux.run("new-session", "-d", "-s", "main", "-x", "100", "-y", "30", shlex.join(argv))
+        tmux.wait_for(lambda s: "Ask zizou" in s, "the prompt")
+        tmux.run("send-keys", "-t", "main", "-l", "make the file")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        dialog = tmux.wait_for(lambda s: "Run this command?" in s, "the approval dialog")
+        assert "touch approved.txt" in dialog and str(project) in dialog
+        tmux.run("send-keys", "-t", "main", "y")
+        answer = tmux.wait_for(lambda s: "is there." in s, "the answer")
+        assert "Done: approved.txt is there." in answer
+        assert "■ run_bash · touch approved.txt" in answer
+        assert (project / "approved.txt").exists()
+        requests = srv.chat_requests
+        assert requests[0]["messages"][-1] == {"role": "user", "content": "make the file"}
+        tmux.run("send-keys", "-t", "main", "-l", "/exit")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        tmux.wait_for(lambda s: "Ask zizou" not in s, "the app closing", limit_s=20)

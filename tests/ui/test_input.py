@@ -1,0 +1,115 @@
+"""The prompt: multi-line editing, history, `@file` completion, `!command`, `/` completion,
+links that ask first, and a scrollback that stays where the user left it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Markdown, OptionList
+from ui_harness import MakeApp, send, settle
+
+from zizou.ui.screens.link_confirm import LinkConfirmScreen
+from zizou.ui.widgets.chat_view import ChatView
+from zizou.ui.widgets.messages import AssistantMessage, UserMessage
+from zizou.ui.widgets.tool_row import ToolRow
+
+
+async def test_ctrl_j_adds_a_line_and_enter_sends_both(make_app: MakeApp) -> None:
+    app = make_app([{"text": "ok"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"line one", "ctrl+j", *"line two", "enter")
+        await settle(pilot)
+        assert [m.text for m in app.query(UserMessage)] == ["line one\nline two"]
+
+
+async def test_up_and_down_walk_the_history(make_app: MakeApp) -> None:
+    app = make_app([{"text": "a"}, {"text": "b"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "first")
+        await settle(pilot)
+        await send(pilot, "second")
+        await settle(pilot)
+        await pilot.press(*"draft")
+        await pilot.press("up")
+        assert app.composer.text == "second"
+        await pilot.press("up")
+        assert app.composer.text == "first"
+        await pilot.press("down", "down")
+        assert app.composer.text == "draft"
+
+
+async def test_at_completes_a_file_name_and_pins_the_file(make_app: MakeApp, project: Path) -> None:
+    (project / "src").mkdir()
+    (project / "src" / "parser.py").write_text("def parse(): ...\n")
+    (project / "README.md").write_text("# hi\n")
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"look at @pars")
+        menu = app.composer.query_one(OptionList)
+        await settle(pilot, lambda: menu.display and menu.option_count > 0)
+        assert app.composer.suggestions[0].label == "src/parser.py"
+        await pilot.press("tab")
+        assert app.composer.text == "look at @src/parser.py "
+        await settle(pilot, lambda: bool(app.session.runtime.ctx.workspace.pins))
+        assert [p.path for p in app.session.runtime.ctx.workspace.pins] == ["src/parser.py"]
+
+
+async def test_slash_completes_commands(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"/mod")
+        assert [s.label for s in app.composer.suggestions][:2] == [
+            "/model [provider] [model]",
+            "/models",
+        ]
+        await pilot.press("tab")
+        assert app.composer.text == "/model "
+
+
+async def test_bang_runs_the_users_own_command_and_shows_its_output(
+    make_app: MakeApp, project: Path
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "!echo hello from bash; printf '\\033[31mred\\033[0m'")
+        await settle(pilot)
+        (row,) = app.query(ToolRow)
+        assert row.ok and row.expanded
+        body = str(row.query_one(".tool-body").render())
+        assert "exit code 0" in body and "hello from bash" in body and "red" in body
+        assert "\x1b" not in body
+        assert app.session.runtime.agent.conversation.messages == []
+
+
+async def test_links_open_only_after_the_full_address_is_confirmed(make_app: MakeApp) -> None:
+    app = make_app([{"text": "see [docs](https://example.test/a?b=c)"}])
+    opened: list[str] = []
+    app.open_url = lambda url, **kw: opened.append(url)  # type: ignore[method-assign]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "hi")
+        await settle(pilot)
+        markdown = app.query_one(AssistantMessage).query_one(Markdown)
+        markdown.post_message(Markdown.LinkClicked(markdown, "https://example.test/a?b=c"))
+        await settle(pilot, lambda: isinstance(app.screen, LinkConfirmScreen))
+        shown = str(app.screen.query_one("#link-url").render())
+        assert shown == "https://example.test/a?b=c" and opened == []
+        await pilot.press("y")
+        await pilot.pause()
+        assert opened == ["https://example.test/a?b=c"]
+
+
+async def test_scrolling_up_during_a_stream_is_not_undone(make_app: MakeApp) -> None:
+    long_answer = "\n\n".join(f"paragraph {n}" for n in range(80))
+    app = make_app([{"text": long_answer}, {"text": "more " * 50, "chunk_delay_s": 0.05}])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await send(pilot, "long")
+        await settle(pilot)
+        chat = app.query_one(ChatView)
+        await send(pilot, "more")
+        await settle(pilot, lambda: len(app.query(AssistantMessage)) == 2)
+        chat.focus()
+        await pilot.press("pageup", "pageup")
+        position = chat.scroll_y
+        assert position < chat.max_scroll_y
+        await settle(pilot)
+        assert chat.scroll_y == position

@@ -1,0 +1,127 @@
+"""The prompt stays live while a turn runs: messages queue in order; Esc stops the turn, its
+stream and its commands' process groups; Ctrl+C twice quits."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ui_harness import MakeApp, send, settle
+
+from zizou.core.permissions import Rules
+from zizou.tools._procgroup import group_alive
+from zizou.ui.widgets.messages import AssistantMessage, Notice, UserMessage
+from zizou.ui.widgets.queue_panel import QueueList, QueuePanel
+
+
+def user_texts(app: object) -> list[str]:
+    return [m.text for m in app.query(UserMessage)]  # type: ignore[attr-defined]
+
+
+async def test_messages_sent_while_busy_are_queued_and_sent_in_order(make_app: MakeApp) -> None:
+    app = make_app(
+        [
+            {"text": "first answer", "stall_s": 0.6},
+            {"text": "second answer"},
+            {"text": "third answer"},
+        ]
+    )
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "one")
+        await settle(pilot, lambda: app.busy)
+        await send(pilot, "two")
+        await send(pilot, "three")
+        panel = app.query_one(QueuePanel)
+        assert [i.text for i in panel.items] == ["two", "three"]
+        assert panel.display
+        await settle(pilot, lambda: not app.busy and not len(app.queue))
+        await settle(pilot)
+        assert user_texts(app) == ["one", "two", "three"]
+        assert [m.source for m in app.query(AssistantMessage)] == [
+            "first answer",
+            "second answer",
+            "third answer",
+        ]
+        assert not panel.display
+
+
+async def test_a_queued_message_can_be_edited_in_place_and_removed(make_app: MakeApp) -> None:
+    app = make_app([{"text": "first", "stall_s": 1.0}, {"text": "x"}, {"text": "y"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "one")
+        await settle(pilot, lambda: app.busy)
+        await send(pilot, "two")
+        await send(pilot, "three")
+        await send(pilot, "four")
+        queue_list = app.query_one(QueueList)
+        queue_list.focus()
+        queue_list.highlighted = 1
+        await pilot.press("x")  # removes "three"
+        queue_list.highlighted = 0
+        await pilot.press("e")  # edits "two"
+        assert app.composer.text == "two"
+        await send(pilot, "two, edited")
+        assert [i.text for i in app.query_one(QueuePanel).items] == ["two, edited", "four"]
+        await settle(pilot, lambda: not app.busy and not len(app.queue))
+        await settle(pilot)
+        assert user_texts(app) == ["one", "two, edited", "four"]
+
+
+async def test_esc_kills_a_long_command_and_its_process_group(
+    make_app: MakeApp, project: Path
+) -> None:
+    command = "echo $$ > pid.txt; sleep 30; touch finished.txt"
+    call = {"name": "run_bash", "arguments": json.dumps({"command": command})}
+    app = make_app([{"tool_calls": [call]}, {"text": "never"}], rules=Rules(yes=True))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "run the long thing")
+        await settle(pilot, lambda: (project / "pid.txt").exists())
+        pgid = int((project / "pid.txt").read_text())
+        assert group_alive(pgid)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not group_alive(pgid)
+        assert not (project / "finished.txt").exists()
+        assert any("Interrupted" in n.message for n in app.query(Notice))
+        messages = app.session.runtime.agent.conversation.messages
+        assert messages[-1]["role"] == "tool" and "cancelled" in messages[-1]["content"]
+        assert os.getpgid(os.getpid()) != pgid
+
+
+async def test_esc_closes_a_stalled_stream_and_the_next_turn_works(make_app: MakeApp) -> None:
+    app = make_app([{"text": "partial and then nothing", "stall_s": 60}, {"text": "fresh"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "hi")
+        await settle(pilot, lambda: bool(app.query(AssistantMessage)))
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not app.busy
+        await send(pilot, "again")
+        await settle(pilot)
+        assert [m.source for m in app.query(AssistantMessage)][-1] == "fresh"
+
+
+async def test_after_esc_the_queue_waits_until_the_user_sends_again(make_app: MakeApp) -> None:
+    app = make_app([{"text": "slow", "stall_s": 60}, {"text": "queued answer"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "one")
+        await settle(pilot, lambda: app.busy)
+        await send(pilot, "two")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.queue.paused and [i.text for i in app.queue.items] == ["two"]
+        await send(pilot, "")
+        await settle(pilot, lambda: not len(app.queue))
+        await settle(pilot)
+        assert user_texts(app) == ["one", "two"]
+
+
+async def test_ctrl_c_twice_quits(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("ctrl+c")
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+    assert app.return_code == 0

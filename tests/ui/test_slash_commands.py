@@ -1,0 +1,189 @@
+"""Every slash command, unknown commands, and paths that only look like commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ui_harness import SESSION_ID, MakeApp, send, settle
+
+from zizou.config.project_rules import load_prefixes, save_prefix
+from zizou.core.permissions import Rules
+from zizou.ui.screens.picker import PickerScreen
+from zizou.ui.screens.text_viewer import TextViewerScreen
+from zizou.ui.widgets.messages import AssistantMessage, Notice, UserMessage
+
+
+def said(app: object) -> str:
+    return "\n".join(str(n.render()) for n in app.query(Notice))  # type: ignore[attr-defined]
+
+
+async def test_help_lists_every_command(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "/help")
+        text = said(app)
+        for name in (
+            "/clear",
+            "/model",
+            "/models",
+            "/prompt",
+            "/context",
+            "/add",
+            "/drop",
+            "/export",
+            "/cost",
+            "/permissions",
+            "/log",
+            "/exit",
+            "Esc",
+            "Ctrl+J",
+        ):
+            assert name in text
+
+
+async def test_unknown_commands_suggest_the_nearest_and_paths_are_sent(
+    make_app: MakeApp,
+) -> None:
+    app = make_app([{"text": "about env"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "/hlep")
+        assert "Unknown command /hlep. Did you mean /help?" in said(app)
+        await send(pilot, "/usr/bin/env is broken")
+        await settle(pilot)
+        assert [m.text for m in app.query(UserMessage)] == ["/usr/bin/env is broken"]
+
+
+async def test_clear_starts_a_new_conversation(make_app: MakeApp) -> None:
+    app = make_app([{"text": "one"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "hi")
+        await settle(pilot)
+        await send(pilot, "/clear")
+        assert not app.query(AssistantMessage)
+        assert app.session.runtime.agent.conversation.messages == []
+        assert app.session.runtime.session_id != SESSION_ID
+        assert "New conversation" in said(app)
+
+
+async def test_exit_and_quit_leave(make_app: MakeApp) -> None:
+    for command in ("/exit", "/quit"):
+        app = make_app()
+        async with app.run_test(size=(100, 30)) as pilot:
+            await send(pilot, command)
+            await pilot.pause()
+        assert app.return_code == 0
+
+
+async def test_model_shows_and_switches_and_names_a_missing_key(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "/model")
+        assert "Model: scripted" in said(app)
+        await send(pilot, "/model other model-x")
+        assert app.session.model_id == "other/model-x"
+        await send(pilot, "hi")
+        await settle(pilot)
+        assert app.query(AssistantMessage).last().source == "hello from other/model-x"
+        await send(pilot, "/model nokey/m")
+        assert "set NOKEY_API_KEY" in said(app)
+        assert app.session.model_id == "other/model-x"
+
+
+async def test_models_opens_a_picker_that_switches(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "/models")
+        assert isinstance(app.screen, PickerScreen)
+        assert app.screen.entries[0].value == "scripted"
+        await pilot.press("down", "enter")
+        await settle(pilot, lambda: app.session.model_id != "scripted")
+        assert app.session.model_id == "openai/gpt-4o"
+
+
+async def test_prompt_shows_the_compiled_system_prompt(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "/prompt")
+        assert isinstance(app.screen, TextViewerScreen)
+        assert "# BASE INSTRUCTIONS" in app.screen.text
+        await pilot.press("escape")
+        assert not isinstance(app.screen, TextViewerScreen)
+
+
+async def test_context_sets_the_repo_map_budget_or_says_it_is_missing(
+    make_app: MakeApp,
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        prompt = app.session.runtime.prompt
+        await send(pilot, "/context huge")
+        assert "Use light, default or max" in said(app)
+        if not hasattr(prompt, "map_tokens"):
+            await send(pilot, "/context max")
+            assert "repo map is not available" in said(app)
+            prompt.map_tokens = 1024  # type: ignore[attr-defined]
+        for name, budget in (("light", 0), ("max", 8192), ("default", 1024)):
+            await send(pilot, f"/context {name}")
+            assert prompt.map_tokens == budget  # type: ignore[attr-defined]
+
+
+async def test_add_and_drop_pin_files(make_app: MakeApp, project: Path) -> None:
+    (project / "a.py").write_text("A = 1\n")
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        workspace = app.session.runtime.ctx.workspace
+        await send(pilot, "/add a.py")
+        assert [p.path for p in workspace.pins] == ["a.py"]
+        await send(pilot, "/add ../outside.py")
+        assert "outside the project root" in said(app)
+        await send(pilot, "/drop a.py")
+        assert workspace.pins == []
+
+
+async def test_export_writes_the_transcript(make_app: MakeApp, project: Path) -> None:
+    app = make_app([{"text": "The **answer**."}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "question?")
+        await settle(pilot)
+        await send(pilot, "/export out.md")
+        text = (project / "out.md").read_text()
+        assert "## You\n\nquestion?" in text and "The **answer**." in text
+
+
+async def test_cost_and_log_report_the_usage(make_app: MakeApp, project: Path) -> None:
+    app = make_app([{"text": "ok", "prompt_tokens": 100, "completion_tokens": 7, "cost_usd": 0.25}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "hi")
+        await settle(pilot)
+        await send(pilot, "/cost")
+        assert "100 tokens in, 7 out, cost $0.2500, 1 turns" in said(app)
+        await send(pilot, "/log")
+        assert f"Debug log: {project / 'zizou-debug.log'}" in said(app)
+        assert "Last turn 100 in, 7 out, cost $0.2500." in said(app)
+
+
+async def test_permissions_lists_saved_rules_and_removes_them(
+    make_app: MakeApp, project: Path
+) -> None:
+    save_prefix(project, "pytest")
+    app = make_app(rules=Rules(bash_prefixes=("pytest",)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "/permissions")
+        screen = app.screen
+        assert isinstance(screen, PickerScreen)
+        assert [e.label for e in screen.entries] == ["run_bash: pytest"]
+        await pilot.press("d")
+        await settle(pilot, lambda: not load_prefixes(project))
+        assert app.session.runtime.agent.runner.rules.bash_prefixes == ()
+
+
+async def test_the_command_palette_runs_slash_commands(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"/cost")
+        await settle(pilot, lambda: bool(app.screen.query("CommandList Option, CommandList")))
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(pilot, lambda: "This session" in said(app))

@@ -1,0 +1,93 @@
+"""The looks, pinned: the main screen (wide and 80x24) and the approval dialog.
+
+The project lives at a fixed path and the session id is fixed, so the pictures are stable;
+tool durations are set to a fixed value before the picture is taken.
+Update them with `pytest tests/ui/test_snapshots.py --snapshot-update` after a deliberate change.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ui_harness import build_app, send, settle
+
+from zizou.ui.screens.approval import ApprovalScreen
+from zizou.ui.widgets.tool_row import ToolRow
+
+SNAP_ROOT = Path(tempfile.gettempdir()) / "zizou-snapshot" / "project"
+ANSWER = """\
+I changed `greet` to take a name, and added a test.
+
+- `app.py`: `greet(name)` returns `Hello, {name}!`
+- `test_app.py`: checks it
+
+Run `pytest -q` to check."""
+
+
+def call(name: str, **arguments: object) -> dict[str, object]:
+    return {"name": name, "arguments": json.dumps(arguments)}
+
+
+@pytest.fixture
+def snap_project(zizou_home: Path) -> Iterator[Path]:
+    shutil.rmtree(SNAP_ROOT.parent, ignore_errors=True)
+    SNAP_ROOT.mkdir(parents=True)
+    (SNAP_ROOT / "app.py").write_text('def greet():\n    return "Hello!"\n')
+    yield SNAP_ROOT
+    shutil.rmtree(SNAP_ROOT.parent, ignore_errors=True)
+
+
+def conversation_script() -> list[dict[str, Any]]:
+    return [
+        {"tool_calls": [call("read_file", path="app.py")]},
+        {
+            "tool_calls": [
+                call(
+                    "edit_file",
+                    path="app.py",
+                    old_string='def greet():\n    return "Hello!"',
+                    new_string='def greet(name):\n    return f"Hello, {name}!"',
+                )
+            ]
+        },
+        {"text": ANSWER, "pieces": 7},
+    ]
+
+
+def after(text: str) -> Callable[[Any], Any]:
+    async def run_before(pilot: Any) -> None:
+        await send(pilot, text)
+        await settle(pilot)
+        for row in pilot.app.query(ToolRow):
+            row.duration_s = 0.1
+            row._refresh_header()
+        await pilot.pause()
+
+    return run_before
+
+
+def test_main_screen(snap_compare: Any, snap_project: Path) -> None:
+    app = build_app(snap_project, conversation_script())
+    assert snap_compare(app, terminal_size=(100, 34), run_before=after("make greet take a name"))
+
+
+def test_main_screen_at_80x24(snap_compare: Any, snap_project: Path) -> None:
+    app = build_app(snap_project, conversation_script())
+    assert snap_compare(app, terminal_size=(80, 24), run_before=after("make greet take a name"))
+
+
+def test_approval_dialog(snap_compare: Any, snap_project: Path) -> None:
+    command = "pytest -q tests/test_app.py && git diff --stat"
+    app = build_app(snap_project, [{"tool_calls": [call("run_bash", command=command)]}])
+
+    async def run_before(pilot: Any) -> None:
+        await send(pilot, "run the tests")
+        await settle(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen))
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)

@@ -1,0 +1,77 @@
+"""What the approval dialog shows for a permission request: pure, so it is table-tested.
+
+A command is shown exactly, with every control or invisible character spelled out, beside its
+working directory and timeout; a protected write shows the diff or the content it would write.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from zizou.core.protocols import PermissionRequest
+from zizou.ui.text import escape_controls, parse_arguments
+
+DEFAULT_TIMEOUT_S = 120
+
+
+@dataclass(frozen=True)
+class ApprovalView:
+    title: str
+    subject: str  # the exact command or path, controls escaped
+    where: str  # the working directory and timeout, or the tool
+    body: str | None  # a diff or the content for writes; the raw detail otherwise
+    body_is_diff: bool
+    always: str | None  # what "always allow" does, or None when it is not offered
+
+
+def approval_view(request: PermissionRequest, cwd: Path) -> ApprovalView:
+    detail = parse_arguments(request.detail or "") if request.detail else None
+    if request.tool == "run_bash":
+        timeout = (detail or {}).get("timeout_s", DEFAULT_TIMEOUT_S)
+        return ApprovalView(
+            title="Run this command?" + (" (it touches a protected path)" * request.protected),
+            subject=escape_controls(request.summary),
+            where=f"in {cwd} · timeout {timeout} s",
+            body=None,
+            body_is_diff=False,
+            always=_always(request),
+        )
+    body, is_diff = _write_body(detail, request.detail)
+    verb = "Write to a protected path?" if request.protected else f"Allow {request.tool}?"
+    return ApprovalView(
+        title=verb,
+        subject=escape_controls(request.summary),
+        where=f"{request.tool} in {cwd}",
+        body=body,
+        body_is_diff=is_diff,
+        always=_always(request),
+    )
+
+
+def _always(request: PermissionRequest) -> str | None:
+    if request.protected:
+        return None
+    if request.tool == "run_bash":
+        if not request.suggested_rule:
+            return None
+        rule = escape_controls(request.suggested_rule, keep_newlines=False)
+        return f"always allow `{rule}` in this project (saved to .zizou/permissions.json)"
+    return f"always allow {request.tool} for this session"
+
+
+def _write_body(detail: dict[str, object] | None, raw: str | None) -> tuple[str | None, bool]:
+    if detail is None:
+        return (escape_controls(raw), False) if raw else (None, False)
+    if isinstance(detail.get("old_string"), str) and isinstance(detail.get("new_string"), str):
+        old = [f"-{line}" for line in str(detail["old_string"]).split("\n")]
+        new = [f"+{line}" for line in str(detail["new_string"]).split("\n")]
+        return escape_controls("\n".join(["@@ edit @@", *old, *new])), True
+    if isinstance(detail.get("content"), str):
+        lines = [f"+{line}" for line in str(detail["content"]).split("\n")]
+        return escape_controls("\n".join(["@@ new content @@", *lines])), True
+    return escape_controls(json.dumps(detail, indent=2)), False
+
+
+__all__ = ["ApprovalView", "approval_view"]

@@ -1,0 +1,1 @@
+"""Modal screens: approvals, link confirmation, the prompt viewer, rules and the model picker."""

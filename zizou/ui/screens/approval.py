@@ -1,0 +1,87 @@
+"""The approval dialog: y allows once, a always (saying exactly what is saved), n denies with
+an optional reason the model reads. Esc denies without a reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, Static
+
+from zizou.core.protocols import Approval, PermissionRequest
+from zizou.ui.approval_view import approval_view
+from zizou.ui.widgets.diff_view import diff_text
+
+
+class ApprovalScreen(ModalScreen[Approval]):
+    AUTO_FOCUS = None
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "once", "Allow once"),
+        Binding("a", "always", "Always allow"),
+        Binding("n", "deny", "Deny"),
+        Binding("escape", "dismiss_deny", "Deny", show=False),
+    ]
+
+    def __init__(self, request: PermissionRequest, cwd: Path) -> None:
+        super().__init__()
+        self.request = request
+        self.view = approval_view(request, cwd)
+
+    def compose(self) -> ComposeResult:
+        view = self.view
+        with Vertical(id="approval-dialog"):
+            yield Label(Text(view.title, style="bold"), id="approval-title")
+            yield Static(Text(view.subject), id="approval-subject")
+            yield Label(Text(view.where), id="approval-where")
+            if view.body is not None:
+                body = diff_text(view.body, None) if view.body_is_diff else Text(view.body)
+                with VerticalScroll(id="approval-body"):
+                    yield Static(body)
+            yield Static(self._keys(), id="approval-keys")
+
+    def _keys(self) -> Text:
+        rows = [("y", "allow once")]
+        if self.view.always:
+            rows.append(("a", self.view.always))
+        rows.append(("n", "deny (you may tell the model why) · Esc denies"))
+        text = Text()
+        for number, (key, what) in enumerate(rows):
+            text.append("\n" if number else "")
+            text.append(f" {key} ", style="bold reverse")
+            text.append(f" {what}")
+        return text
+
+    def action_once(self) -> None:
+        self.dismiss(Approval("once"))
+
+    def action_always(self) -> None:
+        if self.view.always:
+            self.dismiss(Approval("always"))
+
+    async def action_deny(self) -> None:
+        """Ask for an optional reason; Enter sends the denial."""
+        if self.query("#approval-reason"):
+            return
+        reason = Input(
+            placeholder="why not? (optional, the model reads it) · Enter denies",
+            id="approval-reason",
+        )
+        await self.query_one("#approval-dialog").mount(reason)
+        reason.focus()
+
+    def action_dismiss_deny(self) -> None:
+        self.dismiss(Approval("deny"))
+
+    @on(Input.Submitted, "#approval-reason")
+    def _reason(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(Approval("deny", event.value.strip() or None))
+
+
+__all__ = ["ApprovalScreen"]

@@ -1,0 +1,89 @@
+"""What the app knows about its agent session, kept apart from any widget.
+
+The runtime (agent, tools, prompt, session file, debug log) comes from
+`zizou.runtime.build_runtime`, as in headless mode. This adds what only a long-lived front end
+needs: running totals, switching the model, starting a new conversation, and why no model is
+usable (the key wizard's seam).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from zizou.core.events import Usage
+from zizou.core.permissions import Rules
+from zizou.core.protocols import Model, ModelEvent, ModelRequest
+from zizou.errors import ProviderError
+from zizou.runtime import Runtime, SessionChoice
+
+ModelFactory = Callable[[str], Model]
+
+
+class RuntimeFactory(Protocol):
+    """Builds a runtime: a new session, or the one `session` names (-c / -r)."""
+
+    def __call__(
+        self, model: Model, rules: Rules, session: SessionChoice | None = None
+    ) -> Runtime: ...
+
+
+class UnavailableModel:
+    """Stands in when no model could be opened (no key): every request fails with the fix."""
+
+    def __init__(self, model_id: str, problem: str) -> None:
+        self.id = model_id
+        self.problem = problem
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        nothing: list[ModelEvent] = []
+        for item in nothing:  # an async generator that fails at once
+            yield item
+        raise ProviderError(self.problem)
+
+
+@dataclass
+class UiSession:
+    runtime: Runtime
+    root: Path
+    model_factory: ModelFactory
+    runtime_factory: RuntimeFactory
+    model_problem: str | None = None  # why the model is unusable; the key wizard's seam
+    totals: Usage = field(default_factory=Usage)
+    last_turn: Usage | None = None
+    last_request_tokens: int = 0  # the prompt size of the latest step: the context in use
+    turns: int = 0
+
+    @property
+    def model_id(self) -> str:
+        return self.runtime.agent.model.id
+
+    def record_step(self, usage: Usage) -> None:
+        self.totals += usage
+        self.last_request_tokens = usage.input_tokens or self.last_request_tokens
+
+    def record_turn(self, usage: Usage) -> None:
+        self.last_turn = usage
+        self.turns += 1
+
+    def switch_model(self, model_id: str) -> None:
+        """Use `model_id` from the next request on; a UsageError (no key) leaves all as it was."""
+        self.runtime.agent.model = self.model_factory(model_id)
+        self.model_problem = None
+
+    def new_conversation(self) -> None:
+        """A new session with the same model, rules and pinned files; the old one is closed."""
+        old = self.runtime
+        new = self.runtime_factory(old.agent.model, old.agent.runner.rules)
+        new.ctx.workspace.pins = list(old.ctx.workspace.pins)
+        self.runtime = new
+        old.close()
+        self.totals = Usage()
+        self.last_turn = None
+        self.last_request_tokens = 0
+        self.turns = 0
+
+
+__all__ = ["ModelFactory", "RuntimeFactory", "UiSession", "UnavailableModel"]

@@ -1,0 +1,76 @@
+"""`!command`: the user's own shell command, run in the project like run_bash runs the model's
+(own process group, secrets removed from the environment) and shown in the conversation.
+
+It needs no approval (the user typed it), runs in a worker so the prompt stays live, and Esc
+kills its whole process group.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from itertools import count
+from typing import TYPE_CHECKING
+
+from zizou.tools._env import scrubbed_env
+from zizou.tools.run_bash import run_shell
+from zizou.ui.text import one_line
+from zizou.ui.widgets.tool_row import ToolRow
+
+if TYPE_CHECKING:
+    from zizou.ui.app import ZizouApp
+
+SHELL_TIMEOUT_S = 600.0
+_ids = count(1)
+
+
+async def run_user_command(app: ZizouApp, command: str) -> None:
+    if not command:
+        await app.chat.add_notice("Type a command after `!`, e.g. `!git status`.", "warning")
+        return
+    row = ToolRow(
+        f"shell-{next(_ids)}",
+        "$",
+        json.dumps({"command": command}),
+        summary=one_line(command, 70),
+        show_arguments=False,
+    )
+    await app.chat.add(row)
+    app.run_worker(_run(app, command, row), group="shell", exit_on_error=False)
+
+
+async def _run(app: ZizouApp, command: str, row: ToolRow) -> None:
+    started = time.monotonic()
+    try:
+        outcome = await run_shell(
+            command,
+            cwd=app.session.root,
+            env=scrubbed_env(os.environ),
+            timeout_s=SHELL_TIMEOUT_S,
+        )
+    except OSError as err:
+        await row.finish(False, f"could not start bash: {err}", time.monotonic() - started, None)
+        return
+    except BaseException:
+        await row.finish(
+            False,
+            "interrupted: the command and everything it started were stopped",
+            time.monotonic() - started,
+            None,
+        )
+        raise
+    if outcome.timed_out:
+        status = f"timed out after {SHELL_TIMEOUT_S:.0f} s; process group killed"
+    else:
+        status = f"exit code {outcome.exit_code}"
+    await row.finish(
+        outcome.exit_code == 0 and not outcome.timed_out,
+        f"{status}\n{outcome.output.rstrip()}",
+        time.monotonic() - started,
+        None,
+    )
+    row.expanded = True
+
+
+__all__ = ["SHELL_TIMEOUT_S", "run_user_command"]

@@ -1,0 +1,92 @@
+"""The slash commands: their table, and telling a command from a message that starts with `/`.
+
+`/usr/bin/env is broken` is a message, not an unknown command: only a bare word that is not an
+existing path can be a command, and an unknown one is answered with the nearest known name.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    name: str
+    args: str
+    help: str
+
+    @property
+    def usage(self) -> str:
+        return f"/{self.name} {self.args}".rstrip()
+
+
+COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("help", "", "show the commands and keys"),
+    SlashCommand("clear", "", "start a new conversation"),
+    SlashCommand("model", "[provider] [model]", "show or switch the model"),
+    SlashCommand("models", "", "pick a model from a list"),
+    SlashCommand("prompt", "", "show the compiled system prompt"),
+    SlashCommand("context", "[light|default|max]", "repo map budget: off, default, large"),
+    SlashCommand("add", "PATH", "pin a file into the prompt"),
+    SlashCommand("drop", "PATH", "unpin a pinned file"),
+    SlashCommand("export", "[FILE]", "save the transcript as Markdown"),
+    SlashCommand("cost", "", "tokens and cost so far"),
+    SlashCommand("permissions", "", "list and remove saved approval rules"),
+    SlashCommand("log", "", "where the debug log is and what the last turn cost"),
+    SlashCommand("exit", "", "quit zizou"),
+    SlashCommand("quit", "", "quit zizou"),
+)
+BY_NAME = {command.name: command for command in COMMANDS}
+_WORD = re.compile(r"[A-Za-z][\w-]*")
+
+
+@dataclass(frozen=True)
+class Parsed:
+    kind: Literal["command", "unknown", "text"]
+    name: str = ""
+    args: list[str] = field(default_factory=list)
+    suggestion: str | None = None
+
+
+def classify(text: str, root: Path) -> Parsed:
+    """Whether `text` is a known command, an unknown one, or a message to send."""
+    stripped = text.strip()
+    if not stripped.startswith("/") or stripped.startswith("//"):
+        return Parsed("text")
+    first, *rest = stripped.split()
+    name = first[1:]
+    if name.lower() in BY_NAME:
+        return Parsed("command", name.lower(), rest)
+    if not _WORD.fullmatch(name) or _exists(first) or _exists(root / first.lstrip("/")):
+        return Parsed("text")
+    return Parsed("unknown", name, rest, nearest(name))
+
+
+def nearest(name: str) -> str | None:
+    close = difflib.get_close_matches(name.lower(), list(BY_NAME), n=1, cutoff=0.5)
+    if close:
+        return close[0]
+    starts = [n for n in BY_NAME if n.startswith(name.lower()[:2])]
+    return starts[0] if starts else None
+
+
+def completions(prefix: str) -> list[SlashCommand]:
+    """Commands whose name starts with `prefix` (without the slash), then fuzzy ones."""
+    prefix = prefix.lower()
+    starts = [c for c in COMMANDS if c.name.startswith(prefix)]
+    close = difflib.get_close_matches(prefix, list(BY_NAME), n=3, cutoff=0.6) if prefix else []
+    return starts + [BY_NAME[n] for n in close if BY_NAME[n] not in starts]
+
+
+def _exists(path: str | Path) -> bool:
+    try:
+        return Path(path).exists()
+    except OSError:
+        return False
+
+
+__all__ = ["BY_NAME", "COMMANDS", "Parsed", "SlashCommand", "classify", "completions", "nearest"]

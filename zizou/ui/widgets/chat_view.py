@@ -1,0 +1,57 @@
+"""The conversation: a scroll of entries that follows new output unless the user scrolled up.
+
+Textual's anchor keeps the view at the bottom while content grows and lets go as soon as the
+user scrolls away, so reading back during a stream is never interrupted.
+"""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+
+from zizou.ui.widgets.messages import AssistantMessage, Notice, NoticeKind, RetryNotice, UserMessage
+from zizou.ui.widgets.tool_row import ToolRow
+
+
+class ChatView(VerticalScroll, can_focus=True):
+    def on_mount(self) -> None:
+        self.anchor()
+
+    async def add(self, widget: Widget) -> Widget:
+        await self.mount(widget)
+        return widget
+
+    async def add_user(self, text: str) -> UserMessage:
+        self.anchor()  # sending a message brings the view back to the end
+        message = UserMessage(text)
+        await self.mount(message)
+        return message
+
+    async def add_assistant(self) -> AssistantMessage:
+        message = AssistantMessage()
+        await self.mount(message)
+        return message
+
+    async def add_tool(self, call_id: str, name: str, arguments: str) -> ToolRow:
+        row = ToolRow(call_id, name, arguments)
+        await self.mount(row)
+        return row
+
+    async def add_notice(
+        self, message: str, kind: NoticeKind = "info", fix: str | None = None
+    ) -> Notice:
+        notice = Notice(message, kind, fix)
+        await self.mount(notice)
+        return notice
+
+    async def add_retry(self, attempt: int, delay_s: float, reason: str) -> RetryNotice:
+        notice = RetryNotice(attempt, delay_s, reason)
+        await self.mount(notice)
+        return notice
+
+    async def clear(self, keep: Widget | None = None) -> None:
+        await self.remove_children([child for child in self.children if child is not keep])
+        self.anchor()
+
+
+__all__ = ["ChatView"]

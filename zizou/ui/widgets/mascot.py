@@ -1,0 +1,49 @@
+"""The welcome banner at the top of the conversation: the mascot and the wordmark.
+
+It lives inside the chat's scroll, so it scrolls away and never takes room from the
+conversation; in a short or narrow terminal it shrinks to one line. It fades in once.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widget import Widget
+
+from zizou.ui.widgets.mascot_art import FULL_HEIGHT, FULL_WIDTH, compact_art, full_art
+
+MIN_FULL_HEIGHT = 30  # below this many terminal rows, the one-line form
+FADE_S = 0.5
+
+
+class Mascot(Widget):
+    def __init__(self, tagline: str, *, fade: bool = True, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.tagline = tagline
+        self.fade = fade
+
+    @property
+    def compact(self) -> bool:
+        width, height = self.app.size
+        return height < MIN_FULL_HEIGHT or width < FULL_WIDTH + 4
+
+    def on_mount(self) -> None:
+        self.set_class(self.compact, "-compact")
+        if self.fade and self.app.animation_level != "none":
+            self.styles.opacity = 0.0
+            self.styles.animate("opacity", 1.0, duration=FADE_S)
+
+    def refresh_form(self) -> None:
+        """Called when the terminal is resized: pick the full or the one-line form."""
+        self.set_class(self.compact, "-compact")
+        self.refresh(layout=True)
+
+    def render(self) -> Text:
+        if self.compact:
+            return compact_art(self.tagline)
+        return full_art(self.tagline)
+
+    def get_content_height(self, container: object, viewport: object, width: int) -> int:
+        return 1 if self.compact else FULL_HEIGHT
+
+
+__all__ = ["Mascot"]

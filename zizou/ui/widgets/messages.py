@@ -1,0 +1,167 @@
+"""The conversation's simple entries: the user's messages, the assistant's streamed Markdown,
+notices (info, warnings, errors with their fix) and retry countdowns.
+
+Model text reaches the screen only through Markdown (which never reads Textual markup) or
+`rich.text.Text`, after the terminal controls are stripped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import TYPE_CHECKING, Literal
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Static
+
+from zizou.ui.markdown_cut import safe_cut
+from zizou.ui.text import StreamSanitizer, clean
+
+if TYPE_CHECKING:
+    from textual.widgets import Markdown
+
+SEGMENT_CHARS = 800  # a stretch this long, once finished, is frozen (see frozen_markdown)
+NoticeKind = Literal["info", "warning", "error", "success"]
+_ICONS = {"info": "•", "warning": "!", "error": "✗", "success": "✓"}
+
+
+class UserMessage(Static):
+    def __init__(self, text: str) -> None:
+        super().__init__(Text(clean(text)), classes="user-message")
+        self.text = text
+
+
+class Notice(Static):
+    """One line or a few: what happened, and for errors, what to do about it."""
+
+    def __init__(self, message: str, kind: NoticeKind = "info", fix: str | None = None) -> None:
+        text = Text(f"{_ICONS[kind]} ", style="bold")
+        text.append(clean(message))
+        if fix:
+            text.append(f"\n  {clean(fix)}", style="italic")
+        super().__init__(text, classes=f"notice -{kind}")
+        self.message = message
+
+
+class AssistantMessage(Widget):
+    """Markdown that grows as the model streams; appended to, never re-rendered whole.
+
+    Chunks are gathered and appended at most every FLUSH_S, so a fast stream costs a few
+    appends a second instead of one per chunk; finished stretches of a long answer become one
+    FrozenMarkdown each, so the widget count stays small.
+    """
+
+    FLUSH_S = 0.15
+
+    def __init__(self) -> None:
+        super().__init__(classes="assistant-message")
+        self.source = ""
+        self._sanitizer = StreamSanitizer()
+        self._pending: list[str] = []
+        self._live = ""  # what the live Markdown widget holds
+        self._wake = asyncio.Event()
+        self._flusher: asyncio.Task[None] | None = None
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import Markdown
+
+        yield Markdown(open_links=False)
+
+    @property
+    def markdown(self) -> Markdown:
+        from textual.widgets import Markdown
+
+        return self.query_one(Markdown)
+
+    async def write(self, chunk: str) -> None:
+        text = self._sanitizer.feed(chunk)
+        if text:
+            self._add(text)
+
+    def _add(self, text: str) -> None:
+        self.source += text
+        self._pending.append(text)
+        self._wake.set()
+        if self._flusher is None:
+            self._flusher = asyncio.create_task(self._flush_loop())
+
+    async def _flush_loop(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            await self._flush()
+            await asyncio.sleep(self.FLUSH_S)
+
+    async def _flush(self) -> None:
+        if not self._pending:
+            return
+        text = "".join(self._pending)
+        self._pending.clear()
+        combined = self._live + text
+        cut = safe_cut(combined, SEGMENT_CHARS) if len(combined) > SEGMENT_CHARS else 0
+        if cut:
+            await asyncio.shield(self._freeze(combined[:cut], combined[cut:]))
+        else:
+            self._live = combined
+            await asyncio.shield(self.markdown.append(text))
+
+    async def _freeze(self, head: str, rest: str) -> None:
+        """Show the finished stretch as one FrozenMarkdown, and stream the rest afresh."""
+        from zizou.ui.widgets.frozen_markdown import FrozenMarkdown  # imports rich.markdown
+
+        self._live = rest
+        live = self.markdown
+        with self.app.batch_update():
+            await self.mount(FrozenMarkdown(head), before=live)
+            await live.update(rest)
+
+    async def finish(self) -> None:
+        """Flush what is left and stop streaming; the widget keeps its text."""
+        rest = self._sanitizer.flush()
+        if rest:
+            self.source += rest
+            self._pending.append(rest)
+        if self._flusher is not None:
+            flusher, self._flusher = self._flusher, None
+            flusher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await flusher
+        await self._flush()
+
+
+class RetryNotice(Static):
+    """`↻ retrying in 4 s (attempt 2): rate limited`, counting down to the next attempt."""
+
+    def __init__(self, attempt: int, delay_s: float, reason: str) -> None:
+        super().__init__(classes="notice -warning retry")
+        self.attempt = attempt
+        self.reason = clean(reason)
+        self.deadline = time.monotonic() + delay_s
+        self._timer: Timer | None = None
+
+    def on_mount(self) -> None:
+        self._tick()
+        self._timer = self.set_interval(0.5, self._tick)
+
+    def _tick(self) -> None:
+        left = self.deadline - time.monotonic()
+        if left > 0:
+            when = f"in {left:.0f} s"
+        else:
+            when = "now"
+            if self._timer is not None:
+                self._timer.stop()
+        line = Text(f"↻ retrying {when} (attempt {self.attempt}): ", style="bold")
+        line.append(self.reason)
+        self.update(line)
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+
+
+__all__ = ["AssistantMessage", "Notice", "NoticeKind", "RetryNotice", "UserMessage"]

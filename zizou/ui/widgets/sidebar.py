@@ -1,0 +1,91 @@
+"""The sidebar: session id, model, tokens, cost, context in use, pinned files, and the start of
+the system prompt. The app hands it a `SidebarInfo`; it only renders it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from zizou.ui.text import clean
+
+if TYPE_CHECKING:
+    from zizou.ui.session import UiSession
+
+PREVIEW_LINES = 14
+
+
+@dataclass(frozen=True)
+class SidebarInfo:
+    session_id: str = ""
+    model: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    context_tokens: int = 0
+    prompt_chars: int = 0
+    pinned: tuple[str, ...] = ()
+    prompt_preview: str = ""
+
+
+def tokens(count: int) -> str:
+    return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
+
+
+def cost(value: float | None) -> str:
+    return "n/a (no price reported)" if value is None else f"${value:.4f}"
+
+
+def sidebar_text(info: SidebarInfo) -> Text:
+    text = Text()
+    _field(text, "session", info.session_id)
+    _field(text, "model", info.model)
+    _field(text, "tokens", f"{tokens(info.input_tokens)} in · {tokens(info.output_tokens)} out")
+    _field(text, "cost", cost(info.cost_usd))
+    context = f"{tokens(info.context_tokens)} tokens in the last request"
+    if info.prompt_chars:
+        context += f"\nsystem prompt ~{tokens(info.prompt_chars // 4)} tokens"
+    _field(text, "context", context)
+    _field(text, "pinned", "\n".join(info.pinned) if info.pinned else "none (/add PATH or @file)")
+    text.append("system prompt\n", style="bold")
+    preview = clean(info.prompt_preview).splitlines()[:PREVIEW_LINES]
+    text.append("\n".join(preview) if preview else "(built at the first step; /prompt)", "dim")
+    return text
+
+
+def _field(text: Text, name: str, value: str) -> None:
+    text.append(f"{name}\n", style="bold")
+    text.append(clean(value) + "\n\n")
+
+
+def sidebar_info(session: UiSession) -> SidebarInfo:
+    runtime = session.runtime
+    last = runtime.prompt.last
+    pins = tuple(
+        p.path + (f":{p.start_line}-{p.end_line or ''}" if p.start_line else "")
+        for p in runtime.ctx.workspace.pins
+    )
+    return SidebarInfo(
+        session_id=runtime.session_id,
+        model=session.model_id,
+        input_tokens=session.totals.input_tokens,
+        output_tokens=session.totals.output_tokens,
+        cost_usd=session.totals.cost_usd,
+        context_tokens=session.last_request_tokens,
+        prompt_chars=len(last.text) if last else 0,
+        pinned=pins,
+        prompt_preview=last.text if last else "",
+    )
+
+
+class Sidebar(Static):
+    info: reactive[SidebarInfo] = reactive(SidebarInfo, layout=True)
+
+    def watch_info(self, info: SidebarInfo) -> None:
+        self.update(sidebar_text(info))
+
+
+__all__ = ["Sidebar", "SidebarInfo", "sidebar_info", "sidebar_text"]
