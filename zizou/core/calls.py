@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -110,10 +111,13 @@ def _request(
 
 
 async def _run_tool(tool: Tool[Any], args: Any, ctx: ToolContext) -> ToolResult:
+    started = time.monotonic()
     try:
-        return await tool.run(args, ctx)
+        result = await tool.run(args, ctx)
     except Exception as exc:  # a bug in a tool must not end the turn
-        return ToolResult.error(f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}")
+        detail = f"{type(exc).__name__}: {exc}"
+        result = ToolResult.error(f"{tool.name} failed unexpectedly: {detail}")
+    return dataclasses.replace(result, duration_s=time.monotonic() - started)
 
 
 def _always(rules: Rules, tool: str, rule: str | None) -> Rules:

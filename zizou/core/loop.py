@@ -176,7 +176,7 @@ class Agent:
             call.name,
             result.ok,
             result.output,
-            time.monotonic() - started,
+            result.duration_s if result.duration_s is not None else time.monotonic() - started,
             result.diff,
         )
 

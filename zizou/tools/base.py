@@ -33,6 +33,7 @@ class ToolResult:
     ok: bool
     output: str
     diff: str | None = None  # unified diff of a write or edit, for the UI
+    duration_s: float | None = None  # how long the tool ran (not counting the approval wait)
 
     @classmethod
     def error(cls, message: str) -> ToolResult:
