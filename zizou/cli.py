@@ -75,6 +75,13 @@ Examples:
 @click.option("-c", "--continue", "continue_last", is_flag=True, help="Continue the last session.")
 @click.option("-r", "--resume", metavar="ID", help="Resume a session (see `zizou sessions list`).")
 @click.option("--no-debug-log", is_flag=True, help="Do not write zizou-debug.log for this run.")
+@click.option("--setup", is_flag=True, help="Open the key wizard first (the full-screen app).")
+@click.option(
+    "--reset",
+    is_flag=True,
+    help="Replace the key of the model's provider: the wizard asks for a new one and keeps the "
+    "old one until the new one checks out.",
+)
 @click.version_option(__version__, "--version", prog_name="zizou")
 def cli(
     prompt_arg: str | None,
@@ -90,6 +97,8 @@ def cli(
     continue_last: bool,
     resume: str | None,
     no_debug_log: bool,
+    setup: bool,
+    reset: bool,
 ) -> int:
     """zizou: a coding agent in your terminal.
 
@@ -98,15 +107,23 @@ def cli(
     root = _project_root(cwd)
     if prompt is None:
         from zizou.config.settings import load_settings
-        from zizou.runtime import SessionChoice
         from zizou.ui.launch import TuiOptions, run_tui  # the TUI path alone imports Textual
 
-        session = SessionChoice(resume=resume, continue_last=continue_last)
-        debug_log = load_settings().debug_log and not no_debug_log
         options = TuiOptions(
-            root, model, api_base, api_key, max_steps, prompt_arg, session, debug_log
+            root,
+            model,
+            api_base,
+            api_key,
+            max_steps,
+            prompt_arg,
+            resume=resume,
+            continue_last=continue_last,
+            debug_log=load_settings().debug_log and not no_debug_log,
+            setup="reset" if reset else "setup" if setup else None,
         )
         return run_tui(options, _rules(allow, yes))
+    if setup or reset:
+        raise UsageError("--setup and --reset open the key wizard of the full-screen app: drop -p")
     if prompt_arg is not None:
         raise UsageError("give the prompt once: either `zizou -p PROMPT` or `zizou PROMPT`")
     text = sys.stdin.read() if prompt == "-" else prompt

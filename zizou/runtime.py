@@ -18,7 +18,7 @@ from zizou.core.calls import CallRunner
 from zizou.core.conversation import Conversation
 from zizou.core.loop import Agent, AgentConfig
 from zizou.core.permissions import Rules
-from zizou.core.prompt import PromptBuilder
+from zizou.core.prompt import PromptBuilder, latest_user_message
 from zizou.core.protocols import Approver, Model, TurnRecorder
 from zizou.errors import UsageError
 from zizou.sessions import SessionStore, SessionWriter
@@ -81,6 +81,7 @@ def build_runtime(
     )
     recorders: list[TurnRecorder] = [writer] if writer else []
     agent = Agent(model, runner, prompt, conversation, AgentConfig(max_steps=max_steps), recorders)
+    prompt.mentions = lambda: latest_user_message(agent.conversation.messages)
     log = open_debug_log(root, agent, prompt, call_parameters) if debug_log else None
     if log is not None:
         agent.recorders.append(log)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shlex
 import shutil
 import subprocess
@@ -38,7 +39,11 @@ class Tmux:
         return done.stdout
 
     def screen(self) -> str:
-        return self.run("capture-pane", "-p", "-t", "main")
+        """The pane's text; empty once the program has quit and its session is gone."""
+        try:
+            return self.run("capture-pane", "-p", "-t", "main")
+        except subprocess.CalledProcessError:
+            return ""
 
     def wait_for(self, check: Callable[[str], bool], what: str, limit_s: float = 60) -> str:
         deadline = time.monotonic() + limit_s
@@ -55,7 +60,7 @@ def tmux(zizou_home: Path) -> Iterator[Tmux]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update(ZIZOU_HOME=str(zizou_home), OPENAI_API_KEY="sk-test", TERM="xterm-256color")
     env.pop("NO_COLOR", None)
-    session = Tmux(str(os.getpid()), env)
+    session = Tmux(f"{os.getpid()}-{secrets.token_hex(3)}", env)  # one server per test
     yield session
     subprocess.run(["tmux", "-L", session.socket, "kill-server"], capture_output=True, check=False)
 
@@ -85,3 +90,32 @@ def test_prompt_approve_and_read_the_answer(tmux: Tmux, project: Path) -> None:
         tmux.run("send-keys", "-t", "main", "-l", "/exit")
         tmux.run("send-keys", "-t", "main", "Enter")
         tmux.wait_for(lambda s: "Ask zizou" not in s, "the app closing", limit_s=20)
+
+
+def test_first_run_without_a_key_opens_the_key_wizard(
+    tmux: Tmux, project: Path, zizou_home: Path
+) -> None:
+    """No key and no OS keyring (a headless box): the wizard opens by itself, says there is no
+    keyring, and keeps the key in a 0600 file when the user picks that. The key cannot be
+    checked offline, so it is kept unchecked with Ctrl+S."""
+    tmux.env.pop("OPENAI_API_KEY", None)
+    tmux.env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+    argv = [sys.executable, "-m", "zizou", "--model", "openai/gpt-4o", "-C", str(project)]
+    tmux.run("new-session", "-d", "-s", "main", "-x", "100", "-y", "34", shlex.join(argv))
+    wizard = tmux.wait_for(lambda s: "no OS keyring" in s, "the key wizard")
+    assert "No key for openai" in wizard and "no OS keyring is available" in wizard
+    tmux.run("send-keys", "-t", "main", "Enter")
+    tmux.wait_for(lambda s: "Paste your OpenAI API key" in s, "the key field")
+    tmux.run("send-keys", "-t", "main", "-l", "sk-e2e-0123456789abcdef")
+    screen = tmux.wait_for(lambda s: "•" * 10 in s, "the masked key")
+    assert "sk-e2e" not in screen
+    tmux.run("send-keys", "-t", "main", "Enter")
+    tmux.wait_for(lambda s: "Ctrl+S keeps it unchecked" in s, "the failed check", limit_s=30)
+    tmux.run("send-keys", "-t", "main", "C-s")
+    tmux.wait_for(lambda s: "file only you can read" in s, "the file store offer")
+    tmux.run("send-keys", "-t", "main", "Enter")
+    done = tmux.wait_for(lambda s: "Saved the key for OpenAI" in s, "the saved key")
+    assert "Model: openai/gpt-4o" in done
+    keys = zizou_home / "keys.toml"
+    assert keys.stat().st_mode & 0o777 == 0o600
+    assert 'openai = "sk-e2e-0123456789abcdef"' in keys.read_text()

@@ -1,4 +1,4 @@
-"""The looks, pinned: the main screen (wide and 80x24) and the approval dialog.
+"""The looks, pinned: the main screen (wide and 80x24), the approval dialog and the key wizard.
 
 The project lives at a fixed path and the session id is fixed, so the pictures are stable;
 tool durations are set to a fixed value before the picture is taken.
@@ -17,7 +17,10 @@ from typing import Any
 import pytest
 from ui_harness import build_app, send, settle
 
+from zizou.ui.key_setup import KeyServices
 from zizou.ui.screens.approval import ApprovalScreen
+from zizou.ui.screens.key_wizard import KeyWizardScreen
+from zizou.ui.widgets.provider_list import ProviderList
 from zizou.ui.widgets.tool_row import ToolRow
 
 SNAP_ROOT = Path(tempfile.gettempdir()) / "zizou-snapshot" / "project"
@@ -91,3 +94,29 @@ def test_approval_dialog(snap_compare: Any, snap_project: Path) -> None:
         await settle(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen))
 
     assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)
+
+
+def test_key_wizard(snap_compare: Any, snap_project: Path, memory_keyring: Any) -> None:
+    """First run without a key for the model: the wizard over the main screen, with a key in
+    the (fake) OS keyring for one provider and one from the environment for another."""
+    memory_keyring.store[("zizou", "anthropic")] = "sk-ant-stored-0123456789"
+    environ = {"GROQ_API_KEY": "gsk_from_env_0123456789"}
+    app = build_app(
+        snap_project,
+        model_id="openai/gpt-4o",
+        missing=("openai/",),
+        keys=KeyServices(environ=environ),
+    )
+
+    async def run_before(pilot: Any) -> None:
+        def listed() -> bool:
+            screen = pilot.app.screen
+            return (
+                isinstance(screen, KeyWizardScreen)
+                and bool(screen.query_one(ProviderList).rows)
+                and not screen.calls.busy
+            )
+
+        await settle(pilot, listed)
+
+    assert snap_compare(app, terminal_size=(100, 34), run_before=run_before)

@@ -13,22 +13,59 @@ from zizou.errors import UsageError
 from zizou.providers.fake import ScriptedModel
 from zizou.ui.app import ZizouApp
 from zizou.ui.approver import TuiApprover
+from zizou.ui.key_setup import KeyServices
 from zizou.ui.launch import TuiOptions, build_session
+from zizou.ui.session import ModelFactory, SetupMode, UiSession
 
 SESSION_ID = "20250101-120000-abc123"
 
 MakeApp = Callable[..., ZizouApp]
 
 
-def scripted_factory(model: ScriptedModel) -> Callable[[str], Model]:
-    def open_model(model_id: str) -> Model:
+class OpenedModel(ScriptedModel):
+    """A model the app switched to, with the key and address it was opened with."""
+
+    def __init__(self, model_id: str, api_key: str | None, api_base: str | None) -> None:
+        super().__init__([{"text": f"hello from {model_id}"}], id=model_id)
+        self.api_key = api_key
+        self.api_base = api_base
+
+
+def scripted_factory(model: ScriptedModel, missing: tuple[str, ...] = ("nokey/",)) -> ModelFactory:
+    """The scripted model under its id; others answer "hello from ID". Models whose id starts
+    with one of `missing` have no key unless one is given, as `open_model` would say."""
+
+    def open_model(
+        model_id: str, *, api_key: str | None = None, api_base: str | None = None
+    ) -> Model:
         if model_id == model.id:
             return model
-        if model_id.startswith("nokey/"):
-            raise UsageError(f"no key for nokey: set NOKEY_API_KEY to use {model_id}")
-        return ScriptedModel([{"text": f"hello from {model_id}"}], id=model_id)
+        if model_id.startswith(missing) and api_key is None:
+            provider = model_id.partition("/")[0]
+            var = f"{provider.upper()}_API_KEY"
+            raise UsageError(f"No key for {provider}: run `zizou keys set {provider}` or set {var}")
+        return OpenedModel(model_id, api_key, api_base)
 
     return open_model
+
+
+def scripted_session(
+    root: Path,
+    replies: Iterable[dict[str, Any]] = (),
+    *,
+    rules: Rules | None = None,
+    model_id: str = "scripted",
+    missing: tuple[str, ...] = ("nokey/",),
+) -> tuple[UiSession, TuiApprover]:
+    """A session around a scripted model, as the app would open it, and its approver."""
+    model = ScriptedModel(replies, id="scripted")
+    approver = TuiApprover(root, save_prefix)
+    options = TuiOptions(root, model=model_id, debug_log=False)
+    models = scripted_factory(model, missing)
+    session = build_session(options, approver, rules or Rules(), models=models, persist=False)
+    session.runtime.session_id = SESSION_ID
+    session.runtime.prompt.write_compiled = False
+    return session, approver
 
 
 def build_app(
@@ -37,16 +74,18 @@ def build_app(
     *,
     rules: Rules | None = None,
     first_prompt: str | None = None,
+    model_id: str = "scripted",
+    missing: tuple[str, ...] = ("nokey/",),
+    setup: SetupMode = None,
+    keys: KeyServices | None = None,
 ) -> ZizouApp:
-    model = ScriptedModel(replies)
-    approver = TuiApprover(root, save_prefix)
-    options = TuiOptions(root, model=model.id, debug_log=False)
-    session = build_session(
-        options, approver, rules or Rules(), models=scripted_factory(model), persist=False
+    session, approver = scripted_session(
+        root, replies, rules=rules, model_id=model_id, missing=missing
     )
-    session.runtime.session_id = SESSION_ID
-    session.runtime.prompt.write_compiled = False
-    return ZizouApp(session, approver, first_prompt=first_prompt, fade=False)
+    keys = keys or KeyServices(environ={})
+    return ZizouApp(
+        session, approver, first_prompt=first_prompt, fade=False, setup=setup, keys=keys
+    )
 
 
 async def settle(pilot: Any, until: Callable[[], bool] | None = None, limit_s: float = 15) -> None:

@@ -1,8 +1,9 @@
 """The layered system prompt, rendered afresh at every step from live state.
 
 Layers: 1 BASE INSTRUCTIONS, 2 SESSION CONTEXT, 3 WORKSPACE (pinned files, re-read each step),
-4 REPO MAP (not built yet: the breakdown says it is off). The compiled text is also written to
-`.zizou/compiled/prompt.md` so a person can read exactly what the model got.
+4 REPO MAP (the project's most relevant definitions within `map_tokens`, ranked towards the pinned
+files and the names in the latest user message; 0 tokens turns it off). The compiled text is also
+written to `.zizou/compiled/prompt.md` so a person can read exactly what the model got.
 """
 
 from __future__ import annotations
@@ -10,15 +11,20 @@ from __future__ import annotations
 import datetime as dt
 import os
 import platform
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from zizou.core.git_info import git_summary
 from zizou.paths import compiled_prompt_path
+from zizou.repomap import DEFAULT_MAP_TOKENS, MapRequest, repo_map_for
 from zizou.tools import Registry
 from zizou.tools.add_context import render_pin
 from zizou.tools.base import Workspace
+
+# `/context light|default|max` -> the repo map's token budget.
+MAP_TOKENS_BY_LEVEL = {"light": 0, "default": DEFAULT_MAP_TOKENS, "max": 8192}
 
 INSTRUCTION_FILES = ("AGENTS.md", "ZIZOU.md")
 INSTRUCTION_CAP = 20_000
@@ -68,13 +74,22 @@ class PromptBuilder:
         *,
         write_compiled: bool = True,
         today: Callable[[], dt.date] = dt.date.today,
+        map_tokens: int = DEFAULT_MAP_TOKENS,
+        mentions: Callable[[], str] | None = None,
     ) -> None:
         self.root = root
         self.registry = registry
         self.workspace = workspace
         self.write_compiled = write_compiled
         self.today = today
+        self.map_tokens = map_tokens  # 0 turns the REPO MAP layer off
+        # The latest user message, whose code names and file names steer the map.
+        self.mentions: Callable[[], str] = mentions or _no_message
         self.last: CompiledPrompt | None = None
+
+    def set_context_level(self, level: str) -> None:
+        """`/context light|default|max`: the repo map's budget (light turns it off)."""
+        self.map_tokens = MAP_TOKENS_BY_LEVEL[level]
 
     def render(self) -> CompiledPrompt:
         compiled = CompiledPrompt(
@@ -82,7 +97,7 @@ class PromptBuilder:
                 Section("BASE INSTRUCTIONS", BASE_INSTRUCTIONS),
                 Section("SESSION CONTEXT", self._session_context()),
                 self._workspace(),
-                Section("REPO MAP", "", note="off: the repo map is not built yet"),
+                self._repo_map(),
             )
         )
         self.last = compiled
@@ -117,6 +132,39 @@ class PromptBuilder:
         parts = [render_pin(self.root, pin) for pin in self.workspace.pins]
         return Section("WORKSPACE", "\n\n".join(parts), note=f"{len(parts)} pinned")
 
+    def _repo_map(self) -> Section:
+        if self.map_tokens <= 0:
+            return Section("REPO MAP", "", note="off: /context light")
+        request = MapRequest(
+            max_tokens=self.map_tokens,
+            focus=tuple(pin.path for pin in self.workspace.pins),
+            message=self.mentions(),
+        )
+        try:
+            result = repo_map_for(self.root).render(request)
+        except Exception as exc:  # the map is an aid: a failure must not stop the turn
+            return Section(
+                "REPO MAP", "", note=f"off: the map failed ({type(exc).__name__}: {exc})"
+            )
+        if not result.text:
+            return Section("REPO MAP", "", note="off: no source files to map")
+        return Section(
+            "REPO MAP", result.text, note=f"budget {self.map_tokens}: {result.stats.summary()}"
+        )
+
+
+def latest_user_message(messages: Sequence[Mapping[str, Any]]) -> str:
+    """The text of the last user message, for `PromptBuilder.mentions`:
+    `prompt.mentions = lambda: latest_user_message(agent.conversation.messages)`."""
+    for message in reversed(messages):
+        if message.get("role") == "user" and isinstance(message.get("content"), str):
+            return str(message["content"])
+    return ""
+
+
+def _no_message() -> str:
+    return ""
+
 
 def _instruction_file(root: Path) -> tuple[str, str] | None:
     for name in INSTRUCTION_FILES:
@@ -141,4 +189,11 @@ def _write_compiled(root: Path, compiled: CompiledPrompt) -> None:
         pass  # a read-only project must not stop the agent
 
 
-__all__ = ["BASE_INSTRUCTIONS", "CompiledPrompt", "PromptBuilder", "Section"]
+__all__ = [
+    "BASE_INSTRUCTIONS",
+    "MAP_TOKENS_BY_LEVEL",
+    "CompiledPrompt",
+    "PromptBuilder",
+    "Section",
+    "latest_user_message",
+]

@@ -17,6 +17,7 @@ BUILTIN_MODULES = (
     "open_file",
     "run_bash",
     "add_context",
+    "repo_map",
 )
 
 
@@ -48,7 +49,7 @@ class Registry:
 
 
 def default_registry() -> Registry:
-    """A registry holding the nine built-in tools."""
+    """A registry holding the built-in tools."""
     import importlib
 
     registry = Registry()

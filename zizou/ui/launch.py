@@ -18,7 +18,7 @@ from zizou.errors import UsageError
 
 if TYPE_CHECKING:
     from zizou.runtime import Runtime, SessionChoice
-    from zizou.ui.session import ModelFactory, RuntimeFactory, UiSession
+    from zizou.ui.session import ModelFactory, RuntimeFactory, SetupMode, UiSession
 
 
 @dataclass(frozen=True)
@@ -29,8 +29,15 @@ class TuiOptions:
     api_key: str | None = None
     max_steps: int = 15
     prompt: str | None = None
-    session: SessionChoice | None = None
+    resume: str | None = None  # -r ID
+    continue_last: bool = False  # -c
     debug_log: bool = True
+    setup: SetupMode = None  # --setup: the key wizard at start; --reset: replace the model's key
+
+    def session_choice(self) -> SessionChoice:
+        from zizou.runtime import SessionChoice  # with the runtime: after the first frame
+
+        return SessionChoice(resume=self.resume, continue_last=self.continue_last)
 
 
 def run_tui(options: TuiOptions, rules: Rules) -> int:
@@ -38,24 +45,43 @@ def run_tui(options: TuiOptions, rules: Rules) -> int:
     from zizou.config.project_rules import load_prefixes, save_prefix
     from zizou.ui.app import ZizouApp
     from zizou.ui.approver import TuiApprover
+    from zizou.ui.key_setup import KeyServices
+    from zizou.ui.opening import PendingSession, Warmup
 
-    saved = tuple(p for p in load_prefixes(options.root) if p not in rules.bash_prefixes)
-    rules = dataclasses.replace(rules, bash_prefixes=(*rules.bash_prefixes, *saved))
     approver = TuiApprover(options.root, save_prefix)
-    session = build_session(options, approver, rules)
+
+    def open_session() -> UiSession:  # in a thread, once the first frame is up
+        saved = tuple(p for p in load_prefixes(options.root) if p not in rules.bash_prefixes)
+        merged = dataclasses.replace(rules, bash_prefixes=(*rules.bash_prefixes, *saved))
+        return build_session(options, approver, merged)
+
+    # Resuming opens the session first, so a wrong -r / -c is reported before any screen.
+    resuming = options.resume is not None or options.continue_last
+    app = ZizouApp(
+        open_session() if resuming else PendingSession(options.root, open_session),
+        approver,
+        first_prompt=options.prompt,
+        warmup=Warmup(_preload),
+        setup=options.setup,
+        keys=KeyServices(api_base=options.api_base),
+    )
     try:
-        app = ZizouApp(session, approver, first_prompt=options.prompt, preload=_preload)
         code = app.run()
     finally:
-        session.runtime.close()
+        if app.opening.session is not None:
+            app.opening.session.runtime.close()
+    if app.opening.error is not None:
+        raise app.opening.error
     return code or 0
 
 
-def model_factory(api_base: str | None, api_key: str | None = None) -> ModelFactory:
-    def open_it(model_id: str) -> Model:
+def model_factory(base: str | None, key: str | None = None) -> ModelFactory:
+    """Models as `--api-base` and `--api-key` say, unless a switch gives its own (the wizard)."""
+
+    def open_it(model_id: str, *, api_key: str | None = None, api_base: str | None = None) -> Model:
         from zizou.config.model_choice import open_model
 
-        return open_model(model_id, api_base, api_key)
+        return open_model(model_id, api_base or base, api_key or key)
 
     return open_it
 
@@ -102,15 +128,28 @@ def build_session(
         problem = str(exc)
         model = UnavailableModel(model_id, problem)
     runtimes = runtime_factory(options, approver, persist=persist)
-    runtime = runtimes(model, rules, options.session)
+    runtime = runtimes(model, rules, options.session_choice())
     return UiSession(runtime, options.root, models, runtimes, model_problem=problem)
 
 
+WARM_MODULES = (
+    "openai.resources",  # litellm's OpenAI client imports it at the first request
+    "textual.widgets._markdown",  # the first answer's Markdown
+    "zizou.ui.widgets.frozen_markdown",  # and Rich's, once an answer grows long
+)
+
+
 def _preload() -> None:
-    """Import litellm in a background thread (it takes about two seconds)."""
+    """In a background thread: import litellm (it takes about two seconds), and what the first
+    request and answer would otherwise import on the UI thread, stalling the screen for half a
+    second mid-stream."""
+    import importlib
+
     from zizou.providers.litellm_model import preload
 
     preload()
+    for name in WARM_MODULES:
+        importlib.import_module(name)
 
 
 __all__ = ["TuiOptions", "build_session", "model_factory", "run_tui", "runtime_factory"]

@@ -8,18 +8,30 @@ usable (the key wizard's seam).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from zizou.core.events import Usage
 from zizou.core.permissions import Rules
 from zizou.core.protocols import Model, ModelEvent, ModelRequest
 from zizou.errors import ProviderError
-from zizou.runtime import Runtime, SessionChoice
 
-ModelFactory = Callable[[str], Model]
+if TYPE_CHECKING:
+    from zizou.runtime import Runtime, SessionChoice
+
+
+class ModelFactory(Protocol):
+    """Opens a model by id; a key or an address given here wins over the start-up options.
+    Raises a UsageError (naming the fix) when no key is found."""
+
+    def __call__(
+        self, model_id: str, *, api_key: str | None = None, api_base: str | None = None
+    ) -> Model: ...
+
+
+SetupMode = Literal["setup", "reset"] | None  # --setup / --reset: the key wizard at start
 
 
 class RuntimeFactory(Protocol):
@@ -68,15 +80,27 @@ class UiSession:
         self.last_turn = usage
         self.turns += 1
 
-    def switch_model(self, model_id: str) -> None:
+    def switch_model(
+        self, model_id: str, *, api_key: str | None = None, api_base: str | None = None
+    ) -> None:
         """Use `model_id` from the next request on; a UsageError (no key) leaves all as it was."""
-        self.runtime.agent.model = self.model_factory(model_id)
+        self.runtime.agent.model = self.model_factory(model_id, api_key=api_key, api_base=api_base)
         self.model_problem = None
 
     def new_conversation(self) -> None:
         """A new session with the same model, rules and pinned files; the old one is closed."""
+        self._replace(None)
+
+    def resume(self, session_id: str) -> None:
+        """Continue a saved session of this project (its history comes back) with the current
+        model, rules and pinned files. A UsageError (no such session) leaves all as it was."""
+        from zizou.runtime import SessionChoice
+
+        self._replace(SessionChoice(resume=session_id))
+
+    def _replace(self, choice: SessionChoice | None) -> None:
         old = self.runtime
-        new = self.runtime_factory(old.agent.model, old.agent.runner.rules)
+        new = self.runtime_factory(old.agent.model, old.agent.runner.rules, choice)
         new.ctx.workspace.pins = list(old.ctx.workspace.pins)
         self.runtime = new
         old.close()
@@ -86,4 +110,4 @@ class UiSession:
         self.turns = 0
 
 
-__all__ = ["ModelFactory", "RuntimeFactory", "UiSession", "UnavailableModel"]
+__all__ = ["ModelFactory", "RuntimeFactory", "SetupMode", "UiSession", "UnavailableModel"]

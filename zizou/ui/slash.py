@@ -29,6 +29,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("clear", "", "start a new conversation"),
     SlashCommand("model", "[provider] [model]", "show or switch the model"),
     SlashCommand("models", "", "pick a model from a list"),
+    SlashCommand("keys", "[provider]", "set up a provider's API key (the key wizard)"),
+    SlashCommand("sessions", "", "list this project's sessions and resume one"),
     SlashCommand("prompt", "", "show the compiled system prompt"),
     SlashCommand("context", "[light|default|max]", "repo map budget: off, default, large"),
     SlashCommand("add", "PATH", "pin a file into the prompt"),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,6 +13,7 @@ from zizou.errors import PathError, ZizouError
 from zizou.paths import debug_log_path
 from zizou.tools._paths import relative, resolve_in_root
 from zizou.tools.base import Pin
+from zizou.ui.model_actions import ModelActions
 from zizou.ui.screens.picker import Entry, PickerScreen
 from zizou.ui.slash import COMMANDS, SlashCommand
 from zizou.ui.transcript import transcript_markdown
@@ -23,16 +23,6 @@ if TYPE_CHECKING:
     from zizou.ui.app import ZizouApp
 
 CONTEXT_BUDGETS = {"light": 0, "default": 1024, "max": 8192}
-KNOWN_MODELS = (
-    "openai/gpt-4o",
-    "openai/gpt-4o-mini",
-    "openai/gpt-4.1",
-    "anthropic/claude-sonnet-4-20250514",
-    "anthropic/claude-3-5-haiku-20241022",
-    "gemini/gemini-2.5-pro",
-    "gemini/gemini-2.5-flash",
-    "ollama/llama3.1",
-)
 KEYS = (
     ("Enter", "send (queued while zizou works)"),
     ("Ctrl+J", "new line (also Shift+Enter, or end a line with \\)"),
@@ -50,13 +40,16 @@ KEYS = (
 class SlashActions:
     def __init__(self, app: ZizouApp) -> None:
         self.app = app
+        self.model_actions = ModelActions(app)
         self._table: dict[str, Callable[[list[str]], Awaitable[None]]] = {
             "help": self.help,
             "clear": self.clear,
             "exit": self.exit,
             "quit": self.exit,
-            "model": self.model,
-            "models": self.models,
+            "model": self.model_actions.model,
+            "models": self.model_actions.models,
+            "keys": self.model_actions.keys,
+            "sessions": self.model_actions.sessions,
             "prompt": self.prompt,
             "context": self.context,
             "add": self.add,
@@ -108,47 +101,12 @@ class SlashActions:
 
         self.app.session.new_conversation()
         await self.app.chat.clear()
+        self.app.opening.conversation_dropped()
         await self.app.chat.mount(Mascot(self.app.tagline(), fade=False))
         await self.say(f"New conversation: session {self.app.session.runtime.session_id}.")
 
     async def exit(self, args: list[str]) -> None:
         await self.app.action_quit()
-
-    async def model(self, args: list[str]) -> None:
-        if not args:
-            await self.say(
-                f"Model: {self.app.session.model_id}",
-                fix="/model PROVIDER MODEL "
-                "or /model PROVIDER/MODEL switches it; /models lists some.",
-            )
-            return
-        model_id = "/".join(args[:2]) if len(args) >= 2 else args[0]
-        await self.switch_model(model_id)
-
-    async def switch_model(self, model_id: str) -> None:
-        try:
-            self.app.session.switch_model(model_id)
-        except ZizouError as exc:
-            await self.app.show_key_setup(str(exc))
-            return
-        await self.say(f"Model: {model_id} (from the next request on).", "success")
-
-    async def models(self, args: list[str]) -> None:
-        from zizou.providers import env_var_for, key_from_env, provider_of
-
-        current = self.app.session.model_id
-        entries = []
-        for model_id in dict.fromkeys((current, *KNOWN_MODELS)):
-            var = env_var_for(provider_of(model_id))
-            has_key = var is None or key_from_env(model_id, os.environ) is not None
-            note = "● current" if model_id == current else ("" if has_key else f"needs {var}")
-            entries.append(Entry(model_id, model_id, note))
-
-        async def picked(model_id: str | None) -> None:
-            if model_id and model_id != current:
-                await self.switch_model(model_id)
-
-        self.app.push_screen(PickerScreen("Pick a model", entries), picked)
 
     async def prompt(self, args: list[str]) -> None:
         from zizou.ui.screens.text_viewer import TextViewerScreen
@@ -279,4 +237,4 @@ class SlashActions:
         await self.say(f"{where}\n{spent.capitalize()}.")
 
 
-__all__ = ["CONTEXT_BUDGETS", "KNOWN_MODELS", "SlashActions"]
+__all__ = ["CONTEXT_BUDGETS", "SlashActions"]

@@ -1,10 +1,12 @@
-"""Finished stretches of a long answer, rendered once as a single widget.
+"""The finished part of a long answer, rendered once per stretch and kept as one widget.
 
 Textual's Markdown builds a widget per block, which is what lets it stream; but a 100 KB
 answer becomes thousands of widgets and every layout walks them all. So once a stretch of an
-answer is complete (it ends at a paragraph break outside a code fence), it is handed to Rich's
-Markdown and shown as one Static. Rich reads no console markup in it, and links are shown with
-their full address instead of being clickable. It is rendered once per width and kept.
+answer is complete (it ends at a paragraph break outside a code fence), it is appended here:
+Rich renders that stretch alone, once per width, and the widget shows the stretches one after
+another. An answer has one of these however long it grows, so a layout costs the same at the
+end of a long answer as at its start. Rich reads no console markup in it, and links are shown
+with their full address instead of being clickable.
 """
 
 from __future__ import annotations
@@ -35,28 +37,50 @@ class _Markdown(Markdown):
 
 
 class FrozenMarkdown(Widget):
-    """Rendered once per width and kept as strips, so layouts never render it again."""
+    """Finished stretches of Markdown, each rendered once per width and kept as strips."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str = "") -> None:
         super().__init__()
-        self.source = source
-        self._markdown = _Markdown(source, hyperlinks=False, code_theme="monokai")
-        self._strips: tuple[int, list[Strip]] | None = None
+        self.stretches: list[str] = []
+        self._parsed: list[_Markdown] = []  # parsed once, rendered once per width
+        self._width = 0
+        self._rendered: list[list[Strip]] = []  # per stretch, at `_width`
+        self._lines: list[Strip] = []
+        if source:
+            self.append(source)
 
-    def _lines(self, width: int) -> list[Strip]:
-        if self._strips is None or self._strips[0] != width:
-            console = self.app.console
-            options = console.options.update_width(max(1, width))
-            lines = console.render_lines(self._markdown, options, pad=False)
-            self._strips = (width, [Strip(line) for line in lines])
-        return self._strips[1]
+    @property
+    def source(self) -> str:
+        return "".join(self.stretches)
+
+    def append(self, stretch: str) -> None:
+        """Add a finished stretch; only it is rendered, at the next layout."""
+        self.stretches.append(stretch)
+        self._parsed.append(_Markdown(stretch, hyperlinks=False, code_theme="monokai"))
+        self.refresh(layout=True)
+
+    def _render_stretch(self, markdown: _Markdown, width: int) -> list[Strip]:
+        console = self.app.console
+        options = console.options.update_width(max(1, width))
+        return [Strip(line) for line in console.render_lines(markdown, options, pad=False)]
+
+    def lines(self, width: int) -> list[Strip]:
+        if width != self._width:
+            self._width, self._rendered, self._lines = width, [], []
+        for markdown in self._parsed[len(self._rendered) :]:
+            if self._rendered:
+                self._lines.append(Strip.blank(width))  # the gap Rich puts between blocks
+            strips = self._render_stretch(markdown, width)
+            self._rendered.append(strips)
+            self._lines.extend(strips)
+        return self._lines
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self._lines(width))
+        return len(self.lines(width))
 
     def render_line(self, y: int) -> Strip:
         width = self.content_region.width
-        lines = self._lines(width)
+        lines = self.lines(width)
         return lines[y] if y < len(lines) else Strip.blank(width)
 
 

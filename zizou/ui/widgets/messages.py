@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import time
 from typing import TYPE_CHECKING, Literal
 
@@ -24,7 +25,12 @@ from zizou.ui.text import StreamSanitizer, clean
 if TYPE_CHECKING:
     from textual.widgets import Markdown
 
-SEGMENT_CHARS = 800  # a stretch this long, once finished, is frozen (see frozen_markdown)
+    from zizou.ui.widgets.frozen_markdown import FrozenMarkdown
+
+# Once the live part of an answer is this long, its finished stretch is frozen (see
+# frozen_markdown): the live Markdown, a widget per block, stays small, so appends, layouts
+# and the re-mount at each freeze stay cheap. bench/tui.py measured 400 well ahead of 800.
+SEGMENT_CHARS = 400
 NoticeKind = Literal["info", "warning", "error", "success"]
 _ICONS = {"info": "•", "warning": "!", "error": "✗", "success": "✓"}
 
@@ -51,20 +57,25 @@ class AssistantMessage(Widget):
     """Markdown that grows as the model streams; appended to, never re-rendered whole.
 
     Chunks are gathered and appended at most every FLUSH_S, so a fast stream costs a few
-    appends a second instead of one per chunk; finished stretches of a long answer become one
-    FrozenMarkdown each, so the widget count stays small.
+    appends a second instead of one per chunk; finished stretches of a long answer move to one
+    FrozenMarkdown, so the widget count stays small however long the answer grows. While the
+    user types, an append (and the repaint it brings) waits for a pause in the typing, for up
+    to MAX_HOLD_S, so their keystrokes echo at once.
     """
 
     FLUSH_S = 0.15
+    TYPING_PAUSE_S = 0.15
+    MAX_HOLD_S = 1.0
 
     def __init__(self) -> None:
         super().__init__(classes="assistant-message")
-        self.source = ""
+        self._parts: list[str] = []
         self._sanitizer = StreamSanitizer()
         self._pending: list[str] = []
         self._live = ""  # what the live Markdown widget holds
         self._wake = asyncio.Event()
         self._flusher: asyncio.Task[None] | None = None
+        self._frozen: FrozenMarkdown | None = None
 
     def compose(self) -> ComposeResult:
         from textual.widgets import Markdown
@@ -82,8 +93,16 @@ class AssistantMessage(Widget):
         if text:
             self._add(text)
 
+    @property
+    def source(self) -> str:
+        """The answer so far, as sanitized (parts are joined on demand: a long answer arrives in
+        thousands of chunks)."""
+        if len(self._parts) > 1:
+            self._parts[:] = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
     def _add(self, text: str) -> None:
-        self.source += text
+        self._parts.append(text)
         self._pending.append(text)
         self._wake.set()
         if self._flusher is None:
@@ -93,8 +112,16 @@ class AssistantMessage(Widget):
         while True:
             await self._wake.wait()
             self._wake.clear()
+            await self._typing_pause()
             await self._flush()
             await asyncio.sleep(self.FLUSH_S)
+
+    async def _typing_pause(self) -> None:
+        deadline = time.monotonic() + self.MAX_HOLD_S
+        while (idle := _since_last_key(self.app)) < self.TYPING_PAUSE_S:
+            if time.monotonic() >= deadline:
+                return
+            await asyncio.sleep(self.TYPING_PAUSE_S - idle)
 
     async def _flush(self) -> None:
         if not self._pending:
@@ -110,20 +137,23 @@ class AssistantMessage(Widget):
             await asyncio.shield(self.markdown.append(text))
 
     async def _freeze(self, head: str, rest: str) -> None:
-        """Show the finished stretch as one FrozenMarkdown, and stream the rest afresh."""
+        """Move the finished stretch to the frozen part, and stream the rest afresh."""
         from zizou.ui.widgets.frozen_markdown import FrozenMarkdown  # imports rich.markdown
 
         self._live = rest
         live = self.markdown
         with self.app.batch_update():
-            await self.mount(FrozenMarkdown(head), before=live)
+            if self._frozen is None:
+                self._frozen = FrozenMarkdown()
+                await self.mount(self._frozen, before=live)
+            self._frozen.append(head)
             await live.update(rest)
 
     async def finish(self) -> None:
         """Flush what is left and stop streaming; the widget keeps its text."""
         rest = self._sanitizer.flush()
         if rest:
-            self.source += rest
+            self._parts.append(rest)
             self._pending.append(rest)
         if self._flusher is not None:
             flusher, self._flusher = self._flusher, None
@@ -131,6 +161,12 @@ class AssistantMessage(Widget):
             with contextlib.suppress(asyncio.CancelledError):
                 await flusher
         await self._flush()
+
+
+def _since_last_key(app: object) -> float:
+    """Seconds since the user last pressed a key in the app (ZizouApp keeps `last_key_at`)."""
+    last = getattr(app, "last_key_at", None)
+    return time.monotonic() - last if isinstance(last, float) else math.inf
 
 
 class RetryNotice(Static):

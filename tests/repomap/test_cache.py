@@ -1,0 +1,162 @@
+"""The tags cache: edits are seen, a corrupt or foreign file is rebuilt, writers never clash."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from zizou.repomap import cache
+from zizou.repomap.mapper import RACY_NS, RepoMap
+from zizou.repomap.request import MapRequest
+from zizou.repomap.tags import tags_fingerprint
+from zizou.repomap.tokens import EstimateCounter
+
+from .conftest import write_project
+
+
+def _mapper(project: Path) -> RepoMap:
+    return RepoMap(project, workers=1, counter=EstimateCounter())
+
+
+def _age(project: Path, seconds: float = 10.0) -> None:
+    """Make every file look old, as if edited well before the cache saw it."""
+    past = os.stat(project).st_mtime - seconds
+    for path in project.rglob("*"):
+        if path.is_file() and ".zizou" not in path.parts:
+            os.utime(path, (past, past))
+
+
+@pytest.fixture
+def aged(tmp_path: Path) -> Path:
+    project = write_project(tmp_path / "project")
+    _age(project)
+    return project
+
+
+def test_a_warm_map_parses_nothing_and_says_so(aged: Path) -> None:
+    first = _mapper(aged).render(MapRequest(max_tokens=400))
+    assert first.stats.parsed == first.stats.sources > 0 and first.stats.cache_hits == 0
+    again = _mapper(aged).render(MapRequest(max_tokens=401))  # a new process, another request
+    assert again.stats.parsed == 0 and again.stats.cache_hits == first.stats.sources
+    assert not again.stats.memo
+    same = _mapper(aged).render(MapRequest(max_tokens=401))
+    assert same.stats.memo and same.text == again.text
+
+
+def test_an_edit_is_reparsed_and_shows_in_the_map(aged: Path) -> None:
+    mapper = _mapper(aged)
+    before = mapper.render(MapRequest(max_tokens=2000))
+    assert "brand_new_function" not in before.text
+    path = aged / "app/util.py"
+    path.write_text(path.read_text() + "\n\ndef brand_new_function() -> None:\n    pass\n")
+    after = mapper.render(MapRequest(max_tokens=2000))
+    assert after.stats.parsed == 1
+    assert "brand_new_function" in after.text
+    fresh = _mapper(aged).render(MapRequest(max_tokens=2000))  # the disk cache saw it too
+    assert "brand_new_function" in fresh.text
+
+
+def test_a_same_size_same_mtime_edit_is_caught_by_the_content_digest(aged: Path) -> None:
+    path = aged / "app/util.py"
+    stat = path.stat()
+    _mapper(aged).render(MapRequest(max_tokens=2000))
+    path.write_text(path.read_text().replace("slugify", "slugifx"))  # same size
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # and the same mtime
+    entries = cache.load_entries(aged / ".zizou" / "cache", tags_fingerprint())
+    recent = entries["app/util.py"]
+    # The cache looked at the file within RACY_NS of its mtime, so it must not trust the mtime.
+    entries["app/util.py"] = type(recent)(
+        recent.size, recent.mtime_ns, recent.digest, stat.st_mtime_ns + RACY_NS // 2, recent.tags
+    )
+    cache.save_entries(aged / ".zizou" / "cache", tags_fingerprint(), entries)
+    text = _mapper(aged).render(MapRequest(max_tokens=2001)).text
+    assert "slugifx" in text and "slugify(" not in text
+
+
+def test_a_deleted_file_leaves_the_map(aged: Path) -> None:
+    mapper = _mapper(aged)
+    assert "app/report.py" in mapper.render(MapRequest(max_tokens=4000)).text
+    (aged / "app/report.py").unlink()
+    assert "app/report.py" not in mapper.render(MapRequest(max_tokens=4000)).text
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b"",
+        b"garbage",
+        b"ZZRMAP\x00\x00\x00\x00\x00\x00truncated",
+        None,  # flip a byte in the middle of a good file
+        "wrong-shape",  # a well-formed file holding the wrong structure
+        "bad-tags",  # right on the outside, wrong deep inside
+    ],
+)
+def test_a_corrupt_cache_is_rebuilt_never_a_crash(aged: Path, damage: bytes | str | None) -> None:
+    good = _mapper(aged).render(MapRequest(max_tokens=700)).text
+    directory = aged / ".zizou" / "cache"
+    tags_file = directory / cache.TAGS_FILE
+    if damage is None:
+        data = bytearray(tags_file.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        tags_file.write_bytes(bytes(data))
+    elif damage == "wrong-shape":
+        cache._save(tags_file, {"fingerprint": tags_fingerprint(), "entries": {"x.py": (1, 2)}})
+    elif damage == "bad-tags":
+        entries = cache.load_entries(directory, tags_fingerprint())
+        raw = {p: cache._raw(e) for p, e in entries.items()}
+        size, mtime, digest, checked, _ = raw["app/util.py"]
+        raw["app/util.py"] = (size, mtime, digest, checked, ("python", ((1, 2),), (("x",),)))
+        cache._save(tags_file, {"fingerprint": tags_fingerprint(), "entries": raw})
+    else:
+        assert isinstance(damage, bytes)
+        tags_file.write_bytes(damage)
+    (directory / cache.RENDERS_FILE).write_bytes(b"\0\1\2")
+    rebuilt = _mapper(aged).render(MapRequest(max_tokens=700))
+    assert rebuilt.text == good
+    assert rebuilt.stats.parsed == rebuilt.stats.sources
+
+
+def test_concurrent_writers_leave_a_whole_cache(aged: Path) -> None:
+    errors: list[BaseException] = []
+
+    def render(budget: int) -> None:
+        try:
+            RepoMap(aged, workers=1, counter=EstimateCounter()).render(
+                MapRequest(max_tokens=budget)
+            )
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=render, args=(300 + i,)) for i in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert cache.load_entries(aged / ".zizou" / "cache", tags_fingerprint())
+    assert not list((aged / ".zizou" / "cache").glob("*.tmp"))
+
+
+def test_the_cache_lives_in_an_ignored_zizou_dir(aged: Path) -> None:
+    _mapper(aged).render(MapRequest())
+    assert (aged / ".zizou" / ".gitignore").read_text() == "*\n"
+    assert (aged / ".zizou" / "cache" / cache.TAGS_FILE).is_file()
+
+
+def test_without_persistence_nothing_is_written(aged: Path) -> None:
+    mapper = RepoMap(aged, persist=False, workers=1, counter=EstimateCounter())
+    assert mapper.render(MapRequest()).text
+    assert not (aged / ".zizou").exists()
+
+
+def test_recent_files_are_rechecked_without_rewriting_the_cache(project: Path) -> None:
+    mapper = _mapper(project)  # the files were just written: too recent to trust their mtimes
+    mapper.render(MapRequest(max_tokens=400))
+    tags_file = project / ".zizou" / "cache" / cache.TAGS_FILE
+    written = tags_file.stat().st_mtime_ns
+    again = mapper.render(MapRequest(max_tokens=401))
+    assert again.stats.parsed > 0  # the new files are re-read to compare digests
+    assert tags_file.stat().st_mtime_ns == written

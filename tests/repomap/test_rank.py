@@ -1,0 +1,106 @@
+"""Ranking: central code first, a pinned file's neighbours first, names in the message first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from zizou.repomap.graph import build_graph
+from zizou.repomap.mapper import RepoMap
+from zizou.repomap.rank import Focus, file_ranks
+from zizou.repomap.request import MapRequest
+from zizou.repomap.score import Boosts, top_definitions
+from zizou.repomap.tags import FileTags
+from zizou.repomap.tokens import EstimateCounter
+
+
+def _map(project: Path, **request: object) -> str:
+    mapper = RepoMap(project, persist=False, workers=1, counter=EstimateCounter())
+    return mapper.render(MapRequest(**request)).text  # type: ignore[arg-type]
+
+
+def _files_in_order(text: str) -> list[str]:
+    return [line[:-1] for line in text.splitlines()[1:] if line.endswith(":") and "│" not in line]
+
+
+def test_the_most_used_file_leads_an_unfocused_map(project: Path) -> None:
+    files = _files_in_order(_map(project, max_tokens=300))
+    assert files[0] == "app/models.py"
+
+
+def test_a_pinned_files_neighbours_come_first(project: Path) -> None:
+    text = _map(project, max_tokens=300, focus=("app/views.py",))
+    files = _files_in_order(text)
+    assert set(files[:2]) == {"app/service.py", "app/util.py"}, text
+    assert "app/views.py:" not in text  # pinned: the WORKSPACE layer shows it whole
+
+
+def test_a_pinned_directory_focuses_on_what_it_uses(project: Path) -> None:
+    text = _map(project, max_tokens=300, focus=("polyglot",))
+    assert "polyglot/" not in text.split("\n", 2)[1]
+
+
+def test_names_in_the_message_come_first(project: Path) -> None:
+    text = _map(project, max_tokens=300, message="why does `chunk_list` split badly?")
+    assert _files_in_order(text)[0] == "app/util.py", text
+    assert "def chunk_list" in _groups(text)[0]
+
+
+def _groups(text: str) -> list[str]:
+    """Each file's block of the map: its header and its definition lines."""
+    blocks: list[str] = []
+    for line in text.splitlines()[1:]:
+        if "│" in line and blocks:
+            blocks[-1] += "\n" + line
+        else:
+            blocks.append(line)
+    return blocks
+
+
+def test_shown_focus_lists_the_focused_files_own_definitions_first(project: Path) -> None:
+    text = _map(project, max_tokens=300, focus=("app/report.py",), show_focus=True)
+    assert _files_in_order(text)[0] == "app/report.py"
+
+
+def _tags(defs: list[str], refs: list[tuple[str, int, int]]) -> FileTags:
+    return FileTags(
+        "python", tuple((n, i + 1, "function") for i, n in enumerate(defs)), tuple(refs)
+    )
+
+
+def test_a_weak_plain_word_passes_on_little() -> None:
+    tags = {
+        "a.py": _tags(["helper_fn"], []),
+        "b.py": _tags(["get"], []),
+        "c.py": _tags([], [("get", 0, 5), ("helper_fn", 1, 0)]),
+    }
+    graph = build_graph(tags)
+    ranks = file_ranks(graph, Focus({}, ()))
+    best = top_definitions(graph, ranks, Boosts(), 2)
+    assert [d.name for d in best] == ["helper_fn", "get"]
+
+
+def test_common_names_and_own_names_are_no_edges() -> None:
+    tags = {
+        "a.py": _tags(["list", "local"], [("local", 3, 0)]),
+        "b.py": _tags([], [("list", 4, 0)]),  # the builtin, not a.py's method
+    }
+    graph = build_graph(tags)
+    assert graph.names == ()
+
+
+def test_ranks_sum_to_one_and_follow_uses() -> None:
+    tags = {
+        "core.py": _tags(["Engine"], []),
+        "x.py": _tags([], [("Engine", 1, 0)]),
+        "y.py": _tags([], [("Engine", 2, 0)]),
+    }
+    graph = build_graph(tags)
+    ranks = file_ranks(graph, Focus({}, ()))
+    assert abs(sum(ranks.files) - 1.0) < 1e-9
+    assert ranks.files[0] == max(ranks.files)
+
+
+def test_an_empty_project_ranks_nothing() -> None:
+    graph = build_graph({})
+    assert file_ranks(graph, Focus({}, ())).files == []
+    assert top_definitions(graph, file_ranks(graph, Focus({}, ())), Boosts(), 5) == []

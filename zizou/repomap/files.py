@@ -1,0 +1,114 @@
+"""Which of the project's files the map looks at.
+
+The list comes from the same place as glob and grep (`tools/_ignore.py`: `git ls-files` in a git
+repository, else a walk that honours .gitignore), so the map shows the model the same project.
+On top of that the map leaves out vendored and generated trees, binary and bulky formats (lock
+files, minified bundles, images), and source files over a size limit. Source files in a language
+we parse are stat'ed so the cache can tell whether they changed; every other file is kept by name.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from zizou.paths import DEBUG_LOG_NAME
+from zizou.repomap.tags import language_for
+from zizou.secret_files import is_secret_name
+from zizou.tools._ignore import project_files
+
+MAX_SOURCE_BYTES = 1_000_000
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+VENDORED_DIRS = frozenset(
+    {
+        "vendor",
+        "vendors",
+        "third_party",
+        "third-party",
+        "thirdparty",
+        "bower_components",
+        "jspm_packages",
+        "Pods",
+        "Carthage",
+        "external",
+        "__generated__",
+        "generated",
+        ".yarn",
+        ".gradle",
+        ".idea",
+        ".vscode",
+    }
+)
+
+SKIPPED_SUFFIXES = _words(
+    ".png .jpg .jpeg .gif .bmp .ico .icns .webp .tif .tiff .svg .psd .pdf .eps .zip .gz "
+    ".tgz .bz2 .xz .zst .7z .rar .tar .jar .war .ear .class .whl .egg .so .dylib .dll "
+    ".exe .o .a .lib .obj .pyc .pyo .pyd .wasm .bin .dat .db .sqlite .woff .woff2 .ttf "
+    ".otf .eot .mp3 .mp4 .wav .ogg .flac .mov .avi .webm .mkv .lock .map .min.js "
+    ".min.css .pb .onnx .pt .pth .npy .npz .parquet .pkl .pickle"
+)
+_SKIPPED_ENDINGS = tuple(sorted(SKIPPED_SUFFIXES))
+SKIPPED_NAMES = frozenset(
+    {"package-lock.json", "pnpm-lock.yaml", "go.sum", "npm-shrinkwrap.json", DEBUG_LOG_NAME}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """A file in a language we parse, with the stat the cache compares against."""
+
+    path: str  # project-relative POSIX path
+    language: str
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True)
+class ProjectFiles:
+    sources: tuple[SourceFile, ...]  # sorted by path
+    others: tuple[str, ...]  # sorted; shown by name only
+    skipped: int  # listed by git or the walk but left out of the map
+
+
+def list_project_files(root: Path) -> ProjectFiles:
+    """The files the map covers, split into parsed sources and files shown by name."""
+    sources: list[SourceFile] = []
+    others: list[str] = []
+    skipped = 0
+    prefix = str(root) + os.sep
+    for rel in project_files(root, root):
+        if not _wanted(rel):
+            skipped += 1
+            continue
+        language = language_for(rel)
+        if language is None:
+            others.append(rel)
+            continue
+        try:
+            info = os.stat(prefix + rel)  # noqa: PTH116 (a Path per file costs more than the stat)
+        except OSError:
+            skipped += 1  # listed by git but deleted, or a dangling symlink
+            continue
+        if info.st_size > MAX_SOURCE_BYTES or not stat.S_ISREG(info.st_mode):
+            skipped += 1
+            continue
+        sources.append(SourceFile(rel, language, info.st_size, info.st_mtime_ns))
+    return ProjectFiles(tuple(sources), tuple(others), skipped)
+
+
+def _wanted(rel: str) -> bool:
+    parts = rel.split("/")
+    name = parts[-1]
+    if VENDORED_DIRS.intersection(parts[:-1]) or name in SKIPPED_NAMES or is_secret_name(name):
+        return False
+    return not name.lower().endswith(_SKIPPED_ENDINGS)
+
+
+__all__ = ["MAX_SOURCE_BYTES", "ProjectFiles", "SourceFile", "list_project_files"]

@@ -1,0 +1,23 @@
+; C#. Types are plain identifiers here, so type positions are listed one by one.
+
+(class_declaration name: (identifier) @definition.class)
+(interface_declaration name: (identifier) @definition.interface)
+(struct_declaration name: (identifier) @definition.struct)
+(enum_declaration name: (identifier) @definition.enum)
+(record_declaration name: (identifier) @definition.class)
+(delegate_declaration name: (identifier) @definition.type)
+(method_declaration name: (identifier) @definition.method)
+(constructor_declaration name: (identifier) @definition.method)
+(property_declaration name: (identifier) @definition.property)
+
+(invocation_expression function: (identifier) @reference.call)
+(member_access_expression name: (identifier) @reference.weak)
+(object_creation_expression type: (identifier) @reference.class)
+(base_list (identifier) @reference.class)
+(variable_declaration type: (identifier) @reference.type)
+(parameter type: (identifier) @reference.type)
+(method_declaration returns: (identifier) @reference.type)
+(property_declaration type: (identifier) @reference.type)
+(generic_name (identifier) @reference.type)
+(type_argument_list (identifier) @reference.type)
+(attribute name: (identifier) @reference.annotation)

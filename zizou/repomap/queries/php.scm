@@ -1,0 +1,23 @@
+; PHP.
+
+(class_declaration name: (name) @definition.class)
+(interface_declaration name: (name) @definition.interface)
+(trait_declaration name: (name) @definition.trait)
+(enum_declaration name: (name) @definition.enum)
+(function_definition name: (name) @definition.function)
+(method_declaration name: (name) @definition.method)
+(const_element (name) @definition.constant)
+
+(function_call_expression function: (name) @reference.call)
+(function_call_expression function: (qualified_name (name) @reference.call))
+(member_call_expression name: (name) @reference.weak)
+(scoped_call_expression name: (name) @reference.call)
+(nullsafe_member_call_expression name: (name) @reference.weak)
+(object_creation_expression (name) @reference.class)
+(object_creation_expression (qualified_name (name) @reference.class))
+(named_type (name) @reference.type)
+(base_clause (name) @reference.class)
+(class_interface_clause (name) @reference.class)
+(use_declaration (name) @reference.trait)
+(namespace_use_clause (qualified_name (name) @reference.import))
+(class_constant_access_expression (name) @reference.class)

@@ -1,0 +1,142 @@
+"""Personalised PageRank over the graph (graph.py): which files the walk keeps coming back to.
+
+The walk teleports to the focus (pinned or mentioned files, and the files defining names the
+message mentions) plus a little mass spread by each file's prior (graph.file_prior: tests, stubs
+and docs count a fifth), so the rest of the project is still ordered; with no focus it is
+PageRank with that prior. Each file keeps EVIDENCE_FLOOR of out-weight that returns to the
+teleport, so a file whose only link is one faint use does not hand on all of its rank through it.
+
+A step is two gathers: file rank -> flow through each name (summed over its use edges), and name
+flow -> inflow of each defining file. Both run as C-level passes over flat lists (itemgetter
+gathers and prefix-sum differences), in a fixed order, so the floats come out identical under any
+hash seed and a 10k-file project ranks in a fraction of a second.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import accumulate, repeat
+from operator import add, itemgetter, mul, sub
+from typing import Any
+
+from zizou.repomap.graph import Graph, share
+
+DAMPING = 0.85
+UNIFORM_SHARE = 0.1  # of the teleport mass, when there is a focus
+TOLERANCE = 1e-7
+MAX_ITERATIONS = 100
+MENTION_BOOST = 10.0
+EVIDENCE_FLOOR = 1.0
+
+
+@dataclass(frozen=True)
+class Focus:
+    files: Mapping[str, float]  # path -> teleport weight
+    names: Sequence[str]  # names to boost (walk weight, and teleport to their definers)
+
+
+@dataclass(frozen=True)
+class Ranks:
+    files: list[float]  # per file, sums to 1
+    flows: list[float]  # per name in graph.names: rank flowing through it in one step
+
+
+def file_ranks(graph: Graph, focus: Focus) -> Ranks:
+    n = len(graph.paths)
+    if n == 0:
+        return Ranks([], [])
+    weights = _boosted_weights(graph, focus.names)
+    out = [EVIDENCE_FLOOR] * n
+    for index, weight in zip(graph.edge_file, weights, strict=True):
+        out[index] += weight
+    normalised = [w / out[i] for i, w in zip(graph.edge_file, weights, strict=True)]
+    leak = [EVIDENCE_FLOOR / total for total in out]
+    teleport = _teleport(graph, focus)
+    walk = _Walk(graph, normalised)
+    rank = list(teleport)
+    for _ in range(MAX_ITERATIONS):
+        lost = sum(map(mul, rank, leak))
+        inflow = walk.file_inflow(walk.name_flow(rank))
+        base = DAMPING * lost + (1.0 - DAMPING)
+        new = list(map(add, map(mul, inflow, repeat(DAMPING)), map(mul, teleport, repeat(base))))
+        change = sum(map(abs, map(sub, new, rank)))
+        rank = new
+        if change < TOLERANCE:
+            break
+    return Ranks(rank, [DAMPING * f for f in walk.name_flow(rank)])
+
+
+class _Walk:
+    def __init__(self, graph: Graph, normalised: list[float]) -> None:
+        self.use_files = gather(graph.edge_file)
+        self.use_weights = normalised
+        self.use_starts = gather(graph.edge_bounds[:-1])
+        self.use_ends = gather(graph.edge_bounds[1:])
+        per_file: list[list[tuple[int, float]]] = [[] for _ in graph.paths]
+        for j, files in enumerate(graph.definers):
+            for index in files:
+                per_file[index].append((j, share(files, index, graph.prior)))
+        self.def_names = gather([j for row in per_file for j, _ in row])
+        self.def_shares = [share for row in per_file for _, share in row]
+        bounds = list(accumulate((len(row) for row in per_file), initial=0))
+        self.def_starts = gather(bounds[:-1])
+        self.def_ends = gather(bounds[1:])
+
+    def name_flow(self, rank: list[float]) -> list[float]:
+        flows = list(map(mul, self.use_files(rank), self.use_weights))
+        return _segment_sums(flows, self.use_starts, self.use_ends)
+
+    def file_inflow(self, flow: list[float]) -> list[float]:
+        shares = list(map(mul, self.def_names(flow), self.def_shares))
+        return _segment_sums(shares, self.def_starts, self.def_ends)
+
+
+def gather(indexes: Sequence[int]) -> Any:
+    """A callable taking a list to the tuple of its items at `indexes`, at C speed."""
+    if not indexes:
+        return lambda values: ()
+    if len(indexes) == 1:
+        only = indexes[0]
+        return lambda values: (values[only],)
+    return itemgetter(*indexes)
+
+
+def _segment_sums(values: list[float], starts: Any, ends: Any) -> list[float]:
+    prefix = list(accumulate(values, initial=0.0))
+    return list(map(sub, ends(prefix), starts(prefix)))
+
+
+def _boosted_weights(graph: Graph, names: Sequence[str]) -> list[float]:
+    weights = list(graph.edge_weight)
+    for name in sorted(set(names)):
+        for key in graph.families.get(name, ()):
+            j = graph.name_index.get(key)
+            if j is not None:
+                for e in range(graph.edge_bounds[j], graph.edge_bounds[j + 1]):
+                    weights[e] *= MENTION_BOOST
+    return weights
+
+
+def _teleport(graph: Graph, focus: Focus) -> list[float]:
+    n = len(graph.paths)
+    wanted = [0.0] * n
+    for path, weight in sorted(focus.files.items()):
+        index = bisect.bisect_left(graph.paths, path)
+        if index < n and graph.paths[index] == path:
+            wanted[index] += weight
+    for name in sorted(set(focus.names)):
+        files = graph.definers_of(name)
+        for index in files:
+            wanted[index] += 1.0 / len(files)
+    prior_total = sum(graph.prior)
+    uniform = [p / prior_total for p in graph.prior]
+    total = sum(wanted)
+    if total == 0.0:
+        return uniform
+    focused = (1.0 - UNIFORM_SHARE) / total
+    return [w * focused + UNIFORM_SHARE * u for w, u in zip(wanted, uniform, strict=True)]
+
+
+__all__ = ["Focus", "Ranks", "file_ranks", "gather"]

@@ -1,0 +1,96 @@
+"""From file ranks to the best definitions: each scores the flow that reaches it by its name.
+
+A definition's score is the rank flowing into its file through its name (shared between the files
+defining that name), plus a sliver of its file's own rank so that definitions nobody uses are
+still ordered by how central their file is. Definitions asked for by name, or in files asked to
+be shown, are lifted above all others. Scores are computed as flat lists in path and line order,
+and the best are taken with a stable selection, so equal scores keep that order.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+from dataclasses import dataclass
+from itertools import repeat
+from operator import add, mul
+
+from zizou.repomap.graph import Graph
+from zizou.repomap.rank import Ranks, gather
+
+FILE_RANK_SHARE = 0.01  # of a file's rank, spread over its definitions
+TOP_TIER = 1.0  # added to asked-for definitions; flows are always below 1
+HIDDEN = -1.0e9  # pinned files' definitions: below everything, then dropped
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    score: float
+    path: str
+    line: int
+    name: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class Boosts:
+    names: frozenset[str] = frozenset()  # their definitions go to the top
+    files: frozenset[str] = frozenset()  # all their definitions go to the top
+    hidden: frozenset[str] = frozenset()  # already in the prompt (pinned): left out
+
+
+def top_definitions(graph: Graph, ranks: Ranks, boosts: Boosts, limit: int) -> list[Scored]:
+    """The `limit` best definitions, best first; equal scores keep path and line order."""
+    total = graph.def_bounds[-1]
+    if total == 0 or limit <= 0:
+        return []
+    scores = _scores(graph, ranks)
+    _apply(graph, boosts, scores)
+    best = heapq.nlargest(limit, range(total), key=scores.__getitem__)
+    return [_scored(graph, index, scores[index]) for index in best if scores[index] > HIDDEN / 2]
+
+
+def _scores(graph: Graph, ranks: Ranks) -> list[float]:
+    flows = [*ranks.flows, 0.0]  # the extra slot is the flow of names no other file uses
+    by_name = list(map(mul, gather(graph.def_ident)(flows), graph.def_share))
+    bounds = graph.def_bounds
+    per_file: list[float] = []
+    for index, rank in enumerate(ranks.files):
+        count = bounds[index + 1] - bounds[index]
+        if count:
+            per_file.extend(repeat(FILE_RANK_SHARE * rank / count, count))
+    return list(map(add, by_name, per_file))
+
+
+def _apply(graph: Graph, boosts: Boosts, scores: list[float]) -> None:
+    bounds = graph.def_bounds
+    for path in sorted(boosts.hidden | boosts.files):
+        index = bisect.bisect_left(graph.paths, path)
+        if index < len(graph.paths) and graph.paths[index] == path:
+            lift = HIDDEN if path in boosts.hidden else TOP_TIER
+            for flat in range(bounds[index], bounds[index + 1]):
+                scores[flat] += lift
+    for name in sorted(boosts.names):
+        for index in graph.definers_of(name):
+            for offset, definition in enumerate(graph.tags[index].defs):
+                if definition[0] == name:
+                    scores[bounds[index] + offset] += TOP_TIER
+
+
+def _scored(graph: Graph, index: int, score: float) -> Scored:
+    file = _file_of(graph.def_bounds, index)
+    name, line, kind = graph.tags[file].defs[index - graph.def_bounds[file]]
+    return Scored(score, graph.paths[file], line, name, kind)
+
+
+def _file_of(bounds: tuple[int, ...], index: int) -> int:
+    return bisect.bisect_right(bounds, index) - 1
+
+
+def ranked_files(graph: Graph, ranks: Ranks, hidden: frozenset[str]) -> list[str]:
+    """Parsed files by rank, best first (ties by path)."""
+    order = sorted(range(len(graph.paths)), key=lambda i: (-ranks.files[i], graph.paths[i]))
+    return [graph.paths[i] for i in order if graph.paths[i] not in hidden]
+
+
+__all__ = ["Boosts", "Scored", "ranked_files", "top_definitions"]

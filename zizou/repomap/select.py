@@ -1,0 +1,102 @@
+"""From a request to the map text: focus, ranking, and fitting the budget, with their timings.
+
+Pinned files (`focus`) and files the message names pull the walk towards them; identifiers the
+message names are boosted, and those defined in only a few places (or asked for by the tool) go
+to the top. Pinned files' own definitions are left out, since the WORKSPACE layer shows them
+whole, unless the request asks to see them first (the repo_map tool).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from zizou.repomap.files import ProjectFiles
+from zizou.repomap.graph import Graph
+from zizou.repomap.mentions import Mentions
+from zizou.repomap.rank import Focus, file_ranks
+from zizou.repomap.render import Item, Shown, fit
+from zizou.repomap.request import MapRequest, MapResult, MapStats
+from zizou.repomap.score import Boosts, Scored, ranked_files, top_definitions
+from zizou.repomap.signatures import read_signatures
+from zizou.repomap.tokens import TokenCounter
+
+MAX_TOP_DEFINERS = 5  # a name the message mentions goes to the top only if it is this specific
+
+
+def select_map(
+    root: Path,
+    graph: Graph,
+    files: ProjectFiles,
+    request: MapRequest,
+    mentions: Mentions,
+    counter: TokenCounter,
+) -> MapResult:
+    started = time.perf_counter()
+    focus = _expand(request.focus, [*graph.paths, *files.others])
+    weights = dict.fromkeys(sorted(set(focus) | set(mentions.files)), 1.0)
+    names = tuple(sorted(set(mentions.identifiers) | set(request.identifiers)))
+    ranks = file_ranks(graph, Focus(weights, names))
+    top = set(request.identifiers) | {
+        name
+        for name in mentions.identifiers
+        if 0 < len(graph.definers_of(name)) <= MAX_TOP_DEFINERS
+    }
+    boosts = Boosts(
+        names=frozenset(top),
+        files=frozenset(focus if request.show_focus else ()),
+        hidden=frozenset(() if request.show_focus else focus),
+    )
+    ranked = time.perf_counter()
+    by_name = [
+        *ranked_files(graph, ranks, boosts.hidden),
+        *(path for path in files.others if path not in boosts.hidden),
+    ]
+    missing = [name for name in request.identifiers if not graph.definers_of(name)]
+    note = f"No definition found for: {', '.join(missing)}\n" if missing else ""
+    budget = request.max_tokens - (counter.count(note) if note else 0)
+    limit = max(32, request.max_tokens // 4)
+    while True:
+        defs = _shown(root, top_definitions(graph, ranks, boosts, limit))
+        items: list[Item] = [*defs, *by_name]
+        fitted = fit(items, budget, counter)
+        if fitted.definitions < len(defs) or len(defs) < limit:
+            break
+        limit *= 4
+    text = note + fitted.text
+    tokens = counter.count(text) if note else fitted.tokens
+    done = time.perf_counter()
+    stats = MapStats(
+        definitions=graph.def_bounds[-1],
+        references=sum(len(t.refs) for t in graph.tags),
+        shown_definitions=fitted.definitions,
+        shown_files=fitted.files,
+        tokens=tokens,
+        budget=request.max_tokens,
+        tokenizer=counter.name,
+        rank_s=ranked - started,
+        render_s=done - ranked,
+    )
+    return MapResult(text, stats)
+
+
+def _shown(root: Path, defs: list[Scored]) -> list[Shown]:
+    """The definitions with their signatures, each file read once."""
+    wanted: dict[str, list[tuple[int, str]]] = {}
+    for item in defs:
+        wanted.setdefault(item.path, []).append((item.line, item.kind))
+    signatures = {path: read_signatures(root, path, lines) for path, lines in wanted.items()}
+    return [Shown(d.path, d.line, signatures[d.path].get(d.line, d.name)) for d in defs]
+
+
+def _expand(focus: tuple[str, ...], paths: list[str]) -> tuple[str, ...]:
+    """Focus entries are files or directories; "." (the whole project) is no focus at all."""
+    wanted = sorted({f.strip("/") for f in focus} - {".", ""})
+    if not wanted:
+        return ()
+    prefixes = tuple(f + "/" for f in wanted)
+    exact = set(wanted)
+    return tuple(sorted(p for p in paths if p in exact or p.startswith(prefixes)))
+
+
+__all__ = ["select_map"]

@@ -1,0 +1,59 @@
+"""A definition's signature, read from the source when a map is rendered.
+
+Storing a signature for every definition would make parsing slower and the cache bigger, for the
+few dozen definitions a map shows. The signature is the line holding the definition's name,
+joined with the following lines while brackets stay open, so multi-line parameter lists read as
+one line. That works the same way in every language and leaves out decorators and annotations
+written on the lines above. A constant shows only its first line: its value may go on for pages.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+MAX_LINES = 6
+MAX_CHARS = 160
+ONE_LINE_KINDS = frozenset({"constant", "variable"})
+_TRAILING_COMMENT = re.compile(r"\s+(?:#|//)(?![\[!]).*$")
+
+
+def read_signatures(root: Path, path: str, wanted: Iterable[tuple[int, str]]) -> dict[int, str]:
+    """Signatures by 1-based line for `wanted` (line, kind) pairs; empty if the file is gone."""
+    try:
+        lines = (root / path).read_bytes().split(b"\n")
+    except OSError:
+        return {}
+    found: dict[int, str] = {}
+    for line, kind in wanted:
+        if 0 < line <= len(lines):
+            found[line] = signature(lines, line - 1, kind in ONE_LINE_KINDS)
+    return found
+
+
+def signature(lines: list[bytes], row: int, one_line: bool = False) -> str:
+    first = lines[row].decode("utf-8", "replace").expandtabs(4).rstrip()
+    indent = first[: len(first) - len(first.lstrip())]
+    text = _TRAILING_COMMENT.sub("", first.strip())
+    depth = 0 if one_line else _depth(text)
+    end = row
+    while depth > 0 and end + 1 < len(lines) and end - row < MAX_LINES:
+        end += 1
+        more = _TRAILING_COMMENT.sub("", lines[end].decode("utf-8", "replace").strip())
+        glue = "" if text.endswith(("(", "[")) or more.startswith((")", "]")) else " "
+        text += glue + more
+        depth += _depth(more)
+    text = text.replace(",)", ")").replace(",]", "]")
+    if text.endswith("{") and len(text) > 1:
+        text = text[:-1].rstrip()
+    if len(text) > MAX_CHARS:
+        text = text[: MAX_CHARS - 3] + "..."
+    return indent + text
+
+
+def _depth(text: str) -> int:
+    return text.count("(") + text.count("[") - text.count(")") - text.count("]")
+
+
+__all__ = ["read_signatures", "signature"]

@@ -1,0 +1,98 @@
+"""Counting the map's tokens with a real tokenizer, offline.
+
+tiktoken would download cl100k_base on first use. litellm ships the same BPE file, so we load it
+from litellm's package directory, found without importing litellm (that import costs seconds),
+and check it against the published SHA-256. When the file or tiktoken is missing, the count falls
+back to an estimate of one token per four characters, and `--stats` says so.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+# The cl100k_base file's name in a tiktoken cache (the SHA-1 of its URL) and its content hash.
+CL100K_CACHE_NAME = "9b5ad71b2ce5302211f9c61530b329a4922fc6a4"
+CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+# cl100k_base's pre-tokenizer pattern, as published with the encoding.
+CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+CHARS_PER_TOKEN = 4
+
+
+class TokenCounter(Protocol):
+    name: str  # shown in --stats
+    exact: bool
+
+    def count(self, text: str) -> int: ...
+
+
+@dataclass
+class EstimateCounter:
+    """ceil(len / 4): close enough for English and code, and free."""
+
+    name: str = "estimate (chars/4)"
+    exact: bool = False
+
+    def count(self, text: str) -> int:
+        return -(-len(text) // CHARS_PER_TOKEN)
+
+
+class TiktokenCounter:
+    def __init__(self, encode: _Encoder) -> None:
+        self.name = "cl100k_base"
+        self.exact = True
+        self._encode = encode
+
+    def count(self, text: str) -> int:
+        return len(self._encode.encode_ordinary(text))
+
+
+class _Encoder(Protocol):
+    def encode_ordinary(self, text: str) -> list[int]: ...
+
+
+@functools.cache
+def default_counter() -> TokenCounter:
+    """cl100k_base from litellm's bundled copy, else the chars/4 estimate."""
+    path = _bundled_cl100k()
+    if path is None:
+        return EstimateCounter(name="estimate (chars/4): litellm's cl100k_base file not found")
+    try:
+        import tiktoken
+        from tiktoken.load import load_tiktoken_bpe
+
+        ranks = load_tiktoken_bpe(str(path), expected_hash=CL100K_SHA256)
+        encoding = tiktoken.Encoding(
+            name="cl100k_base", pat_str=CL100K_PATTERN, mergeable_ranks=ranks, special_tokens={}
+        )
+    except (ImportError, OSError, ValueError) as exc:
+        return EstimateCounter(name=f"estimate (chars/4): cl100k_base unusable ({exc})")
+    return TiktokenCounter(encoding)
+
+
+def default_counter_name() -> str:
+    """What `default_counter()` will be, without loading it (for cache keys)."""
+    found = _bundled_cl100k() is not None and importlib.util.find_spec("tiktoken") is not None
+    return "cl100k_base" if found else "estimate"
+
+
+@functools.cache
+def _bundled_cl100k() -> Path | None:
+    try:
+        spec = importlib.util.find_spec("litellm")
+    except (ImportError, ValueError):
+        return None
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(location) / "litellm_core_utils" / "tokenizers" / CL100K_CACHE_NAME
+        if path.is_file():
+            return path
+    return None
+
+
+__all__ = ["EstimateCounter", "TokenCounter", "default_counter", "default_counter_name"]

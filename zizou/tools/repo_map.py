@@ -1,0 +1,88 @@
+"""The repo_map tool: the model asks for a map of the code around given files or names.
+
+The prompt already carries a small map ranked for the user's message; this tool lets the model
+look elsewhere (a directory it is about to change, the definitions of names it saw in an error)
+with a budget of its own, without reading whole files. It shares the prompt's warm RepoMap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+from pydantic import Field, field_validator
+
+from zizou.errors import PathError
+from zizou.repomap import MapRequest, repo_map_for
+from zizou.tools._paths import relative, resolve_in_root
+from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
+
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+class RepoMapArgs(ToolArgs):
+    paths: list[str] = Field(
+        default_factory=list,
+        max_length=20,
+        description=(
+            "Files or directories, relative to the project root, to focus on: their "
+            "definitions come first, then the code they use."
+        ),
+    )
+    identifiers: list[str] = Field(
+        default_factory=list,
+        max_length=30,
+        description="Names of classes, functions or methods whose definitions to show first.",
+    )
+    max_tokens: int = Field(
+        default=2048, ge=256, le=8192, description="Size of the map in tokens (256-8192)."
+    )
+
+    @field_validator("identifiers")
+    @classmethod
+    def _plain_names(cls, names: list[str]) -> list[str]:
+        bad = [name for name in names if not _IDENTIFIER.fullmatch(name)]
+        if bad:
+            raise ValueError(f"not identifiers: {bad}; give bare names such as `parse_args`")
+        return names
+
+
+class RepoMap(Tool[RepoMapArgs]):
+    """Map the project's code: the most relevant classes, functions and methods, with their
+    signatures and line numbers, grouped by file.
+
+    Give `paths` (files or directories) to see their definitions and the code they depend on,
+    and `identifiers` to find where names are defined. With neither, it maps the whole project.
+    Read the lines it points to with read_file. Cheaper than reading files to find your way.
+    """
+
+    name = "repo_map"
+    Args = RepoMapArgs
+
+    def access(self, args: RepoMapArgs, ctx: ToolContext) -> Access:
+        paths = tuple(relative(ctx.root, resolve_in_root(ctx.root, p)) for p in args.paths)
+        return Access(kind="read", paths=paths or (".",))
+
+    async def run(self, args: RepoMapArgs, ctx: ToolContext) -> ToolResult:
+        focus: list[str] = []
+        for raw in args.paths:
+            try:
+                path = resolve_in_root(ctx.root, raw)
+            except PathError as err:
+                return ToolResult.error(str(err))
+            if not path.exists():
+                return ToolResult.error(f"{raw} does not exist; give a file or directory")
+            focus.append(relative(ctx.root, path))
+        request = MapRequest(
+            max_tokens=args.max_tokens,
+            focus=tuple(focus),
+            identifiers=tuple(args.identifiers),
+            show_focus=True,
+        )
+        result = await asyncio.to_thread(repo_map_for(ctx.root).render, request)
+        if not result.text:
+            return ToolResult(ok=True, output="No source files to map in this project.")
+        return ToolResult(ok=True, output=result.text)
+
+
+TOOL = RepoMap()
