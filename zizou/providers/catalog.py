@@ -188,7 +188,8 @@ def model_map_path() -> Path | None:
 
 
 @cache
-def _model_map() -> dict[str, Any]:
+def local_model_map() -> dict[str, Any]:
+    """litellm's bundled model map (read once, without importing litellm); {} when absent."""
     path = model_map_path()
     if path is None:
         return {}
@@ -200,7 +201,7 @@ def _model_map() -> dict[str, Any]:
 
 
 def _entry_for(model_id: str) -> dict[str, Any] | None:
-    table = _model_map()
+    table = local_model_map()
     model_id = model_id.strip()
     entry = table.get(model_id)
     prefix, slash, bare = model_id.partition("/")

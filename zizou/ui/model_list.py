@@ -5,31 +5,23 @@ callers run `model_entries` in a thread."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
-from zizou.providers.catalog import PROVIDERS, Provider, find_provider, model_map_path, provider_of
+from zizou.providers.catalog import (
+    PROVIDERS,
+    Provider,
+    find_provider,
+    local_model_map,
+    provider_of,
+)
 
 
 @dataclass(frozen=True)
 class ModelEntry:
     model_id: str
     note: str
-
-
-@cache
-def local_model_map() -> Mapping[str, Any]:
-    path = model_map_path()
-    if path is None:
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def describe(entry: Mapping[str, Any] | None) -> str:
