@@ -22,7 +22,7 @@ def user_texts(app: object) -> list[str]:
 async def test_messages_sent_while_busy_are_queued_and_sent_in_order(make_app: MakeApp) -> None:
     app = make_app(
         [
-            {"text": "first answer", "stall_s": 0.6},
+            {"text": "first answer", "stall_s": 4.0},
             {"text": "second answer"},
             {"text": "third answer"},
         ]
@@ -47,7 +47,7 @@ async def test_messages_sent_while_busy_are_queued_and_sent_in_order(make_app: M
 
 
 async def test_a_queued_message_can_be_edited_in_place_and_removed(make_app: MakeApp) -> None:
-    app = make_app([{"text": "first", "stall_s": 1.0}, {"text": "x"}, {"text": "y"}])
+    app = make_app([{"text": "first", "stall_s": 6.0}, {"text": "x"}, {"text": "y"}])
     async with app.run_test(size=(100, 30)) as pilot:
         await send(pilot, "one")
         await settle(pilot, lambda: app.busy)
