@@ -5,6 +5,7 @@ Every user path comes from here; `ZIZOU_HOME` overrides the user config dir (tes
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -38,3 +39,17 @@ def compiled_prompt_path(root: Path) -> Path:
 
 def debug_log_path(root: Path) -> Path:
     return root / DEBUG_LOG_NAME
+
+
+def installed_package_file(package: str, *parts: str) -> Path | None:
+    """A data file shipped inside an installed package, found without importing the package
+    (litellm's import costs seconds); None when the package or the file is absent."""
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(folder).joinpath(*parts)
+        if path.is_file():
+            return path
+    return None

@@ -10,7 +10,6 @@ file litellm ships, found without importing the package. Checking a key lives in
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from collections.abc import Mapping
@@ -18,6 +17,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
+
+from zizou.paths import installed_package_file
 
 Auth = Literal["bearer", "anthropic", "google", "none"]
 OLLAMA_BASE = "http://127.0.0.1:11434"  # Ollama's default address
@@ -179,12 +180,7 @@ class ModelInfo:
 
 def model_map_path() -> Path | None:
     """litellm's bundled model map, located without importing litellm."""
-    spec = importlib.util.find_spec("litellm")
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        path = Path(folder) / "model_prices_and_context_window_backup.json"
-        if path.is_file():
-            return path
-    return None
+    return installed_package_file("litellm", "model_prices_and_context_window_backup.json")
 
 
 @cache

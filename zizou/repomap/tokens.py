@@ -1,7 +1,7 @@
 """Counting the map's tokens with a real tokenizer, offline.
 
-tiktoken would download cl100k_base on first use. litellm ships the same BPE file, so we load it
-from litellm's package directory, found without importing litellm (that import costs seconds),
+tiktoken would download cl100k_base on first use. The litellm package ships the same BPE file,
+so we load it from its package directory, found without importing it (that costs seconds),
 and check it against the published SHA-256. When the file or tiktoken is missing, the count falls
 back to an estimate of one token per four characters, and `--stats` says so.
 """
@@ -13,6 +13,8 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+
+from zizou.paths import installed_package_file
 
 # The cl100k_base file's name in a tiktoken cache (the SHA-1 of its URL) and its content hash.
 CL100K_CACHE_NAME = "9b5ad71b2ce5302211f9c61530b329a4922fc6a4"
@@ -84,15 +86,7 @@ def default_counter_name() -> str:
 
 @functools.cache
 def _bundled_cl100k() -> Path | None:
-    try:
-        spec = importlib.util.find_spec("litellm")
-    except (ImportError, ValueError):
-        return None
-    for location in (spec.submodule_search_locations or []) if spec else []:
-        path = Path(location) / "litellm_core_utils" / "tokenizers" / CL100K_CACHE_NAME
-        if path.is_file():
-            return path
-    return None
+    return installed_package_file("litellm", "litellm_core_utils", "tokenizers", CL100K_CACHE_NAME)
 
 
 __all__ = ["EstimateCounter", "TokenCounter", "default_counter", "default_counter_name"]
