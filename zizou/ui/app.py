@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from textual.widgets import Markdown
 
     from zizou.ui.key_setup import KeyServices
+    from zizou.ui.widgets.frozen_markdown import FrozenMarkdown
 
 HERE = Path(__file__).parent
 SIDEBAR_MIN_WIDTH = 110
@@ -265,9 +266,14 @@ class ZizouApp(App[int]):
             mascot.refresh_form()
 
     def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
-        from zizou.ui.screens.link_confirm import LinkConfirmScreen
+        self.confirm_link(event.href)
 
-        href = event.href
+    def on_frozen_markdown_link_clicked(self, event: FrozenMarkdown.LinkClicked) -> None:
+        self.confirm_link(event.href)
+
+    def confirm_link(self, href: str) -> None:
+        """Open `href` only after the user has seen the full address and said yes."""
+        from zizou.ui.screens.link_confirm import LinkConfirmScreen
 
         def confirmed(ok: bool | None) -> None:
             if ok:
