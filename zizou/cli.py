@@ -106,22 +106,26 @@ def cli(
     """
     root = _project_root(cwd)
     if prompt is None:
-        from zizou.config.settings import load_settings
-        from zizou.ui.launch import TuiOptions, run_tui  # the TUI path alone imports Textual
+        from zizou.ui.early_keys import keys_held
 
-        options = TuiOptions(
-            root,
-            model,
-            api_base,
-            api_key,
-            max_steps,
-            prompt_arg,
-            resume=resume,
-            continue_last=continue_last,
-            debug_log=load_settings().debug_log and not no_debug_log,
-            setup="reset" if reset else "setup" if setup else None,
-        )
-        return run_tui(options, _rules(allow, yes))
+        with keys_held() as typed_ahead:  # from here, keys wait for the app as typed
+            from zizou.config.settings import load_settings
+            from zizou.ui.launch import TuiOptions, run_tui  # the TUI path alone imports Textual
+
+            options = TuiOptions(
+                root,
+                model,
+                api_base,
+                api_key,
+                max_steps,
+                prompt_arg,
+                resume=resume,
+                continue_last=continue_last,
+                debug_log=load_settings().debug_log and not no_debug_log,
+                setup="reset" if reset else "setup" if setup else None,
+                typed_ahead=typed_ahead,
+            )
+            return run_tui(options, _rules(allow, yes))
     if setup or reset:
         raise UsageError("--setup and --reset open the key wizard of the full-screen app: drop -p")
     if prompt_arg is not None:

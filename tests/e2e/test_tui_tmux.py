@@ -92,6 +92,20 @@ def test_prompt_approve_and_read_the_answer(tmux: Tmux, project: Path) -> None:
         tmux.wait_for(lambda s: "Ask zizou" not in s, "the app closing", limit_s=20)
 
 
+def test_a_message_typed_before_the_first_frame_is_sent(tmux: Tmux, project: Path) -> None:
+    """Keys typed while the app starts (before it has drawn anything) land in the prompt, and
+    Enter sends them once the session is open."""
+    with LoopbackServer([{"text": "Heard you early."}]) as srv:
+        argv = [sys.executable, "-m", "zizou", "--api-base", srv.base_url]
+        argv += ["--model", "openai/test-model", "-C", str(project), "--no-debug-log"]
+        tmux.run("new-session", "-d", "-s", "main", "-x", "100", "-y", "30", shlex.join(argv))
+        tmux.run("send-keys", "-t", "main", "-l", "typed before the first frame")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        tmux.wait_for(lambda s: "Heard you early." in s, "the answer")
+        sent = srv.chat_requests[0]["messages"][-1]
+        assert sent == {"role": "user", "content": "typed before the first frame"}
+
+
 def test_first_run_without_a_key_opens_the_key_wizard(
     tmux: Tmux, project: Path, zizou_home: Path
 ) -> None:

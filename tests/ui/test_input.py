@@ -22,6 +22,16 @@ async def test_ctrl_j_adds_a_line_and_enter_sends_both(make_app: MakeApp) -> Non
         assert [m.text for m in app.query(UserMessage)] == ["line one\nline two"]
 
 
+async def test_typed_ahead_lines_are_sent_in_order_and_the_rest_waits_in_the_prompt(
+    make_app: MakeApp,
+) -> None:
+    app = make_app([{"text": "one"}, {"text": "two"}], typed_ahead="first\nsecond\nhalf a tho")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, lambda: len(app.query(UserMessage)) == 2 and not app.busy)
+        assert [m.text for m in app.query(UserMessage)] == ["first", "second"]
+        assert app.composer.text == "half a tho"
+
+
 async def test_up_and_down_walk_the_history(make_app: MakeApp) -> None:
     app = make_app([{"text": "a"}, {"text": "b"}])
     async with app.run_test(size=(100, 30)) as pilot:

@@ -63,8 +63,14 @@ def conversation_script() -> list[dict[str, Any]]:
     ]
 
 
+def steady_cursor(pilot: Any) -> None:
+    """The prompt has focus from the first frame, so its cursor would blink during a snapshot."""
+    pilot.app.screen_stack[0].query_one("#prompt").cursor_blink = False
+
+
 def after(text: str) -> Callable[[Any], Any]:
     async def run_before(pilot: Any) -> None:
+        steady_cursor(pilot)
         await send(pilot, text)
         await settle(pilot)
         for row in pilot.app.query(ToolRow):
@@ -90,6 +96,7 @@ def test_approval_dialog(snap_compare: Any, snap_project: Path) -> None:
     app = build_app(snap_project, [{"tool_calls": [call("run_bash", command=command)]}])
 
     async def run_before(pilot: Any) -> None:
+        steady_cursor(pilot)
         await send(pilot, "run the tests")
         await settle(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen))
 
@@ -117,6 +124,7 @@ def test_key_wizard(snap_compare: Any, snap_project: Path, memory_keyring: Any) 
                 and not screen.calls.busy
             )
 
+        steady_cursor(pilot)
         await settle(pilot, listed)
 
     assert snap_compare(app, terminal_size=(100, 34), run_before=run_before)

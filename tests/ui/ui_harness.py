@@ -78,13 +78,20 @@ def build_app(
     missing: tuple[str, ...] = ("nokey/",),
     setup: SetupMode = None,
     keys: KeyServices | None = None,
+    typed_ahead: str = "",
 ) -> ZizouApp:
     session, approver = scripted_session(
         root, replies, rules=rules, model_id=model_id, missing=missing
     )
     keys = keys or KeyServices(environ={})
     return ZizouApp(
-        session, approver, first_prompt=first_prompt, fade=False, setup=setup, keys=keys
+        session,
+        approver,
+        first_prompt=first_prompt,
+        typed_ahead=typed_ahead,
+        fade=False,
+        setup=setup,
+        keys=keys,
     )
 
 

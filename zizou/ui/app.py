@@ -25,6 +25,7 @@ from textual.worker import Worker
 from zizou import __version__
 from zizou.ui.approver import TuiApprover
 from zizou.ui.completion import Completer
+from zizou.ui.early_keys import typed_lines
 from zizou.ui.message_queue import MessageQueue
 from zizou.ui.opening import Opening, PendingSession, Warmup
 from zizou.ui.screens.picker import PickerScreen
@@ -61,6 +62,7 @@ def _css_paths() -> list[str | PurePath]:
 
 class ZizouApp(App[int]):
     CSS_PATH = _css_paths()
+    AUTO_FOCUS = "#prompt"  # keys typed while the app starts land in the prompt
     TITLE = "zizou"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "interrupt", "Interrupt", show=False),
@@ -74,6 +76,7 @@ class ZizouApp(App[int]):
         approver: TuiApprover,
         *,
         first_prompt: str | None = None,
+        typed_ahead: str = "",
         warmup: Warmup | None = None,
         fade: bool = True,
         setup: SetupMode = None,
@@ -84,6 +87,7 @@ class ZizouApp(App[int]):
         self.opening = Opening(self, session, warmup)
         self.approver = approver
         self.first_prompt = first_prompt
+        self.typed_ahead = typed_lines(typed_ahead)
         self.fade = fade
         self.setup = setup  # "setup" or "reset": open the key wizard at once
         self._keys = keys
@@ -135,6 +139,8 @@ class ZizouApp(App[int]):
     async def on_mount(self) -> None:
         await self.chat.mount(Mascot(self.tagline(), fade=self.fade))
         self.composer.focus_prompt()
+        if self.typed_ahead[1]:
+            self.composer.set_text(self.typed_ahead[1])
         self._layout_sidebar()
         if self.opening.ready:
             await self.opening.present()
@@ -144,8 +150,9 @@ class ZizouApp(App[int]):
     def on_ready(self) -> None:
         """The first frame is on screen: open the session, then warm up the model library."""
         self.opening.start()
-        if self.first_prompt:
-            self.call_after_refresh(self.submit, self.first_prompt)
+        for text in [self.first_prompt or "", *self.typed_ahead[0]]:
+            if text:
+                self.call_after_refresh(self.submit, text)
 
     def tagline(self) -> str:
         return f"v{__version__} · a coding agent in your terminal · /help"

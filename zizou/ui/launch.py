@@ -33,6 +33,7 @@ class TuiOptions:
     continue_last: bool = False  # -c
     debug_log: bool = True
     setup: SetupMode = None  # --setup: the key wizard at start; --reset: replace the model's key
+    typed_ahead: str = ""  # keys typed before the app could read them (see early_keys)
 
     def session_choice(self) -> SessionChoice:
         from zizou.runtime import SessionChoice  # with the runtime: after the first frame
@@ -61,6 +62,7 @@ def run_tui(options: TuiOptions, rules: Rules) -> int:
         open_session() if resuming else PendingSession(options.root, open_session),
         approver,
         first_prompt=options.prompt,
+        typed_ahead=options.typed_ahead,
         warmup=Warmup(_preload),
         setup=options.setup,
         keys=KeyServices(api_base=options.api_base),
