@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,31 @@ async def test_the_prompt_is_rendered_afresh_at_every_step(tmp_path: Path) -> No
     model.add({"text": "again"})
     await collect(agent, "again")
     assert "PINNED-CONTENT v2" in model.requests[2].system
+
+
+async def test_the_prompt_is_rendered_while_the_event_loop_runs_on(tmp_path: Path) -> None:
+    """A slow prompt (a cold repo map of a large repository) leaves the loop free: here the
+    render waits for a signal that only the event loop can give."""
+    agent, model = make_agent(tmp_path, [{"text": "ok"}])
+    started, released = threading.Event(), threading.Event()
+    render = agent.prompt.render_text
+
+    def slow_render() -> str:
+        started.set()
+        if not released.wait(10):
+            raise AssertionError("the event loop was blocked while the prompt rendered")
+        return render()
+
+    agent.prompt.render_text = slow_render  # type: ignore[method-assign]
+
+    async def release() -> None:
+        while not started.is_set():
+            await asyncio.sleep(0.01)
+        released.set()
+
+    events, _ = await asyncio.gather(collect(agent, "hi"), release())
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason == "done"
+    assert model.requests[0].system == render()
 
 
 async def test_the_step_cap_stops_the_turn_with_valid_history(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from textual.widgets import Markdown, OptionList
 from ui_harness import MakeApp, send, settle
 
 from zizou.ui.screens.link_confirm import LinkConfirmScreen
+from zizou.ui.shell import read_note, shell_note
 from zizou.ui.widgets.chat_view import ChatView
 from zizou.ui.widgets.messages import AssistantMessage, UserMessage
 from zizou.ui.widgets.tool_row import ToolRow
@@ -87,8 +88,47 @@ async def test_bang_runs_the_users_own_command_and_shows_its_output(
         assert row.ok and row.expanded
         body = str(row.query_one(".tool-body").render())
         assert "exit code 0" in body and "hello from bash" in body and "red" in body
-        assert "\x1b" not in body
-        assert app.session.runtime.agent.conversation.messages == []
+        assert "\x1b" not in body and "shared with the model" in body
+        (note,) = app.session.runtime.agent.conversation.messages
+        assert note["role"] == "user"
+        assert read_note(note["content"]) == (
+            "echo hello from bash; printf '\\033[31mred\\033[0m'",
+            "exit code 0\nhello from bash\nred",
+        )
+
+
+async def test_the_model_reads_the_command_output_with_the_next_message(
+    make_app: MakeApp,
+) -> None:
+    app = make_app([{"text": "It printed 42."}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "!echo 42")
+        await settle(pilot)
+        await send(pilot, "what did it print?")
+        await settle(pilot)
+        (request,) = app.session.runtime.agent.model.requests  # type: ignore[attr-defined]
+        said = [m["content"] for m in request.messages if m["role"] == "user"]
+        assert said == [shell_note("echo 42", "exit code 0\n42"), "what did it print?"]
+
+
+async def test_output_of_a_command_run_during_a_turn_waits_for_the_turn_to_end(
+    make_app: MakeApp,
+) -> None:
+    app = make_app([{"text": "slow answer", "stall_s": 6}, {"text": "next"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "go")
+        await settle(pilot, lambda: app.busy and bool(app.query(AssistantMessage)))
+        await send(pilot, "!echo during")
+        await settle(pilot, lambda: any(r.ok for r in app.query(ToolRow)))
+        conversation = app.session.runtime.agent.conversation
+        assert [m["content"] for m in conversation.messages] == ["go"]  # the turn is untouched
+        await settle(pilot, lambda: not app.busy, limit_s=30)
+        roles = [m["role"] for m in conversation.messages]
+        assert roles == ["user", "assistant", "user"]
+        assert read_note(conversation.messages[-1]["content"]) == (
+            "echo during",
+            "exit code 0\nduring",
+        )
 
 
 async def test_links_open_only_after_the_full_address_is_confirmed(make_app: MakeApp) -> None:

@@ -10,6 +10,7 @@ from ui_harness import MakeApp, send, settle
 
 from zizou.core.events import Retrying
 from zizou.core.protocols import ModelEvent, ModelReply, ModelRequest, TextPiece
+from zizou.ui.shell import shell_note
 from zizou.ui.widgets.diff_view import DiffView
 from zizou.ui.widgets.messages import AssistantMessage, Notice, RetryNotice, UserMessage
 from zizou.ui.widgets.tool_row import ToolRow
@@ -155,11 +156,13 @@ async def test_a_resumed_conversation_is_shown_as_it_went(make_app: MakeApp) -> 
             {"role": "assistant", "content": None, "tool_calls": calls},
             {"role": "tool", "tool_call_id": "c1", "content": "a.py"},
             {"role": "assistant", "content": "earlier answer"},
+            {"role": "user", "content": shell_note("git status", "exit code 0\nclean")},
         ]
     )
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert [m.text for m in app.query(UserMessage)] == ["earlier question"]
-        assert [r.tool for r in app.query(ToolRow)] == ["glob"]
+        assert [r.tool for r in app.query(ToolRow)] == ["glob", "$"]
+        assert "clean" in app.query(ToolRow)[-1].output
         assert [m.source for m in app.query(AssistantMessage)] == ["earlier answer"]
         assert "Resumed session" in notices(app)[-1]

@@ -8,6 +8,7 @@ both consume `Agent.run_turn`; neither adds agent logic of its own.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections import Counter
@@ -82,10 +83,10 @@ class Agent:
         self.config = config or AgentConfig()
         self.recorders = list(recorders or [])
 
-    def build_request(self) -> ModelRequest:
+    def build_request(self, system: str | None = None) -> ModelRequest:
         """The one place a step's request is assembled."""
         return ModelRequest(
-            system=self.prompt.render_text(),
+            system=self.prompt.render_text() if system is None else system,
             messages=list(self.conversation.messages),
             tools=self.runner.registry.schemas(),
         )
@@ -100,8 +101,11 @@ class Agent:
                     recorder.emit(event)
                 yield event
 
-    def _request(self, step: int) -> ModelRequest:
-        request = self.build_request()
+    async def _request(self, step: int) -> ModelRequest:
+        # The prompt is rendered in a thread: on a large repository the repo map can take a
+        # second, and the event loop (the app's screen and keys) must not wait for it.
+        system = await asyncio.to_thread(self.prompt.render_text)
+        request = self.build_request(system)
         for recorder in self.recorders:
             recorder.record_request(step, request)
         return request
@@ -117,7 +121,7 @@ class Agent:
                 step += 1
                 yield StepStarted(step)
                 reply: ModelReply | None = None
-                async for item in self.model.stream(self._request(step)):
+                async for item in self.model.stream(await self._request(step)):
                     if isinstance(item, TextPiece):
                         yield TextDelta(item.text)
                     elif isinstance(item, Retrying):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from zizou.ui.shell import read_note, shell_row
 from zizou.ui.widgets.chat_view import ChatView
 
 
@@ -16,7 +17,11 @@ async def show_history(chat: ChatView, messages: list[dict[str, Any]]) -> None:
     }
     for message in messages:
         role, content = message.get("role"), str(message.get("content") or "")
-        if role == "user":
+        if role == "user" and (note := read_note(content)) is not None:
+            row = shell_row(note[0])
+            await chat.add(row)
+            await row.finish(note[1].startswith("exit code 0"), note[1], 0.0, None)
+        elif role == "user":
             await chat.add_user(content)
         elif role == "assistant":
             if content:

@@ -2,7 +2,9 @@
 (own process group, secrets removed from the environment) and shown in the conversation.
 
 It needs no approval (the user typed it), runs in a worker so the prompt stays live, and Esc
-kills its whole process group.
+kills its whole process group. Its output goes into the conversation as a note from the user,
+so the model reads it with the next message (as `git status` pasted by hand would be); a
+command the user interrupted shares nothing.
 """
 
 from __future__ import annotations
@@ -25,17 +27,43 @@ SHELL_TIMEOUT_S = 600.0
 _ids = count(1)
 
 
-async def run_user_command(app: ZizouApp, command: str) -> None:
-    if not command:
-        await app.chat.add_notice("Type a command after `!`, e.g. `!git status`.", "warning")
-        return
-    row = ToolRow(
+NOTE_HEADER = "I ran a command in the project's shell; its output follows."
+
+
+def shell_note(command: str, result: str) -> str:
+    """What the model is given: the command, then its status line and output."""
+    fence = "```"
+    while fence in result:
+        fence += "`"
+    return f"{NOTE_HEADER}\n$ {command}\n{fence}\n{result}\n{fence}"
+
+
+def read_note(content: str) -> tuple[str, str] | None:
+    """The command and result in a message written by `shell_note`; None for other text."""
+    header, _, rest = content.partition("\n")
+    command, _, body = rest.partition("\n")
+    fence = body.partition("\n")[0]
+    if header != NOTE_HEADER or not command.startswith("$ ") or not fence.startswith("```"):
+        return None
+    result = body[len(fence) + 1 :].removesuffix(fence).removesuffix("\n")
+    return command[2:], result
+
+
+def shell_row(command: str) -> ToolRow:
+    return ToolRow(
         f"shell-{next(_ids)}",
         "$",
         json.dumps({"command": command}),
         summary=one_line(command, 70),
         show_arguments=False,
     )
+
+
+async def run_user_command(app: ZizouApp, command: str) -> None:
+    if not command:
+        await app.chat.add_notice("Type a command after `!`, e.g. `!git status`.", "warning")
+        return
+    row = shell_row(command)
     await app.chat.add(row)
     app.run_worker(_run(app, command, row), group="shell", exit_on_error=False)
 
@@ -64,13 +92,15 @@ async def _run(app: ZizouApp, command: str, row: ToolRow) -> None:
         status = f"timed out after {SHELL_TIMEOUT_S:.0f} s; process group killed"
     else:
         status = f"exit code {outcome.exit_code}"
+    result = f"{status}\n{outcome.output.rstrip()}"
     await row.finish(
         outcome.exit_code == 0 and not outcome.timed_out,
-        f"{status}\n{outcome.output.rstrip()}",
+        f"{result}\n(shared with the model)",
         time.monotonic() - started,
         None,
     )
     row.expanded = True
+    app.turns.share(shell_note(command, result))
 
 
-__all__ = ["SHELL_TIMEOUT_S", "run_user_command"]
+__all__ = ["SHELL_TIMEOUT_S", "read_note", "run_user_command", "shell_note", "shell_row"]

@@ -26,6 +26,7 @@ class Turns:
         self.app = app
         self.queue = MessageQueue()
         self.worker: Worker[None] | None = None
+        self.notes: list[str] = []  # `!command` results for the model, kept while a turn runs
 
     @property
     def running(self) -> bool:
@@ -64,6 +65,7 @@ class Turns:
                 f"The turn failed: {worker.error}", "error", "Send a message to try again."
             )
         self.worker = None
+        self._add_notes()
         self.app.query_one(StatusBar).busy = False
         self.app.set_status("ready")
         self.app.opening.turn_ended()
@@ -77,6 +79,21 @@ class Turns:
         panel.items = tuple(self.queue.items)
         panel.paused = self.queue.paused
         panel.editing = self.queue.editing
+
+    def share(self, note: str) -> None:
+        """Put `note` in the conversation for the model to read with the next message: now, or
+        when the running turn ends (a turn's history is not to be cut into)."""
+        self.notes.append(note)
+        if not self.running:
+            self._add_notes()
+
+    def _add_notes(self) -> None:
+        if not self.notes or self.app.opening.session is None:
+            return
+        conversation = self.app.session.runtime.agent.conversation
+        for note in self.notes:
+            conversation.add_user(note)
+        self.notes.clear()
 
     async def add(self, text: str) -> None:
         self.queue.add(text)
