@@ -37,6 +37,7 @@ from zizou.ui.turns import Turns
 from zizou.ui.widgets.chat_view import ChatView
 from zizou.ui.widgets.composer import Composer
 from zizou.ui.widgets.mascot import Mascot
+from zizou.ui.widgets.prompt_area import PromptArea
 from zizou.ui.widgets.queue_panel import QueueList, QueuePanel
 from zizou.ui.widgets.sidebar import Sidebar, sidebar_info
 from zizou.ui.widgets.status_bar import StatusBar
@@ -214,6 +215,13 @@ class ZizouApp(App[int]):
     @on(PickerScreen.Removed)
     async def _rule_removed(self, event: PickerScreen.Removed) -> None:
         await self.slash.remove_rule(event.value)
+
+    @on(PromptArea.PageKey)
+    def _page(self, event: PromptArea.PageKey) -> None:
+        if event.key == "pageup":
+            self.chat.scroll_page_up(animate=False)
+        else:
+            self.chat.scroll_page_down(animate=False)
 
     @on(Composer.FilePicked)
     async def _file_picked(self, event: Composer.FilePicked) -> None:

@@ -23,8 +23,10 @@ class Mascot(Widget):
 
     @property
     def compact(self) -> bool:
-        width, height = self.app.size
-        return height < MIN_FULL_HEIGHT or width < FULL_WIDTH + 4
+        """The one-line form: in a short terminal, or where the art would not fit across (the
+        chat is narrower than the terminal while the sidebar shows)."""
+        width = self.size.width or self.app.size.width
+        return self.app.size.height < MIN_FULL_HEIGHT or width < FULL_WIDTH
 
     def on_mount(self) -> None:
         self.set_class(self.compact, "-compact")
@@ -34,8 +36,12 @@ class Mascot(Widget):
 
     def refresh_form(self) -> None:
         """Called when the terminal is resized: pick the full or the one-line form."""
-        self.set_class(self.compact, "-compact")
-        self.refresh(layout=True)
+        if self.has_class("-compact") != self.compact:
+            self.set_class(self.compact, "-compact")
+            self.refresh(layout=True)
+
+    def on_resize(self) -> None:
+        self.refresh_form()  # the sidebar shown or hidden changes the room across
 
     def render(self) -> Text:
         if self.compact:
@@ -43,7 +49,8 @@ class Mascot(Widget):
         return full_art(self.tagline)
 
     def get_content_height(self, container: object, viewport: object, width: int) -> int:
-        return 1 if self.compact else FULL_HEIGHT
+        short = self.app.size.height < MIN_FULL_HEIGHT
+        return 1 if short or width < FULL_WIDTH else FULL_HEIGHT
 
 
 __all__ = ["Mascot"]

@@ -1,6 +1,7 @@
 """The multi-line prompt: Enter sends, Ctrl+J (or Shift+Enter, or a trailing `\\`) adds a line,
-Up and Down walk the history from the first and last lines, and keys steer the completion menu
-while it is open. It posts what happened; the Composer decides what it means."""
+Up and Down walk the history from the first and last lines, Page Up and Page Down scroll the
+conversation, and keys steer the completion menu while it is open. It posts what happened; the
+Composer (or the app) decides what it means."""
 
 from __future__ import annotations
 
@@ -29,6 +30,13 @@ class PromptArea(TextArea):
             super().__init__()
             self.key = key
 
+    class PageKey(Message):
+        """Page Up or Page Down: scroll the conversation, not the prompt."""
+
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
         self.menu_open = False
@@ -45,6 +53,8 @@ class PromptArea(TextArea):
             self.replace("\n", (row, column - 1), (row, column))
         elif key == "enter":
             self.post_message(self.Submit())
+        elif key in ("pageup", "pagedown"):
+            self.post_message(self.PageKey(key))
         elif key == "up" and self.cursor_location[0] == 0 and not self.selected_text:
             self.post_message(self.HistoryKey("up"))
         elif key == "down" and self._on_last_line() and not self.selected_text:
