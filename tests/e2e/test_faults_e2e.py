@@ -199,6 +199,11 @@ def test_an_overflow_drops_older_tool_output_once_and_retries(
     )
     assert "lorem ipsum" in sent[0] and resent[0] == TOOL_PLACEHOLDER
     assert resent[1] == sent[1] and "big.txt" in resent[1]  # the latest step is intact
+    assert "resent_messages" not in retry  # stream-json stays small
+    # the debug log shows the history that was sent again, not only the one that overflowed
+    log = (project / "zizou-debug.log").read_text()
+    after = log[log.index("sent again with a shorter history") :]
+    assert TOOL_PLACEHOLDER in after and "lorem ipsum" not in after
 
 
 def test_a_second_overflow_stops_with_the_token_counts(project: Path, zizou_home: Path) -> None:

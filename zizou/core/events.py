@@ -96,6 +96,17 @@ class Retrying(Event):
     attempt: int
     delay_s: float
     reason: str
+    # After a context overflow: the shortened history the next attempt sends (the debug log
+    # records it; it is left out of `to_dict`, which goes to stream-json).
+    resent_messages: tuple[dict[str, Any], ...] | None = field(default=None, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "attempt": self.attempt,
+            "delay_s": self.delay_s,
+            "reason": self.reason,
+        }
 
 
 @dataclass(frozen=True)

@@ -112,9 +112,11 @@ class RetryingModel:
             if isinstance(plan, ProviderError):
                 raise plan from failure
             request, delay, reason = plan
-            compacted = compacted or isinstance(failure, ContextOverflowError)
+            overflow = isinstance(failure, ContextOverflowError)
+            compacted = compacted or overflow
             attempt += 1
-            yield Retrying(attempt, delay, reason)
+            resent = tuple(request.messages) if overflow else None
+            yield Retrying(attempt, delay, reason, resent_messages=resent)
             if delay > 0:
                 await self._sleep(delay)  # a cancel here propagates: nothing more is sent
 

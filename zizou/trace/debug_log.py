@@ -16,7 +16,7 @@ import errno
 import os
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, TextIO
@@ -197,6 +197,10 @@ class DebugLog:
             return
         self._flush_text(discarded=isinstance(event, Retrying))
         self._out(self._stamp(event_record(event)))
+        if isinstance(event, Retrying) and event.resent_messages is not None:
+            self._out(fmt.resent_history(event.resent_messages))
+            if turn.last_sent is not None:
+                turn.last_sent = replace(turn.last_sent, message_count=len(event.resent_messages))
         if isinstance(event, TurnFinished):
             if not turn.sections_written:
                 self._write(fmt.no_request_header(str(self.root), self._params()))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -166,6 +166,12 @@ def history(messages: Iterable[Mapping[str, Any]]) -> str:
     call_names: dict[str, str] = {}
     parts = [message(n, m, call_names) for n, m in enumerate(messages, 1)]
     return "\n".join(parts) if parts else "(no messages)\n"
+
+
+def resent_history(messages: Sequence[Mapping[str, Any]]) -> str:
+    """After a context overflow: the shortened history that the next attempt sends, in full."""
+    count = len(messages)
+    return f"{INDENT}sent again with a shorter history ({count} messages):\n" + history(messages)
 
 
 def tools(schemas: Iterable[Mapping[str, Any]]) -> str:
