@@ -5,11 +5,13 @@
 
 Every measurement runs in a fresh subprocess. "cold" removes the tool's cache first; "warm" is a
 new process with the tags cache on disk (for zizou, with the rendered-map memo removed, so it
-ranks and renders again); "memo" is zizou's new process asking for the same map again; "re-rank"
-and "step" are a second and third render in the same process (tags in memory: what each agent
-step costs), the first with a new request, the second with the same one. Times are for the map
-call, imports excluded (the CLI's wall time is shown apart); peak RSS is the process's own
-ru_maxrss, and for zizou's cold map also its pool workers' (each below the main process).
+ranks and renders again; the token counts of the lines it rendered before stay, so it needs no
+tokenizer, and "warm, new lines" removes those too, so it loads one); "memo" is zizou's new
+process asking for the same map again; "re-rank" and "step" are a second and third render in the
+same process (tags in memory: what each agent step costs), the first with a new request, the
+second with the same one. Times are for the map call, imports excluded (the CLI's wall time is
+shown apart); peak RSS is the process's own ru_maxrss, and for zizou's cold map also its pool
+workers' (each below the main process).
 
 --relevance N picks N source files spread over the repository, focuses each tool's map on one
 at a time (as if the user pinned it), and counts how many of the project files it imports
@@ -128,10 +130,12 @@ def tiktoken_dir(python: str) -> str:
     return out.stdout.strip()
 
 
-def clear_zizou(repo: Path, renders_only: bool = False) -> None:
+def clear_zizou(repo: Path, renders_only: bool = False, counts: bool = False) -> None:
     cache = repo / ".zizou" / "cache"
     if renders_only:
         (cache / "repomap-renders.bin").unlink(missing_ok=True)
+        if counts:
+            (cache / "repomap-tokens.bin").unlink(missing_ok=True)
     else:
         shutil.rmtree(cache, ignore_errors=True)
 
@@ -153,13 +157,15 @@ def cli_wall(repo: Path, tokens: int) -> float:
 
 def measure_zizou(repo: Path, tokens: int, runs: int, focus: list[str]) -> dict:
     python = str(ROOT / ".venv/bin/python")
-    cold, warm, memo = [], [], []
+    cold, warm, memo, new_lines = [], [], [], []
     for _ in range(runs):
         clear_zizou(repo)
         cold.append(run_driver(python, ZIZOU_DRIVER, repo, tokens, []))
         clear_zizou(repo, renders_only=True)
         warm.append(run_driver(python, ZIZOU_DRIVER, repo, tokens, []))
         memo.append(run_driver(python, ZIZOU_DRIVER, repo, tokens, []))
+        clear_zizou(repo, renders_only=True, counts=True)
+        new_lines.append(run_driver(python, ZIZOU_DRIVER, repo, tokens, []))
     clear_zizou(repo)
     cli_cold = cli_wall(repo, tokens)
     clear_zizou(repo, renders_only=True)
@@ -170,6 +176,7 @@ def measure_zizou(repo: Path, tokens: int, runs: int, focus: list[str]) -> dict:
         "cold": cold,
         "warm": warm,
         "memo": memo,
+        "new_lines": new_lines,
         "cli": (cli_cold, cli_warm, cli_memo),
         "maps": relevance,
     }
@@ -323,6 +330,10 @@ def report(repo: Path, tokens: int, zizou: dict, aider: dict | None, focus: list
     if first["parsed"] >= PARALLEL_MIN_FILES:
         workers = mb(median(z_cold, "children_rss_kb"))
         print(f"  zizou cold used a parse pool: its workers peaked at {workers:.0f} MB each")
+    print(
+        f"  zizou warm, new lines (loads the tokenizer): "
+        f"{median(zizou['new_lines'], 'seconds'):.3f} s"
+    )
     print(
         f"  zizou memo (same map, new process): {median(zizou['memo'], 'seconds'):.4f} s; "
         f"in-process re-rank {median(z_warm, 'rerank_s'):.3f} s, "

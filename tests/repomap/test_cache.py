@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import marshal
 import os
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from zizou.repomap import cache
+from zizou.repomap.graph import Graph
+from zizou.repomap.graph_build import build_graph
 from zizou.repomap.mapper import RACY_NS, RepoMap
 from zizou.repomap.request import MapRequest
 from zizou.repomap.tags import tags_fingerprint
-from zizou.repomap.tokens import EstimateCounter
+from zizou.repomap.tokens import EstimateCounter, default_counter
 
 from .conftest import write_project
 
@@ -65,13 +69,11 @@ def test_a_same_size_same_mtime_edit_is_caught_by_the_content_digest(aged: Path)
     _mapper(aged).render(MapRequest(max_tokens=2000))
     path.write_text(path.read_text().replace("slugify", "slugifx"))  # same size
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # and the same mtime
-    entries = cache.load_entries(aged / ".zizou" / "cache", tags_fingerprint())
+    entries, graph = cache.load_tags(aged / ".zizou" / "cache", tags_fingerprint())
     recent = entries["app/util.py"]
     # The cache looked at the file within RACY_NS of its mtime, so it must not trust the mtime.
-    entries["app/util.py"] = type(recent)(
-        recent.size, recent.mtime_ns, recent.digest, stat.st_mtime_ns + RACY_NS // 2, recent.tags
-    )
-    cache.save_entries(aged / ".zizou" / "cache", tags_fingerprint(), entries)
+    entries["app/util.py"] = replace(recent, checked_ns=stat.st_mtime_ns + RACY_NS // 2)
+    cache.save_tags(aged / ".zizou" / "cache", tags_fingerprint(), entries, graph)
     text = _mapper(aged).render(MapRequest(max_tokens=2001)).text
     assert "slugifx" in text and "slugify(" not in text
 
@@ -91,7 +93,8 @@ def test_a_deleted_file_leaves_the_map(aged: Path) -> None:
         b"ZZRMAP\x00\x00\x00\x00\x00\x00truncated",
         None,  # flip a byte in the middle of a good file
         "wrong-shape",  # a well-formed file holding the wrong structure
-        "bad-tags",  # right on the outside, wrong deep inside
+        "bad-row",  # one file's row of the wrong shape
+        "bad-tags",  # right on the outside, wrong deep inside, and no graph to spare a decode
     ],
 )
 def test_a_corrupt_cache_is_rebuilt_never_a_crash(aged: Path, damage: bytes | str | None) -> None:
@@ -104,19 +107,43 @@ def test_a_corrupt_cache_is_rebuilt_never_a_crash(aged: Path, damage: bytes | st
         tags_file.write_bytes(bytes(data))
     elif damage == "wrong-shape":
         cache._save(tags_file, {"fingerprint": tags_fingerprint(), "entries": {"x.py": (1, 2)}})
+    elif damage == "bad-row":
+        fingerprint, graph_key, rows, graph = cache._load(tags_file)  # type: ignore[misc]
+        rows = (*rows[:-1], (rows[-1][0], 1, 2))
+        cache._save(tags_file, (fingerprint, graph_key, rows, graph))
     elif damage == "bad-tags":
-        entries = cache.load_entries(directory, tags_fingerprint())
-        raw = {p: cache._raw(e) for p, e in entries.items()}
-        size, mtime, digest, checked, _ = raw["app/util.py"]
-        raw["app/util.py"] = (size, mtime, digest, checked, ("python", ((1, 2),), (("x",),)))
-        cache._save(tags_file, {"fingerprint": tags_fingerprint(), "entries": raw})
+        entries, _ = cache.load_tags(directory, tags_fingerprint())
+        bad = marshal.dumps((((1, 2),), (("x",),)))
+        entries["app/util.py"] = replace(entries["app/util.py"], tags=bad)
+        cache.save_tags(directory, tags_fingerprint(), entries, None)
     else:
         assert isinstance(damage, bytes)
         tags_file.write_bytes(damage)
     (directory / cache.RENDERS_FILE).write_bytes(b"\0\1\2")
+    (directory / cache.TOKENS_FILE).write_bytes(b"ZZRMAP\0\0")
     rebuilt = _mapper(aged).render(MapRequest(max_tokens=700))
     assert rebuilt.text == good
     assert rebuilt.stats.parsed == rebuilt.stats.sources
+
+
+def test_a_stored_graph_of_the_wrong_shape_is_rebuilt_from_the_tags(aged: Path) -> None:
+    good = _mapper(aged).render(MapRequest(max_tokens=700)).text
+    directory = aged / ".zizou" / "cache"
+    fingerprint, graph_key, rows, graph = cache._load(directory / cache.TAGS_FILE)  # type: ignore[misc]
+    assert Graph.from_raw(graph).paths  # stored beside the tags
+    broken = (graph[0][:-1], *graph[1:])  # one path short of the rest
+    cache._save(directory / cache.TAGS_FILE, (fingerprint, graph_key, rows, broken))
+    (directory / cache.RENDERS_FILE).unlink()
+    again = _mapper(aged).render(MapRequest(max_tokens=700))
+    assert again.text == good and again.stats.parsed == 0  # the tags still held
+    assert cache.load_tags(directory, tags_fingerprint())[1] == Graph.from_raw(graph)
+
+
+def test_the_stored_graph_is_the_graph_of_the_stored_tags(aged: Path) -> None:
+    _mapper(aged).render(MapRequest(max_tokens=700))
+    entries, graph = cache.load_tags(aged / ".zizou" / "cache", tags_fingerprint())
+    tags = {path: entry.file_tags() for path, entry in entries.items()}
+    assert graph == build_graph({path: t for path, t in tags.items() if t is not None})
 
 
 def test_concurrent_writers_leave_a_whole_cache(aged: Path) -> None:
@@ -136,7 +163,7 @@ def test_concurrent_writers_leave_a_whole_cache(aged: Path) -> None:
     for thread in threads:
         thread.join()
     assert errors == []
-    assert cache.load_entries(aged / ".zizou" / "cache", tags_fingerprint())
+    assert cache.load_tags(aged / ".zizou" / "cache", tags_fingerprint())[0]
     assert not list((aged / ".zizou" / "cache").glob("*.tmp"))
 
 
@@ -160,3 +187,47 @@ def test_recent_files_are_rechecked_without_rewriting_the_cache(project: Path) -
     again = mapper.render(MapRequest(max_tokens=401))
     assert again.stats.parsed > 0  # the new files are re-read to compare digests
     assert tags_file.stat().st_mtime_ns == written
+
+
+class _Counting:
+    """cl100k_base, counting how often it is asked."""
+
+    name = "cl100k_base"
+    exact = True
+
+    def __init__(self, refuse: bool = False) -> None:
+        self.calls = 0
+        self.refuse = refuse
+
+    def count(self, text: str) -> int:
+        assert not self.refuse, f"the tokenizer was needed for {text!r}"
+        self.calls += 1
+        return default_counter().count(text)
+
+
+def test_a_warm_map_needs_no_tokenizer_and_matches_a_fresh_build(aged: Path) -> None:
+    request = MapRequest(max_tokens=500, message="how does `make_service` connect?")
+    counting = _Counting()
+    first = RepoMap(aged, workers=1, counter=counting).render(request)
+    assert counting.calls > 0 and first.stats.tokens <= 500
+    directory = aged / ".zizou" / "cache"
+    (directory / cache.RENDERS_FILE).unlink()  # no memo: rank and render again
+    warm = RepoMap(aged, workers=1, counter=_Counting(refuse=True)).render(request)
+    assert not warm.stats.memo and warm.stats.parsed == 0
+    fresh = RepoMap(aged, persist=False, workers=1, counter=default_counter()).render(request)
+    assert warm.text == first.text == fresh.text
+    assert warm.stats.tokens == fresh.stats.tokens == default_counter().count(fresh.text)
+
+
+def test_token_counts_are_kept_per_tokenizer_and_a_bad_file_is_recounted(aged: Path) -> None:
+    _mapper(aged).render(MapRequest(max_tokens=400))  # an estimate: nothing to keep
+    directory = aged / ".zizou" / "cache"
+    assert not (directory / cache.TOKENS_FILE).exists()
+    RepoMap(aged, workers=1, counter=_Counting()).render(MapRequest(max_tokens=400))
+    counts = cache.load_token_counts(directory, "cl100k_base")
+    assert counts and cache.load_token_counts(directory, "other") == {}
+    (directory / cache.TOKENS_FILE).write_bytes(b"ZZRMAP\0\0\0\0\0\0nonsense")
+    (directory / cache.RENDERS_FILE).unlink()
+    counting = _Counting()
+    again = RepoMap(aged, workers=1, counter=counting).render(MapRequest(max_tokens=400))
+    assert counting.calls > 0 and again.stats.tokens <= 400

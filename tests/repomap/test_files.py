@@ -54,3 +54,18 @@ def test_git_lists_tracked_and_untracked_files_but_not_ignored_ones(tmp_path: Pa
     _write(tmp_path, {"src/new.py": "def new(): pass\n"})  # untracked, not ignored
     files = list_project_files(tmp_path)
     assert [f.path for f in files.sources] == ["src/main.py", "src/new.py"]
+
+
+def test_bundled_stub_trees_are_vendored(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "mypy/typeshed/stdlib/builtins.pyi": "class int: ...\n",
+            "mypy/typeshed/stubs/six/six.pyi": "def b(s: str) -> bytes: ...\n",
+            "mypy/nodes.py": "class Node: ...\n",
+            "stubs/own.pyi": "def own() -> None: ...\n",
+        },
+    )
+    files = list_project_files(tmp_path)
+    assert [f.path for f in files.sources] == ["mypy/nodes.py", "stubs/own.pyi"]
+    assert files.skipped == 2

@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from zizou.repomap.files import list_project_files
-from zizou.repomap.parse import ParseJob, read_entries, read_entry
+from zizou.repomap.files import SourceFile, list_project_files
+from zizou.repomap.parse import ParseJob, _batches, read_entries, read_entry
 
 
 def _jobs(project: Path) -> list[ParseJob]:
@@ -19,7 +19,7 @@ def test_a_pool_parses_the_same_as_one_process(project: Path) -> None:
     pooled = read_entries(project, jobs, workers=2, parallel_min=1)
     assert serial.keys() == pooled.keys() and len(serial) == len(jobs)
     for path, entry in serial.items():
-        assert (entry.digest, entry.tags) == (pooled[path].digest, pooled[path].tags)
+        assert (entry.digest, entry.file_tags()) == (pooled[path].digest, pooled[path].file_tags())
 
 
 def test_a_pool_started_beside_other_threads_does_not_fork_them(project: Path) -> None:
@@ -48,7 +48,7 @@ def test_binary_and_generated_files_have_no_tags(tmp_path: Path) -> None:
     (tmp_path / "ok.py").write_text("def f(): pass\n")
     entries = read_entries(tmp_path, _jobs(tmp_path), workers=1)
     assert entries["blob.py"].tags is None and entries["gen.py"].tags is None
-    ok = entries["ok.py"].tags
+    ok = entries["ok.py"].file_tags()
     assert ok is not None and ok.defs == (("f", 1, "function"),)
 
 
@@ -56,3 +56,20 @@ def test_a_vanished_file_is_no_entry(project: Path) -> None:
     jobs = _jobs(project)
     (project / jobs[0].file.path).unlink()
     assert jobs[0].file.path not in read_entries(project, jobs, workers=1)
+
+
+def test_pool_batches_hold_one_language_each_biggest_first() -> None:
+    sizes = [900, 10, 500, 40, 300, 300, 20, 5, 700, 60]
+    jobs = [
+        ParseJob(
+            SourceFile(f"f{i}.{'py' if i % 3 else 'h'}", "python" if i % 3 else "cpp", s, 0), None
+        )
+        for i, s in enumerate(sizes)
+    ]
+    batches = _batches(jobs, 2)
+    assert sorted(job.file.path for batch in batches for job in batch) == sorted(
+        job.file.path for job in jobs
+    )
+    assert all(len({job.file.language for job in batch}) == 1 for batch in batches)
+    totals = [sum(job.file.size for job in batch) for batch in batches]
+    assert totals == sorted(totals, reverse=True)

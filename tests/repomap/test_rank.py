@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from zizou.repomap.graph import build_graph
+from zizou.repomap.graph_build import build_graph
 from zizou.repomap.mapper import RepoMap
 from zizou.repomap.rank import Focus, file_ranks
 from zizou.repomap.request import MapRequest
@@ -104,3 +104,46 @@ def test_an_empty_project_ranks_nothing() -> None:
     graph = build_graph({})
     assert file_ranks(graph, Focus({}, ())).files == []
     assert top_definitions(graph, file_ranks(graph, Focus({}, ())), Boosts(), 5) == []
+
+
+def test_a_bundled_typeshed_does_not_lead_the_map(tmp_path: Path) -> None:
+    """A type checker's project carries stubs of the whole standard library, used everywhere."""
+    root = tmp_path / "checker"
+    stubs = {
+        "checker/typeshed/stdlib/_typeshed/__init__.pyi": "class StrPath: ...\nclass Buffer: ...\n",
+        "checker/typeshed/stdlib/os/__init__.pyi": "class PathLike: ...\n",
+    }
+    own = {
+        "checker/nodes.py": "class Node:\n    pass\n\n\nclass Expression(Node):\n    pass\n",
+        "checker/build.py": "from checker.nodes import Node\n\n\n"
+        "def build(path: StrPath) -> Node:\n    return Node()\n",
+    }
+    for i in range(6):
+        own[f"checker/pass_{i}.py"] = (
+            "from checker.nodes import Expression, Node\n\n\n"
+            f"def visit_{i}(node: Node, path: StrPath, data: Buffer, where: PathLike)"
+            " -> Expression:\n    return Expression()\n"
+        )
+    for rel, text in {**stubs, **own}.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    text = _map(root, max_tokens=2000)
+    assert "typeshed" not in text, text
+    assert _files_in_order(text)[0] == "checker/nodes.py", text
+
+
+def test_a_name_only_a_test_stub_defines_passes_on_only_the_stubs_part() -> None:
+    """`u8` used everywhere but defined only by a test stub most likely means the package the stub
+    imitates: the stub must not take the lead from the project's own code."""
+    tags = {
+        "core.py": _tags(["Engine"], []),
+        "tests/stubs/ext.pyi": _tags(["u8"], []),
+        **{f"m{i}.py": _tags([], [("u8", 3, 0), ("Engine", 1, 0)]) for i in range(4)},
+    }
+    graph = build_graph(tags)
+    ranks = file_ranks(graph, Focus({}, ()))
+    assert abs(sum(ranks.files) - 1.0) < 1e-9
+    assert graph.paths[ranks.files.index(max(ranks.files))] == "core.py"
+    best = top_definitions(graph, ranks, Boosts(), 2)
+    assert [d.name for d in best] == ["Engine", "u8"]

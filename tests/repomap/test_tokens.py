@@ -5,7 +5,15 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from zizou.repomap.tokens import EstimateCounter, default_counter, default_counter_name
+from zizou.repomap.tokens import (
+    CL100K_SHA256,
+    EstimateCounter,
+    LineCounter,
+    _bundled_cl100k,
+    _load_ranks,
+    default_counter,
+    default_counter_name,
+)
 
 
 def test_cl100k_counts_like_tiktoken_without_importing_litellm() -> None:
@@ -27,3 +35,26 @@ def test_the_estimate_is_a_quarter_of_the_characters() -> None:
     assert not counter.exact
     assert counter.count("") == 0
     assert counter.count("abcde") == 2
+
+
+def test_a_line_counter_loads_its_tokenizer_only_for_a_line_it_does_not_know() -> None:
+    loads: list[int] = []
+
+    def load() -> EstimateCounter:
+        loads.append(1)
+        return EstimateCounter()
+
+    counter = LineCounter("estimate", False, load, {"known line\n": 7})
+    assert counter.count("known line\n") == 7 and loads == []
+    assert counter.count("abcdefgh\n") == 3 and loads == [1]
+    assert counter.count("abcdefgh\n") == 3 and loads == [1]
+    assert counter.counted == 1
+    assert list(counter.known) == ["known line\n", "abcdefgh\n"]  # the last used last
+
+
+def test_the_bundled_ranks_load_like_tiktoken_loads_them() -> None:
+    from tiktoken.load import load_tiktoken_bpe
+
+    path = _bundled_cl100k()
+    assert path is not None
+    assert _load_ranks(path) == load_tiktoken_bpe(str(path), expected_hash=CL100K_SHA256)

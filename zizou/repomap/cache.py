@@ -1,10 +1,14 @@
 """The repo map's tags, persisted in `.zizou/cache/` so a new process re-parses only what changed.
 
-The file is a small header (magic, format version, CRC32 of the payload) and a `marshal`led
-payload of plain tuples: fast to load, and, unlike pickle, unable to run code. Any doubt about the
+Each file is a small header (magic, format version, CRC32 of the payload) and a `marshal`led
+payload of plain tuples: fast to load, and, unlike pickle, unable to run code. Any doubt about a
 file (missing, truncated, another Python, a failed check, a wrong shape) means an empty cache and
 a rebuild, never an error. Writes go to a temporary file that replaces the old one, so concurrent
 zizou processes each leave a whole file behind (the last writer wins).
+
+The tags file holds one row per file, its tags still packed (tags.pack_tags), and the ranking
+graph built from them: a new process with nothing changed decodes neither, and ranks at once.
+Beside it are the maps rendered recently and the token counts of their lines (tokens.py).
 """
 
 from __future__ import annotations
@@ -17,39 +21,69 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from zizou.repomap.graph import Graph, graph_fingerprint
 from zizou.repomap.parse import Entry
-from zizou.repomap.tags import FileTags
 
 MAGIC = b"ZZRMAP"
-FORMAT = 1
+FORMAT = 2
 TAGS_FILE = "repomap-tags.bin"
 RENDERS_FILE = "repomap-renders.bin"
+TOKENS_FILE = "repomap-tokens.bin"
 _HEADER = len(MAGIC) + 2 + 4
 
 
-def load_entries(directory: Path, fingerprint: str) -> dict[str, Entry]:
-    """The cached entries by path; empty when the cache is absent or not to be trusted.
+def load_tags(directory: Path, fingerprint: str) -> tuple[dict[str, Entry], Graph | None]:
+    """The cached entries by path, and the graph of their tags if it was stored with them; empty
+    when the cache is absent or not to be trusted.
 
-    `fingerprint` names the queries that produced the tags: other queries, other tags.
+    `fingerprint` names the queries that produced the tags: other queries, other tags. A graph
+    built by other code (graph.graph_fingerprint) is dropped, and rebuilt from the tags.
     """
     payload = _load(directory / TAGS_FILE)
-    if not isinstance(payload, dict) or payload.get("fingerprint") != fingerprint:
-        return {}
-    stored = payload.get("entries")
-    if not isinstance(stored, dict):
+    if not (type(payload) is tuple and len(payload) == 4 and payload[0] == fingerprint):
+        return {}, None
+    _, graph_key, rows, raw_graph = payload
+    entries = _entries(rows)
+    if not entries:
+        return {}, None
+    if graph_key != graph_fingerprint() or raw_graph is None:
+        return entries, None
+    try:
+        return entries, Graph.from_raw(raw_graph)
+    except ValueError:
+        return entries, None
+
+
+def save_tags(
+    directory: Path, fingerprint: str, entries: dict[str, Entry], graph: Graph | None
+) -> None:
+    rows = tuple(
+        (path, e.size, e.mtime_ns, e.digest, e.checked_ns, e.language, e.tags)
+        for path, e in sorted(entries.items())
+    )
+    raw_graph = None if graph is None else graph.to_raw()
+    _save(directory / TAGS_FILE, (fingerprint, graph_fingerprint(), rows, raw_graph))
+
+
+def _entries(rows: object) -> dict[str, Entry]:
+    """Entries from stored rows; empty if any row is of the wrong shape (trust none of it)."""
+    if type(rows) is not tuple:
         return {}
     entries: dict[str, Entry] = {}
-    for path, raw in stored.items():
-        entry = _entry(raw)
-        if not isinstance(path, str) or entry is None:
-            return {}  # a wrong shape anywhere: trust none of it
-        entries[path] = entry
+    for row in rows:
+        if not (type(row) is tuple and len(row) == 7):
+            return {}
+        path, size, mtime_ns, digest, checked_ns, language, tags = row
+        if not (
+            type(path) is str
+            and _ints(size, mtime_ns, checked_ns)
+            and type(digest) is bytes
+            and type(language) is str
+            and (tags is None or type(tags) is bytes)
+        ):
+            return {}
+        entries[path] = Entry(size, mtime_ns, digest, checked_ns, language, tags)
     return entries
-
-
-def save_entries(directory: Path, fingerprint: str, entries: dict[str, Entry]) -> None:
-    stored = {path: _raw(entry) for path, entry in sorted(entries.items())}
-    _save(directory / TAGS_FILE, {"fingerprint": fingerprint, "entries": stored})
 
 
 Render = tuple[str, int, tuple[int, ...], str]  # text, written_ns, counts, tokenizer
@@ -68,6 +102,22 @@ def save_renders(directory: Path, renders: dict[str, Render]) -> None:
     _save(directory / RENDERS_FILE, renders)
 
 
+def load_token_counts(directory: Path, tokenizer: str) -> dict[str, int]:
+    """Token counts of recently rendered lines, oldest first, if counted by `tokenizer`."""
+    payload = _load(directory / TOKENS_FILE)
+    if not (type(payload) is tuple and len(payload) == 2 and payload[0] == tokenizer):
+        return {}
+    counts = payload[1]
+    if type(counts) is not dict:
+        return {}
+    ok = all(type(line) is str and type(tokens) is int for line, tokens in counts.items())
+    return counts if ok else {}
+
+
+def save_token_counts(directory: Path, tokenizer: str, counts: dict[str, int]) -> None:
+    _save(directory / TOKENS_FILE, (tokenizer, counts))
+
+
 def _is_render(value: object) -> bool:
     return (
         isinstance(value, tuple)
@@ -78,34 +128,6 @@ def _is_render(value: object) -> bool:
         and _ints(*value[2])
         and type(value[3]) is str
     )
-
-
-def _raw(entry: Entry) -> tuple[Any, ...]:
-    tags = entry.tags
-    packed = None if tags is None else (tags.language, tags.defs, tags.refs)
-    return (entry.size, entry.mtime_ns, entry.digest, entry.checked_ns, packed)
-
-
-def _entry(raw: object) -> Entry | None:
-    if not (isinstance(raw, tuple) and len(raw) == 5):
-        return None
-    size, mtime_ns, digest, checked_ns, packed = raw
-    if not (_ints(size, mtime_ns, checked_ns) and isinstance(digest, bytes)):
-        return None
-    if packed is None:
-        return Entry(size, mtime_ns, digest, checked_ns, None)
-    tags = _tags(packed)
-    return None if tags is None else Entry(size, mtime_ns, digest, checked_ns, tags)
-
-
-def _tags(packed: object) -> FileTags | None:
-    """Shapes are checked down to the tuples; the CRC already vouches for the bytes."""
-    if not (type(packed) is tuple and len(packed) == 3):
-        return None
-    language, defs, refs = packed
-    if type(language) is str and type(defs) is tuple and type(refs) is tuple:
-        return FileTags(language, defs, refs)
-    return None
 
 
 def _ints(*values: object) -> bool:
@@ -121,7 +143,7 @@ def _load(path: Path) -> object:
         return None
     version = int.from_bytes(data[len(MAGIC) : len(MAGIC) + 2], "big")
     crc = int.from_bytes(data[len(MAGIC) + 2 : _HEADER], "big")
-    body = data[_HEADER:]
+    body = memoryview(data)[_HEADER:]
     if version != _version() or zlib.crc32(body) != crc:
         return None
     try:
@@ -153,4 +175,12 @@ def _version() -> int:
     return FORMAT * 1000 + sys.version_info[0] * 100 + sys.version_info[1]
 
 
-__all__ = ["Render", "load_entries", "load_renders", "save_entries", "save_renders"]
+__all__ = [
+    "Render",
+    "load_renders",
+    "load_tags",
+    "load_token_counts",
+    "save_renders",
+    "save_tags",
+    "save_token_counts",
+]

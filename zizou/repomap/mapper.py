@@ -3,42 +3,45 @@
 The prompt renders the map at every step, so the warm path matters most: list the files (git),
 stat the sources, and re-parse only those whose size or mtime moved (or whose mtime is too recent
 to trust, in which case the content digest decides). The ranking graph is rebuilt only when some
-tags changed, and a map already rendered for the same files and the same request is served from
-a memo, in memory and in `.zizou/cache/`, without loading the tokenizer.
+tags changed (and stored with them, so a new process does not rebuild it), and a map already
+rendered for the same files and the same request is served from a memo, in memory and in
+`.zizou/cache/`. The tokenizer is loaded only to count a line no earlier map had (tokens.py).
 """
 
 from __future__ import annotations
 
-import hashlib
+import gc
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from zizou import __version__
 from zizou.paths import PROJECT_DIR_NAME, project_dir
 from zizou.repomap import cache
 from zizou.repomap.files import ProjectFiles, list_project_files
-from zizou.repomap.graph import Graph, build_graph
+from zizou.repomap.graph import Graph
+from zizou.repomap.graph_build import build_graph
+from zizou.repomap.memo import MapMemo
 from zizou.repomap.mentions import find_mentions
-from zizou.repomap.parse import Entry, ParseJob, default_workers, read_entries
-from zizou.repomap.request import MapRequest, MapResult, MapStats
+from zizou.repomap.parse import RACY_NS, Entry, ParseJob, default_workers, read_entries
+from zizou.repomap.request import MapRequest, MapResult
 from zizou.repomap.select import select_map
-from zizou.repomap.tags import tags_fingerprint
-from zizou.repomap.tokens import TokenCounter, default_counter, default_counter_name
+from zizou.repomap.tags import FileTags, tags_fingerprint
+from zizou.repomap.tokens import LineCounter, TokenCounter, default_counter, default_counter_name
 
-MAP_VERSION = 1  # bump when ranking or rendering changes: remembered maps are then stale
-RACY_NS = 2_000_000_000  # an mtime this close to when we looked may hide a same-tick edit
-MEMO_SIZE = 16
+MAP_VERSION = 2  # bump when ranking or rendering changes: remembered maps are then stale
+KNOWN_LINES = 4096  # token counts of recently rendered lines kept in the cache
 
 
 @dataclass
 class _State:
     entries: dict[str, Entry]
+    graph: Graph | None = None  # built from the entries' tags; None once some tags changed
     from_disk: bool = True  # entries came from the cache file and may be of a stale shape
-    generation: int = 0
-    graph: Graph | None = None
-    graph_generation: int = -1
+    unsaved: bool = False  # entries or graph differ from the cache file
+    unpacked: dict[str, FileTags] = field(default_factory=dict)  # tags decoded for a rebuild
 
 
 class RepoMap:
@@ -60,19 +63,20 @@ class RepoMap:
         self._counter = counter
         self._lock = threading.Lock()
         self._state: _State | None = None
-        self._memo: dict[str, tuple[MapResult, int]] = {}  # key -> (result, written_ns)
-        self._disk_memo: dict[str, cache.Render] | None = None
+        self._memo = MapMemo(MAP_VERSION, self.cache_dir, self._writable_cache)
+        self._lines: LineCounter | None = None
 
     def render(self, request: MapRequest) -> MapResult:
-        with self._lock:
+        with self._lock, _paused_gc():
             return self._render(request)
 
     def _render(self, request: MapRequest) -> MapResult:
         started = time.perf_counter()
         files = list_project_files(self.root)
         listed = time.perf_counter()
-        key = self._request_key(files, request)
-        remembered = self._remembered(key, files)
+        tokenizer = self._counter.name if self._counter else default_counter_name()
+        key = self._memo.key(files, request, tokenizer)
+        remembered = self._memo.get(key, files)
         if remembered is not None:
             stats = remembered.stats.with_counts(
                 parsed=0,
@@ -91,7 +95,7 @@ class RepoMap:
                     raise
                 self._state = _State({}, from_disk=False)  # a cache of the wrong shape: start over
                 result = self._build(request, files)
-            self._remember(key, result)
+            self._memo.put(key, result)
         stats = result.stats.with_counts(
             files=len(files.sources) + len(files.others),
             sources=len(files.sources),
@@ -103,65 +107,25 @@ class RepoMap:
     def _build(self, request: MapRequest, files: ProjectFiles) -> MapResult:
         started = time.perf_counter()
         state = self._state or self._load_state()
-        parsed, hits = self._refresh(state, files)
+        lines = self._line_counter()
+        parsed, hits = self._refresh(state, files, lines)
         refreshed = time.perf_counter()
         graph = self._graph(state)
+        self._save_tags(state)
         graphed = time.perf_counter()
-        counter = self._counter or default_counter()
-        loaded = time.perf_counter()
         paths = [f.path for f in files.sources] + list(files.others)
         mentions = find_mentions(request.message, paths)
-        result = select_map(self.root, graph, files, request, mentions, counter)
+        counted = lines.counted
+        result = select_map(self.root, graph, files, request, mentions, lines)
+        if lines.counted > counted:
+            self._save_lines(lines)
         stats = result.stats.with_counts(
             parsed=parsed,
             cache_hits=hits,
             parse_s=refreshed - started,
             rank_s=result.stats.rank_s + (graphed - refreshed),
-            render_s=result.stats.render_s + (loaded - graphed),
         )
         return MapResult(result.text, stats)
-
-    def _request_key(self, files: ProjectFiles, request: MapRequest) -> str:
-        digest = hashlib.blake2b(digest_size=16)
-        digest.update(f"{__version__}\0{MAP_VERSION}\0{tags_fingerprint()}".encode())
-        for f in files.sources:
-            digest.update(f"{f.path}\0{f.size}\0{f.mtime_ns}\n".encode())
-        digest.update("\0".join(files.others).encode())
-        counter = self._counter.name if self._counter else default_counter_name()
-        digest.update(f"\1{request.cache_key()}\1{counter}".encode())
-        return digest.hexdigest()
-
-    def _remembered(self, key: str, files: ProjectFiles) -> MapResult | None:
-        """A map rendered before for the same files and request, unless a file changed so
-        recently (within RACY_NS of that render) that an edit might hide behind an equal mtime."""
-        if key in self._memo:
-            result, written_ns = self._memo[key]
-        else:
-            stored = self._disk_memos().get(key)
-            if stored is None:
-                return None
-            text, written_ns, counts, tokenizer = stored
-            if len(counts) != len(MapStats.MEMO_FIELDS):
-                return None
-            result = MapResult(text, MapStats.from_memo(counts, tokenizer))
-        newest = max((f.mtime_ns for f in files.sources), default=0)
-        return result if newest < written_ns - RACY_NS else None
-
-    def _disk_memos(self) -> dict[str, cache.Render]:
-        if self._disk_memo is None:
-            self._disk_memo = cache.load_renders(self.cache_dir) if self.cache_dir else {}
-        return self._disk_memo
-
-    def _remember(self, key: str, result: MapResult) -> None:
-        now = time.time_ns()
-        recent = list(self._memo.items())[-(MEMO_SIZE - 1) :]
-        self._memo = {**dict(recent), key: (result, now)}
-        stats = result.stats
-        memo = {**self._disk_memos(), key: (result.text, now, stats.memo_counts(), stats.tokenizer)}
-        self._disk_memo = dict(sorted(memo.items(), key=lambda kv: (kv[1][1], kv[0]))[-MEMO_SIZE:])
-        directory = self._writable_cache()
-        if directory is not None:
-            cache.save_renders(directory, self._disk_memo)
 
     def _writable_cache(self) -> Path | None:
         """The cache dir, after making `.zizou/` (with its .gitignore) when it is ours."""
@@ -173,11 +137,35 @@ class RepoMap:
         return self.cache_dir
 
     def _load_state(self) -> _State:
-        entries = cache.load_entries(self.cache_dir, tags_fingerprint()) if self.cache_dir else {}
-        self._state = _State(entries, from_disk=bool(entries))
+        entries, graph = (
+            cache.load_tags(self.cache_dir, tags_fingerprint()) if self.cache_dir else ({}, None)
+        )
+        self._state = _State(entries, graph, from_disk=bool(entries))
         return self._state
 
-    def _refresh(self, state: _State, files: ProjectFiles) -> tuple[int, int]:
+    def _line_counter(self) -> LineCounter:
+        """Counts the map's lines, with the counts of lines rendered before (by this tokenizer)."""
+        if self._lines is None:
+            injected = self._counter
+            if injected is not None:
+                name, exact, load = injected.name, injected.exact, lambda: injected
+            else:
+                name = default_counter_name()
+                exact, load = name == "cl100k_base", default_counter
+            known = cache.load_token_counts(self.cache_dir, name) if self.cache_dir else {}
+            self._lines = LineCounter(name, exact, load, known)
+        return self._lines
+
+    def _save_lines(self, lines: LineCounter) -> None:
+        if len(lines.known) > KNOWN_LINES:
+            lines.known = dict(list(lines.known.items())[-KNOWN_LINES:])
+        if not lines.exact:
+            return  # an estimate is as cheap to redo as to remember
+        directory = self._writable_cache()
+        if directory is not None:
+            cache.save_token_counts(directory, lines.name, lines.known)
+
+    def _refresh(self, state: _State, files: ProjectFiles, lines: LineCounter) -> tuple[int, int]:
         """Bring the entries up to date with the files; (parsed or re-read, trusted as cached)."""
         jobs: list[ParseJob] = []
         for file in files.sources:
@@ -187,12 +175,20 @@ class RepoMap:
                 and known.size == file.size
                 and known.mtime_ns == file.mtime_ns
                 and file.mtime_ns < known.checked_ns - RACY_NS
-                and _same_language(known, file.language)
+                and known.language == file.language
             ):
                 jobs.append(ParseJob(file, known))
-        # A cold map parses in a pool; this process loads the tokenizer meanwhile.
-        warm_up = None if self._counter else default_counter
-        fresh = read_entries(self.root, jobs, self.workers, while_waiting=warm_up) if jobs else {}
+        # While a pool parses, this process loads the tokenizer a fresh cache will need, and
+        # decodes the tags that came back for the graph.
+        warm_up = None if lines.known else lines.load
+        unpacked: dict[str, FileTags] = {}
+        fresh = (
+            read_entries(
+                self.root, jobs, self.workers, while_waiting=warm_up, each=_unpacker(unpacked)
+            )
+            if jobs
+            else {}
+        )
         listed = {file.path for file in files.sources}
         gone = sorted(path for path in state.entries if path not in listed)
         changed = bool(gone)
@@ -200,33 +196,71 @@ class RepoMap:
         for path in gone:
             del state.entries[path]
         for job in jobs:
-            entry = fresh.get(job.file.path)
-            changed = changed or not _same_tags(entry, job.known)
+            path = job.file.path
+            entry = fresh.get(path)
+            if not _same_tags(entry, job.known):
+                changed = True
+                state.unpacked.pop(path, None)
             moved = moved or not _same_stat(entry, job.known)
             if entry is None:
-                state.entries.pop(job.file.path, None)
+                state.entries.pop(path, None)
             else:
-                state.entries[job.file.path] = entry
+                state.entries[path] = entry
+        state.unpacked.update(unpacked)
         if changed:
-            state.generation += 1
+            state.graph = None
         # A recent file re-read unchanged is not worth rewriting the cache for at every step.
-        directory = self._writable_cache() if changed or moved else None
-        if directory is not None:
-            cache.save_entries(directory, tags_fingerprint(), state.entries)
+        state.unsaved = state.unsaved or changed or moved
         return len(jobs), len(files.sources) - len(jobs)
 
     def _graph(self, state: _State) -> Graph:
-        if state.graph is None or state.graph_generation != state.generation:
-            tags = {path: e.tags for path, e in state.entries.items() if e.tags is not None}
-            state.graph = build_graph(tags)
-            state.graph_generation = state.generation
+        if state.graph is None:
+            unpacked = state.unpacked
+            for path in unpacked.keys() - state.entries.keys():
+                del unpacked[path]
+            for path, entry in state.entries.items():
+                if path not in unpacked:
+                    tags = entry.file_tags()
+                    if tags is not None:
+                        unpacked[path] = tags
+            state.graph = build_graph(unpacked)
+            state.unsaved = True
         return state.graph
+
+    def _save_tags(self, state: _State) -> None:
+        directory = self._writable_cache() if state.unsaved else None
+        if directory is not None:
+            cache.save_tags(directory, tags_fingerprint(), state.entries, state.graph)
+        state.unsaved = False
+
+
+@contextmanager
+def _paused_gc() -> Iterator[None]:
+    """Loading the cache and building the graph allocate hundreds of thousands of tuples, none
+    in a cycle: the cyclic collector would walk them again and again, a third of that time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _unpacker(into: dict[str, FileTags]) -> Callable[[dict[str, Entry]], None]:
+    def unpack(entries: dict[str, Entry]) -> None:
+        for path, entry in entries.items():
+            tags = entry.file_tags()
+            if tags is not None:
+                into[path] = tags
+
+    return unpack
 
 
 def _same_tags(entry: Entry | None, known: Entry | None) -> bool:
     if entry is None or known is None:
         return entry is known
-    return entry.digest == known.digest and entry.tags == known.tags
+    return (entry.digest, entry.language, entry.tags) == (known.digest, known.language, known.tags)
 
 
 def _same_stat(entry: Entry | None, known: Entry | None) -> bool:
@@ -235,8 +269,4 @@ def _same_stat(entry: Entry | None, known: Entry | None) -> bool:
     return (entry.size, entry.mtime_ns) == (known.size, known.mtime_ns)
 
 
-def _same_language(entry: Entry, language: str) -> bool:
-    return entry.tags is None or entry.tags.language == language
-
-
-__all__ = ["RepoMap"]
+__all__ = ["MAP_VERSION", "RACY_NS", "RepoMap"]

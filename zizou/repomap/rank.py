@@ -4,7 +4,8 @@ The walk teleports to the focus (pinned or mentioned files, and the files defini
 message mentions) plus a little mass spread by each file's prior (graph.file_prior: tests, stubs
 and docs count a fifth), so the rest of the project is still ordered; with no focus it is
 PageRank with that prior. Each file keeps EVIDENCE_FLOOR of out-weight that returns to the
-teleport, so a file whose only link is one faint use does not hand on all of its rank through it.
+teleport, so a file whose only link is one faint use does not hand on all of its rank through it;
+so does the part of a name's flow that its definers do not claim (graph.claimed_by).
 
 A step is two gathers: file rank -> flow through each name (summed over its use edges), and name
 flow -> inflow of each defining file. Both run as C-level passes over flat lists (itemgetter
@@ -15,13 +16,13 @@ hash seed and a 10k-file project ranks in a fraction of a second.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, repeat
 from operator import add, itemgetter, mul, sub
 from typing import Any
 
-from zizou.repomap.graph import Graph, share
+from zizou.repomap.graph import Graph
 
 DAMPING = 0.85
 UNIFORM_SHARE = 0.1  # of the teleport mass, when there is a focus
@@ -57,8 +58,9 @@ def file_ranks(graph: Graph, focus: Focus) -> Ranks:
     walk = _Walk(graph, normalised)
     rank = list(teleport)
     for _ in range(MAX_ITERATIONS):
-        lost = sum(map(mul, rank, leak))
-        inflow = walk.file_inflow(walk.name_flow(rank))
+        flow = walk.name_flow(rank)
+        lost = sum(map(mul, rank, leak)) + walk.unclaimed(flow)
+        inflow = walk.file_inflow(flow)
         base = DAMPING * lost + (1.0 - DAMPING)
         new = list(map(add, map(mul, inflow, repeat(DAMPING)), map(mul, teleport, repeat(base))))
         change = sum(map(abs, map(sub, new, rank)))
@@ -74,22 +76,47 @@ class _Walk:
         self.use_weights = normalised
         self.use_starts = gather(graph.edge_bounds[:-1])
         self.use_ends = gather(graph.edge_bounds[1:])
-        per_file: list[list[tuple[int, float]]] = [[] for _ in graph.paths]
+        # Each file's links to the names it defines, by name: its definitions' (name, share),
+        # once per name.
+        unused = len(graph.names)
+        idents, shares, bounds = graph.def_ident, graph.def_share, graph.def_bounds
+        link_names: list[int] = []
+        link_shares: list[float] = []
+        link_bounds = [0]
+        for index in range(len(graph.paths)):
+            low, high = bounds[index], bounds[index + 1]
+            row = dict(zip(idents[low:high], shares[low:high], strict=True))
+            row.pop(unused, None)
+            for j in sorted(row):
+                link_names.append(j)
+                link_shares.append(row[j])
+            link_bounds.append(len(link_names))
+        self.def_names = gather(link_names)
+        self.def_shares = link_shares
+        self.def_starts = gather(link_bounds[:-1])
+        self.def_ends = gather(link_bounds[1:])
+        unclaimed: list[tuple[int, float]] = []
+        prior = graph.prior
         for j, files in enumerate(graph.definers):
-            for index in files:
-                per_file[index].append((j, share(files, index, graph.prior)))
-        self.def_names = gather([j for row in per_file for j, _ in row])
-        self.def_shares = [share for row in per_file for _, share in row]
-        bounds = list(accumulate((len(row) for row in per_file), initial=0))
-        self.def_starts = gather(bounds[:-1])
-        self.def_ends = gather(bounds[1:])
+            rest = 1.0 - sum(prior[f] for f in files)
+            if rest > 0.0:  # defined only by tests or stubs: see graph.claimed_by
+                unclaimed.append((j, rest))
+        self.drop_names = gather([j for j, _ in unclaimed])
+        self.drop_parts = [rest for _, rest in unclaimed]
 
     def name_flow(self, rank: list[float]) -> list[float]:
-        flows = list(map(mul, self.use_files(rank), self.use_weights))
+        flows = map(mul, self.use_files(rank), self.use_weights)
         return _segment_sums(flows, self.use_starts, self.use_ends)
 
+    def unclaimed(self, flow: list[float]) -> float:
+        """The flow no definer takes, which goes back to the teleport."""
+        if not self.drop_parts:
+            return 0.0
+        lost: float = sum(map(mul, self.drop_names(flow), self.drop_parts))
+        return lost
+
     def file_inflow(self, flow: list[float]) -> list[float]:
-        shares = list(map(mul, self.def_names(flow), self.def_shares))
+        shares = map(mul, self.def_names(flow), self.def_shares)
         return _segment_sums(shares, self.def_starts, self.def_ends)
 
 
@@ -103,7 +130,7 @@ def gather(indexes: Sequence[int]) -> Any:
     return itemgetter(*indexes)
 
 
-def _segment_sums(values: list[float], starts: Any, ends: Any) -> list[float]:
+def _segment_sums(values: Iterable[float], starts: Any, ends: Any) -> list[float]:
     prefix = list(accumulate(values, initial=0.0))
     return list(map(sub, ends(prefix), starts(prefix)))
 

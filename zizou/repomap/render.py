@@ -2,8 +2,13 @@
 
 Definitions are grouped by file (files in the order of their best definition, lines in source
 order) and shown as `line│signature`, so the model can open the right lines with read_file. Files
-that are not shown with definitions follow by name, best first. The number of items that fit is
-found by binary search with the real tokenizer; only prefixes that were counted are ever returned.
+that are not shown with definitions follow by name, best first.
+
+The map is counted line by line. cl100k_base's pre-tokenizer never joins a newline with what
+follows it unless that is more whitespace, so text made of non-blank lines without a carriage
+return has exactly the sum of its lines' tokens, each line counted with its newline. `_line`
+keeps every line so; the fit then needs only the lines up to the budget, each counted once
+(tokens.LineCounter remembers them across renders).
 """
 
 from __future__ import annotations
@@ -14,8 +19,6 @@ from dataclasses import dataclass
 from zizou.repomap.tokens import TokenCounter
 
 HEADER = "Relevant definitions by file (line│signature):\n"
-# Tokens are rarely longer than this many characters, so longer prefixes never need counting.
-MAX_CHARS_PER_TOKEN = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,55 +50,56 @@ def render(items: Sequence[Item]) -> str:
             groups.setdefault(item, [])
         else:
             groups.setdefault(item.path, []).append(item)
-    lines = [HEADER.rstrip("\n")]
+    lines = [HEADER]
     for path, defs in groups.items():
-        if not defs:
-            lines.append(path)
-            continue
-        lines.append(f"{path}:")
-        for item in sorted(defs, key=lambda d: d.line):
-            lines.append(f"{item.line:>5}│{item.signature}")
-    return "\n".join(lines) + "\n"
+        lines.append(_path_line(path, bool(defs)))
+        lines.extend(_def_line(item) for item in sorted(defs, key=lambda d: d.line))
+    return "".join(lines)
 
 
 def fit(items: Sequence[Item], budget: int, counter: TokenCounter) -> Fitted:
     """The longest prefix of `items` whose rendering is at most `budget` tokens."""
     if budget <= 0 or not items:
         return Fitted("", 0, 0, 0)
-    counted: dict[int, int] = {}
-
-    def tokens(k: int) -> int:
-        if k not in counted:
-            counted[k] = counter.count(render(items[:k]))
-        return counted[k]
-
-    high = _upper_bound(items, budget)
-    while high < len(items) and tokens(high) <= budget:
-        high = min(len(items), high * 2)
-    low = 0  # invariant: prefix `low` fits (the empty map always does)
-    while low < high:
-        middle = (low + high + 1) // 2
-        if tokens(middle) <= budget:
-            low = middle
+    total = counter.count(HEADER)
+    grouped: dict[str, bool] = {}  # path -> shown with definitions (else by name)
+    shown = 0
+    for item in items:
+        if isinstance(item, str):
+            cost = 0 if item in grouped else counter.count(_path_line(item, False))
+            path, has_defs = item, grouped.get(item, False)
         else:
-            high = middle - 1
-    if low == 0:
+            path, has_defs = item.path, True
+            cost = counter.count(_def_line(item))
+            if not grouped.get(path, False):
+                cost += counter.count(_path_line(path, True))
+                if path in grouped:  # listed by name before: now a group header instead
+                    cost -= counter.count(_path_line(path, False))
+        if total + cost > budget:
+            break
+        total += cost
+        grouped[path] = has_defs
+        shown += 1
+    if shown == 0:
         return Fitted("", 0, 0, 0)
-    shown = items[:low]
-    definitions = sum(1 for item in shown if not isinstance(item, str))
-    paths = {item if isinstance(item, str) else item.path for item in shown}
-    return Fitted(render(shown), tokens(low), definitions, len(paths))
+    prefix = items[:shown]
+    definitions = sum(1 for item in prefix if not isinstance(item, str))
+    return Fitted(render(prefix), total, definitions, len(grouped))
 
 
-def _upper_bound(items: Sequence[Item], budget: int) -> int:
-    """A prefix length whose text surely has more than `budget` tokens (or all items)."""
-    limit = budget * MAX_CHARS_PER_TOKEN
-    chars = len(HEADER)
-    for k, item in enumerate(items, start=1):
-        chars += len(item) + 1 if isinstance(item, str) else len(item.signature) + 7
-        if chars > limit:
-            return k
-    return len(items)
+def clean_line(text: str) -> str:
+    """One line of the map: no line breaks inside, never blank (see the module docstring)."""
+    if "\r" in text or "\n" in text:
+        text = text.replace("\r", "\\r").replace("\n", "\\n")
+    return text if text.strip() else repr(text)
 
 
-__all__ = ["HEADER", "Fitted", "Item", "Shown", "fit", "render"]
+def _path_line(path: str, has_defs: bool) -> str:
+    return clean_line(path + ":" if has_defs else path) + "\n"
+
+
+def _def_line(item: Shown) -> str:
+    return clean_line(f"{item.line:>5}│{item.signature}") + "\n"
+
+
+__all__ = ["HEADER", "Fitted", "Item", "Shown", "clean_line", "fit", "render"]

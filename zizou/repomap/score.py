@@ -70,17 +70,17 @@ def _apply(graph: Graph, boosts: Boosts, scores: list[float]) -> None:
             lift = HIDDEN if path in boosts.hidden else TOP_TIER
             for flat in range(bounds[index], bounds[index + 1]):
                 scores[flat] += lift
+    names = graph.def_name
     for name in sorted(boosts.names):
         for index in graph.definers_of(name):
-            for offset, definition in enumerate(graph.tags[index].defs):
-                if definition[0] == name:
-                    scores[bounds[index] + offset] += TOP_TIER
+            for flat in range(bounds[index], bounds[index + 1]):
+                if names[flat] == name:
+                    scores[flat] += TOP_TIER
 
 
 def _scored(graph: Graph, index: int, score: float) -> Scored:
-    file = _file_of(graph.def_bounds, index)
-    name, line, kind = graph.tags[file].defs[index - graph.def_bounds[file]]
-    return Scored(score, graph.paths[file], line, name, kind)
+    path = graph.paths[_file_of(graph.def_bounds, index)]
+    return Scored(score, path, graph.def_line[index], graph.def_name[index], graph.def_kind[index])
 
 
 def _file_of(bounds: tuple[int, ...], index: int) -> int:

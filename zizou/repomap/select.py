@@ -15,7 +15,7 @@ from zizou.repomap.files import ProjectFiles
 from zizou.repomap.graph import Graph
 from zizou.repomap.mentions import Mentions
 from zizou.repomap.rank import Focus, file_ranks
-from zizou.repomap.render import Item, Shown, fit
+from zizou.repomap.render import Item, Shown, clean_line, fit
 from zizou.repomap.request import MapRequest, MapResult, MapStats
 from zizou.repomap.score import Boosts, Scored, ranked_files, top_definitions
 from zizou.repomap.signatures import read_signatures
@@ -53,8 +53,9 @@ def select_map(
         *(path for path in files.others if path not in boosts.hidden),
     ]
     missing = [name for name in request.identifiers if not graph.definers_of(name)]
-    note = f"No definition found for: {', '.join(missing)}\n" if missing else ""
-    budget = request.max_tokens - (counter.count(note) if note else 0)
+    note = clean_line(f"No definition found for: {', '.join(missing)}") + "\n" if missing else ""
+    note_tokens = counter.count(note) if note else 0  # the map is counted by line: render.py
+    budget = request.max_tokens - note_tokens
     limit = max(32, request.max_tokens // 4)
     while True:
         defs = _shown(root, top_definitions(graph, ranks, boosts, limit))
@@ -64,11 +65,11 @@ def select_map(
             break
         limit *= 4
     text = note + fitted.text
-    tokens = counter.count(text) if note else fitted.tokens
+    tokens = note_tokens + fitted.tokens
     done = time.perf_counter()
     stats = MapStats(
         definitions=graph.def_bounds[-1],
-        references=sum(len(t.refs) for t in graph.tags),
+        references=graph.references,
         shown_definitions=fitted.definitions,
         shown_files=fitted.files,
         tokens=tokens,

@@ -12,9 +12,11 @@ stored: the few definitions a map shows have theirs read from the source when it
 from __future__ import annotations
 
 import functools
+import marshal
 from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
@@ -26,6 +28,8 @@ Reference = tuple[str, int, int]  # (name, uses, weak uses)
 TAGS_VERSION = 1  # bump when extraction changes in a way the queries do not show
 GENERATED_MARKERS = (b"@generated", b"DO NOT EDIT", b"do not edit")
 GENERATED_SCAN_BYTES = 1024
+_START = attrgetter("start_byte")
+_TEXT = attrgetter("text")
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,25 @@ class FileTags:
     refs: tuple[Reference, ...]  # sorted by name
 
 
+def pack_tags(tags: FileTags) -> bytes:
+    """The tags as the cache keeps them: one `marshal`led blob per file, decoded only when the
+    ranking graph must be rebuilt."""
+    return marshal.dumps((tags.defs, tags.refs))
+
+
+def unpack_tags(language: str, blob: bytes) -> FileTags:
+    """The tags `pack_tags` packed; ValueError when the blob holds something else."""
+    try:
+        packed = marshal.loads(blob)
+    except (EOFError, TypeError) as exc:
+        raise ValueError(f"unreadable tags: {exc}") from exc
+    if type(packed) is tuple and len(packed) == 2:
+        defs, refs = packed
+        if type(defs) is tuple and type(refs) is tuple:
+            return FileTags(language, defs, refs)
+    raise ValueError("tags of the wrong shape")
+
+
 def language_for(path: str) -> str | None:
     """The language of a project-relative path by its suffix, or None for other files."""
     dot = path.rfind(".")
@@ -126,13 +149,12 @@ def extract_tags(language: str, data: bytes) -> FileTags:
                 name = _text(node.text)
                 row = node.start_point.row
                 defs.setdefault((row, name), (name, row + 1, kind))
-        elif kind == "weak":
-            weak.update((node.start_byte, node.text) for node in nodes)
         else:
-            strong.update((node.start_byte, node.text) for node in nodes)
+            found = weak if kind == "weak" else strong
+            found.update(zip(map(_START, nodes), map(_TEXT, nodes), strict=True))
     strong_texts = [strong[start] for start in strong.keys() - def_starts]
     weak_texts = [weak[start] for start in weak.keys() - strong.keys() - def_starts]
-    refs = _count(Counter(t for t in strong_texts if t), Counter(t for t in weak_texts if t))
+    refs = _count(Counter(filter(None, strong_texts)), Counter(filter(None, weak_texts)))
     return FileTags(language, tuple(defs[key] for key in sorted(defs)), refs)
 
 
@@ -186,5 +208,7 @@ __all__ = [
     "extract_tags",
     "is_generated",
     "language_for",
+    "pack_tags",
     "tags_fingerprint",
+    "unpack_tags",
 ]

@@ -4,12 +4,19 @@ tiktoken would download cl100k_base on first use. The litellm package ships the 
 so we load it from its package directory, found without importing it (that costs seconds),
 and check it against the published SHA-256. When the file or tiktoken is missing, the count falls
 back to an estimate of one token per four characters, and `--stats` says so.
+
+Loading the tokenizer takes about 0.1 s, more than ranking a mid-sized project. A map is counted
+line by line (render.py), and LineCounter remembers each line's count, kept between processes in
+the cache, so a map made of lines counted before needs no tokenizer at all.
 """
 
 from __future__ import annotations
 
+import binascii
 import functools
+import hashlib
 import importlib.util
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -28,8 +35,11 @@ CHARS_PER_TOKEN = 4
 
 
 class TokenCounter(Protocol):
-    name: str  # shown in --stats
-    exact: bool
+    @property
+    def name(self) -> str: ...  # shown in --stats
+
+    @property
+    def exact(self) -> bool: ...
 
     def count(self, text: str) -> int: ...
 
@@ -59,6 +69,45 @@ class _Encoder(Protocol):
     def encode_ordinary(self, text: str) -> list[int]: ...
 
 
+class LineCounter:
+    """Counts lines with a tokenizer loaded on the first line it does not already know."""
+
+    def __init__(
+        self,
+        name: str,
+        exact: bool,
+        load: Callable[[], TokenCounter],
+        known: Mapping[str, int] | None = None,
+    ) -> None:
+        self._name = name  # what the tokenizer will be, known before it is loaded
+        self._exact = exact
+        self._load = load
+        self._counter: TokenCounter | None = None
+        self.known = dict(known or {})  # line -> tokens, oldest first
+        self.counted = 0  # lines counted with the tokenizer (not remembered)
+
+    @property
+    def name(self) -> str:
+        return self._counter.name if self._counter is not None else self._name
+
+    @property
+    def exact(self) -> bool:
+        return self._counter.exact if self._counter is not None else self._exact
+
+    def load(self) -> TokenCounter:
+        if self._counter is None:
+            self._counter = self._load()
+        return self._counter
+
+    def count(self, line: str) -> int:
+        tokens = self.known.pop(line, None)  # and put back last: the oldest go first
+        if tokens is None:
+            tokens = self.load().count(line)
+            self.counted += 1
+        self.known[line] = tokens
+        return tokens
+
+
 @functools.cache
 def default_counter() -> TokenCounter:
     """cl100k_base from litellm's bundled copy, else the chars/4 estimate."""
@@ -67,15 +116,24 @@ def default_counter() -> TokenCounter:
         return EstimateCounter(name="estimate (chars/4): litellm's cl100k_base file not found")
     try:
         import tiktoken
-        from tiktoken.load import load_tiktoken_bpe
 
-        ranks = load_tiktoken_bpe(str(path), expected_hash=CL100K_SHA256)
+        ranks = _load_ranks(path)
         encoding = tiktoken.Encoding(
             name="cl100k_base", pat_str=CL100K_PATTERN, mergeable_ranks=ranks, special_tokens={}
         )
     except (ImportError, OSError, ValueError) as exc:
         return EstimateCounter(name=f"estimate (chars/4): cl100k_base unusable ({exc})")
     return TiktokenCounter(encoding)
+
+
+def _load_ranks(path: Path) -> dict[bytes, int]:
+    """The BPE ranks of a `.tiktoken` file (base64 token, rank per line), checked against the
+    published hash: what tiktoken.load does, in bulk, in half the time."""
+    data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != CL100K_SHA256:
+        raise ValueError(f"{path} does not match cl100k_base's published SHA-256")
+    fields = data.split()
+    return dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]), strict=True))
 
 
 def default_counter_name() -> str:
@@ -89,4 +147,10 @@ def _bundled_cl100k() -> Path | None:
     return installed_package_file("litellm", "litellm_core_utils", "tokenizers", CL100K_CACHE_NAME)
 
 
-__all__ = ["EstimateCounter", "TokenCounter", "default_counter", "default_counter_name"]
+__all__ = [
+    "EstimateCounter",
+    "LineCounter",
+    "TokenCounter",
+    "default_counter",
+    "default_counter_name",
+]
