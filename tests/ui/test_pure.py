@@ -18,6 +18,7 @@ from zizou.ui.message_queue import MessageQueue
 from zizou.ui.slash import classify, completions, nearest
 from zizou.ui.text import StreamSanitizer, escape_controls, one_line, short_args
 from zizou.ui.transcript import transcript_markdown
+from zizou.ui.widgets.sidebar import prompt_preview
 
 
 @pytest.mark.parametrize(
@@ -163,3 +164,30 @@ def test_answers_are_cut_only_outside_code_fences() -> None:
     assert safe_cut(text, 5) == text.index("tail")
     assert safe_cut("```\nx\n\ny", 0) == 0
     assert safe_cut("short\n\nrest", 100) == 0
+
+
+def test_the_sidebar_preview_unwraps_prose_and_list_items_but_not_code_or_tables() -> None:
+    prompt = (
+        "# BASE\n\nYou are zizou, working\nin a project.\n\n- Explore with glob\n  and grep.\n"
+        "- Read first\n```\nkeep a\nkeep b\n```\n| a |\n| b |\n"
+    )
+    assert prompt_preview(prompt).splitlines() == [
+        "# BASE",
+        "",
+        "You are zizou, working in a project.",
+        "",
+        "- Explore with glob and grep.",
+        "- Read first",
+        "```",
+        "keep a",
+        "keep b",
+        "```",
+        "| a |",
+        "| b |",
+    ]
+
+
+def test_the_sidebar_preview_stops_at_its_limit() -> None:
+    preview = prompt_preview("word " * 400, limit=50)
+    assert len(preview) == 50
+    assert preview.endswith("…")

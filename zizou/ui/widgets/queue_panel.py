@@ -87,7 +87,7 @@ class QueuePanel(Vertical):
         if self.paused:
             title = f"queued ({count}) · paused after Esc · Enter on an empty prompt sends"
         else:
-            title = f"queued ({count}) · sent in order · Tab here: e edits, x removes"
+            title = f"queued ({count}) · sent in order · Tab to pick one: e edit · x remove"
         self.query_one("#queue-title", Label).update(Text(title))
         options = self.query_one(QueueList)
         highlighted = options.highlighted

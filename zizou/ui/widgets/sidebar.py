@@ -3,6 +3,7 @@ the system prompt. The app hands it a `SidebarInfo`; it only renders it."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -15,7 +16,8 @@ from zizou.ui.text import clean
 if TYPE_CHECKING:
     from zizou.ui.session import UiSession
 
-PREVIEW_LINES = 14
+PREVIEW_CHARS = 600  # of the system prompt, unwrapped: the sidebar wraps it to its own width
+_BLOCK_START = re.compile(r"[-*>#|]|\d+[.)]\s")  # a line that starts a row of its own
 
 
 @dataclass(frozen=True)
@@ -51,9 +53,33 @@ def sidebar_text(info: SidebarInfo) -> Text:
     _field(text, "context", context)
     _field(text, "pinned", "\n".join(info.pinned) if info.pinned else "none (/add PATH or @file)")
     text.append("system prompt\n", style="bold")
-    preview = clean(info.prompt_preview).splitlines()[:PREVIEW_LINES]
-    text.append("\n".join(preview) if preview else "(built at the first step; /prompt)", "dim")
+    preview = prompt_preview(clean(info.prompt_preview))
+    text.append(preview or "(built at the first step; /prompt)", "dim")
     return text
+
+
+def prompt_preview(prompt: str, limit: int = PREVIEW_CHARS) -> str:
+    """The start of the prompt with its paragraphs and list items unwrapped: the source's line
+    breaks, made for a wide file, would leave ragged short rows in a narrow sidebar."""
+    rows: list[str] = []
+    joinable = False  # whether the last row is prose that a wrapped line continues
+    fenced = False
+    for line in prompt.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            fenced = not fenced
+        if not stripped or fenced or stripped.startswith("```"):
+            rows.append(line.rstrip())
+            joinable = False
+        elif joinable and not _BLOCK_START.match(stripped):
+            rows[-1] += " " + stripped
+        else:
+            rows.append(line.rstrip())
+            joinable = not stripped.startswith(("#", "|"))
+        if sum(len(row) + 1 for row in rows) > limit:
+            break
+    preview = "\n".join(rows).strip()
+    return preview if len(preview) <= limit else preview[: limit - 1].rstrip() + "…"
 
 
 def _field(text: Text, name: str, value: str) -> None:
