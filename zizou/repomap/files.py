@@ -9,16 +9,14 @@ we parse are stat'ed so the cache can tell whether they changed; every other fil
 
 from __future__ import annotations
 
-import fnmatch
 import os
-import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from zizou.paths import DEBUG_LOG_NAME
 from zizou.repomap.tags import language_for
-from zizou.secret_files import SECRET_NAME_GLOBS, is_secret_name
+from zizou.secret_files import is_secret_name
 from zizou.tools._ignore import project_files
 
 MAX_SOURCE_BYTES = 1_000_000
@@ -111,16 +109,10 @@ def list_project_files(root: Path) -> ProjectFiles:
     return ProjectFiles(tuple(sources), tuple(others), skipped)
 
 
-# Any name a secret glob matches, as one pattern: most names are ruled out without a glob each.
-_MAYBE_SECRET = re.compile("|".join(fnmatch.translate(glob) for glob in SECRET_NAME_GLOBS))
-
-
 def _wanted(rel: str) -> bool:
     parts = rel.split("/")
     name = parts[-1]
-    if VENDORED_DIRS.intersection(parts[:-1]) or name in SKIPPED_NAMES:
-        return False
-    if _MAYBE_SECRET.match(name.casefold()) and is_secret_name(name):
+    if VENDORED_DIRS.intersection(parts[:-1]) or name in SKIPPED_NAMES or is_secret_name(name):
         return False
     return not name.lower().endswith(_SKIPPED_ENDINGS)
 

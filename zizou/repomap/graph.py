@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
 from importlib import resources
@@ -76,12 +76,12 @@ class Graph:
     @cached_property
     def defined(self) -> Mapping[Key, tuple[int, ...]]:
         """Every defined name -> its files, in path order."""
-        found: dict[Key, list[int]] = {}
-        bounds, names = self.def_bounds, self.def_name
-        for index, family in enumerate(self.file_family):
-            for name in dict.fromkeys(names[bounds[index] : bounds[index + 1]]):
-                found.setdefault((family, name), []).append(index)
-        return {key: tuple(files) for key, files in found.items()}
+        by_family = definers_by_family(self.file_family, self.def_bounds, self.def_name)
+        return {
+            (family, name): tuple(files)
+            for family, names in by_family.items()
+            for name, files in names.items()
+        }
 
     @cached_property
     def families(self) -> Mapping[str, tuple[Key, ...]]:
@@ -133,6 +133,22 @@ def family_of(language: str) -> str:
     return FAMILIES.get(language, language)
 
 
+def definers_by_family(
+    file_family: Sequence[str], def_bounds: Sequence[int], def_name: Sequence[str]
+) -> dict[str, dict[str, list[int]]]:
+    """Family -> name -> the files defining it, in path order, from the flat definitions."""
+    found: dict[str, dict[str, list[int]]] = {}
+    for index, family in enumerate(file_family):
+        here = found.setdefault(family, {})
+        for name in dict.fromkeys(def_name[def_bounds[index] : def_bounds[index + 1]]):
+            files = here.get(name)
+            if files is None:
+                here[name] = [index]
+            else:
+                files.append(index)
+    return found
+
+
 @functools.cache
 def graph_fingerprint() -> str:
     """Changes whenever the code that builds the graph does, so a stored graph built by another
@@ -175,6 +191,7 @@ __all__ = [
     "Graph",
     "Key",
     "claimed_by",
+    "definers_by_family",
     "family_of",
     "file_prior",
     "graph_fingerprint",

@@ -16,7 +16,14 @@ import math
 from collections.abc import Mapping
 
 from zizou.repomap.common_names import COMMON_NAMES
-from zizou.repomap.graph import Graph, Key, claimed_by, family_of, file_prior
+from zizou.repomap.graph import (
+    Graph,
+    Key,
+    claimed_by,
+    definers_by_family,
+    family_of,
+    file_prior,
+)
 from zizou.repomap.tags import FileTags
 
 WEAK_WEIGHT = 0.25  # `x.name` (whose?) or a bare name as a value (a local?)
@@ -45,7 +52,7 @@ def build_graph(tags: Mapping[str, FileTags]) -> Graph:
             def_line.extend(lines_here)
             def_kind.extend(kinds_here)
         def_bounds.append(len(def_name))
-    defined = _definers(file_family, def_bounds, def_name)
+    defined = definers_by_family(file_family, def_bounds, def_name)
     uses = _uses(file_tags, file_family, prior, defined)
     names = tuple(sorted(uses))
     edge_file: list[int] = []
@@ -75,19 +82,6 @@ def build_graph(tags: Mapping[str, FileTags]) -> Graph:
         def_share=def_share,
         references=sum(len(ft.refs) for ft in file_tags),
     )
-
-
-def _definers(file_family: tuple[str, ...], bounds: list[int], names: list[str]) -> Defined:
-    found: Defined = {}
-    for index, family in enumerate(file_family):
-        here = found.setdefault(family, {})
-        for name in dict.fromkeys(names[bounds[index] : bounds[index + 1]]):
-            files = here.get(name)
-            if files is None:
-                here[name] = [index]
-            else:
-                files.append(index)
-    return found
 
 
 def _uses(

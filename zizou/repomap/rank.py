@@ -22,7 +22,7 @@ from itertools import accumulate, repeat
 from operator import add, itemgetter, mul, sub
 from typing import Any
 
-from zizou.repomap.graph import Graph
+from zizou.repomap.graph import Graph, claimed_by
 
 DAMPING = 0.85
 UNIFORM_SHARE = 0.1  # of the teleport mass, when there is a focus
@@ -98,7 +98,8 @@ class _Walk:
         unclaimed: list[tuple[int, float]] = []
         prior = graph.prior
         for j, files in enumerate(graph.definers):
-            rest = 1.0 - sum(prior[f] for f in files)
+            claimed = sum(prior[f] for f in files)
+            rest = 1.0 - claimed / claimed_by(files, prior)
             if rest > 0.0:  # defined only by tests or stubs: see graph.claimed_by
                 unclaimed.append((j, rest))
         self.drop_names = gather([j for j, _ in unclaimed])
