@@ -1,6 +1,6 @@
 FROM python:3.11-slim
 
-RUN apt-get update && apt-get install -y --no-install-recommends git \
+RUN apt-get update && apt-get install -y --no-install-recommends git bubblewrap \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /opt/zizou

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import click
 
@@ -15,6 +15,7 @@ from zizou.errors import UsageError, ZizouError
 
 if TYPE_CHECKING:
     from zizou.core.permissions import Rules
+    from zizou.sandbox import SandboxMode, SandboxStatus
 
 EPILOG = """\b
 Commands:
@@ -67,6 +68,16 @@ Examples:
 )
 @click.option("--yes", is_flag=True, help="Approve every request except writes to protected paths.")
 @click.option(
+    "--sandbox",
+    "sandbox_mode",
+    type=click.Choice(["auto", "required", "off"]),
+    help="Run the model's commands in the OS sandbox: auto (default, or `sandbox` in "
+    "config.toml), required (refuse to run them without one), off.",
+)
+@click.option(
+    "--network", is_flag=True, help="Let sandboxed commands use the network for this run."
+)
+@click.option(
     "-C",
     "--cwd",
     type=click.Path(file_okay=False, path_type=Path),
@@ -93,6 +104,8 @@ def cli(
     max_steps: int,
     allow: tuple[str, ...],
     yes: bool,
+    sandbox_mode: str | None,
+    network: bool,
     cwd: Path | None,
     continue_last: bool,
     resume: str | None,
@@ -105,6 +118,7 @@ def cli(
     With -p it runs one turn headless and prints the answer; without it, the full-screen app.
     """
     root = _project_root(cwd)
+    sandbox = _sandbox(sandbox_mode, network)
     if prompt is None:
         from zizou.ui.early_keys import keys_held
 
@@ -124,8 +138,9 @@ def cli(
                 debug_log=load_settings().debug_log and not no_debug_log,
                 setup="reset" if reset else "setup" if setup else None,
                 typed_ahead=typed_ahead,
+                sandbox=sandbox,
             )
-            return run_tui(options, _rules(allow, yes))
+            return run_tui(options, _rules(allow, yes, sandbox))
     if setup or reset:
         raise UsageError("--setup and --reset open the key wizard of the full-screen app: drop -p")
     if prompt_arg is not None:
@@ -138,12 +153,23 @@ def cli(
     from zizou.headless import HeadlessApprover, HeadlessRun
     from zizou.runtime import SessionChoice, build_runtime
 
-    rules = _rules(allow, yes)
+    if resume or continue_last:  # from a subdirectory, the project whose sessions these are
+        from zizou.sessions import find_project
+
+        root = find_project(root)
+    rules = _rules(allow, yes, sandbox)
     llm = open_model(model, api_base, api_key)
     session = SessionChoice(resume=resume, continue_last=continue_last)
     debug_log = load_settings().debug_log and not no_debug_log
     runtime = build_runtime(
-        root, llm, HeadlessApprover(), rules, max_steps, session=session, debug_log=debug_log
+        root,
+        llm,
+        HeadlessApprover(),
+        rules,
+        max_steps,
+        session=session,
+        debug_log=debug_log,
+        sandbox=sandbox,
     )
     try:
         for warning in runtime.warnings:
@@ -156,14 +182,34 @@ def cli(
         runtime.close()
 
 
-def _rules(allow: tuple[str, ...], yes: bool) -> Rules:
+def _rules(allow: tuple[str, ...], yes: bool, sandbox: SandboxStatus) -> Rules:
     from zizou.core.permissions import rules_from_allow
     from zizou.tools import BUILTIN_MODULES
 
     try:
-        return rules_from_allow(allow, BUILTIN_MODULES, yes=yes)
+        return rules_from_allow(allow, BUILTIN_MODULES, yes=yes, sandbox=sandbox.state)
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
+
+
+def _sandbox(flag: str | None, network: bool) -> SandboxStatus:
+    """The sandbox the model's commands run in: the flag, else config.toml, else auto."""
+    import os
+
+    from zizou.config.settings import load_settings
+    from zizou.sandbox import detect
+    from zizou.tools._env import scrubbed_env
+
+    settings = load_settings()
+    mode = cast("SandboxMode", flag or settings.sandbox)
+    allow_network = network or settings.sandbox_network
+    status = detect(mode, network=allow_network, env=scrubbed_env(os.environ))
+    if mode == "required" and status.state != "on":
+        raise UsageError(
+            f"sandbox is required, but commands cannot be sandboxed here: {status.problem}; "
+            "install bubblewrap, or use --sandbox auto"
+        )
+    return status
 
 
 def _project_root(cwd: Path | None) -> Path:
@@ -192,6 +238,9 @@ def _command_for(args: list[str]) -> click.Command:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from zizou.config.keys import capture_key_environment
+
+    capture_key_environment()  # before anything else: keys leave the environment (config.keys)
     args = list(sys.argv[1:] if argv is None else argv)
     command = _command_for(args)
     if command is not cli:

@@ -16,6 +16,7 @@ from typing import Any, Literal, TextIO
 from zizou.core.events import AgentError, Event, Retrying, ToolCallFinished, TurnFinished
 from zizou.core.protocols import Approval, PermissionRequest
 from zizou.runtime import Runtime
+from zizou.tools.run_bash import strip_terminal_controls as _plain
 
 OutputFormat = Literal["text", "json", "stream-json"]
 EXIT_CODES = {"done": 0, "error": 1, "loop_guard": 1, "max_steps": 3, "cancelled": 130}
@@ -28,9 +29,11 @@ class HeadlessApprover:
     async def ask(self, request: PermissionRequest) -> Approval:
         if request.protected:
             how = "protected paths are never written without a person approving it"
-        elif request.tool == "run_bash":
-            rule = request.suggested_rule or "PREFIX"
+        elif request.tool == "run_bash" and request.suggested_rule:
+            rule = request.suggested_rule
             how = f"the user can re-run with --allow 'run_bash:{rule}' or --yes"
+        elif request.tool == "run_bash":
+            how = f"no rule can approve it ({request.reason}); the user can re-run with --yes"
         else:
             how = f"the user can re-run with --allow {request.tool} or --yes"
         return Approval("deny", f"zizou is running headless and nothing approved this; {how}")
@@ -65,18 +68,18 @@ class HeadlessRun:
             self._json(event.to_dict())
         elif isinstance(event, ToolCallFinished) and self.err.isatty():
             mark = "✓" if event.ok else "✗"
-            print(f"■ {event.name} · {event.duration_s:.2f}s {mark}", file=self.err)
+            print(_plain(f"■ {event.name} · {event.duration_s:.2f}s {mark}"), file=self.err)
         elif isinstance(event, AgentError) and self.output_format == "text":
-            print(f"zizou: {event.message}", file=self.err)
+            print(_plain(f"zizou: {event.message}"), file=self.err)
         elif isinstance(event, Retrying) and self.output_format == "text":
-            print(f"zizou: {event.reason}", file=self.err)
+            print(_plain(f"zizou: {event.reason}"), file=self.err)
 
     def _finish(self, finished: TurnFinished, duration_s: float) -> None:
         if self.output_format == "text":
-            if finished.text:
-                print(finished.text, file=self.out)
+            if finished.text:  # the model's text reaches a terminal: no escape sequences
+                print(_plain(finished.text), file=self.out)
             if finished.message and finished.reason != "error":
-                print(f"zizou: {finished.message}", file=self.err)
+                print(_plain(f"zizou: {finished.message}"), file=self.err)
             return
         result = {
             "type": "result",

@@ -1,6 +1,8 @@
 """Where zizou keeps files: the user's config dir and the project's `.zizou/`.
 
 Every user path comes from here; `ZIZOU_HOME` overrides the user config dir (tests set it).
+What zizou writes under `.zizou/` goes through `write_project_file`, which never follows a
+symlink the repository may ship there.
 """
 
 from __future__ import annotations
@@ -9,7 +11,11 @@ import importlib.util
 import os
 from pathlib import Path
 
+from zizou import confined
+from zizou.errors import PathError
+
 PROJECT_DIR_NAME = ".zizou"
+COMPILED_PROMPT = "compiled/prompt.md"
 DEBUG_LOG_NAME = "zizou-debug.log"
 
 
@@ -23,18 +29,62 @@ def user_config_dir() -> Path:
     return Path(platformdirs.user_config_dir("zizou", appauthor=False))
 
 
+class UnsafeProjectDir(PathError, OSError):
+    """`.zizou` (or a directory or file in it) is a symlink, or cannot be made: zizou keeps no
+    sessions, cache or compiled prompt there. Also an OSError, so every caller that already
+    shrugs off a read-only project shrugs this off too."""
+
+
 def project_dir(root: Path) -> Path:
-    """`<root>/.zizou`, created with a `.gitignore` that ignores everything in it."""
-    path = root / PROJECT_DIR_NAME
-    path.mkdir(parents=True, exist_ok=True)
-    ignore = path / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("*\n", encoding="utf-8")
-    return path
+    """`<root>/.zizou`, created with a `.gitignore` that ignores everything in it.
+
+    It must be a real directory inside the root: a `.zizou` the repository ships as a symlink
+    (to `~/.ssh`, say) is refused with UnsafeProjectDir, never written through.
+    """
+    try:
+        confined.make_dirs(root, PROJECT_DIR_NAME)
+        ignore = f"{PROJECT_DIR_NAME}/.gitignore"
+        if confined.stat(root, ignore) is None:
+            confined.atomic_write(root, ignore, b"*\n")
+    except PathError as err:
+        raise _unsafe(root, err) from err
+    return root / PROJECT_DIR_NAME
+
+
+def write_project_file(root: Path, name: str, data: bytes) -> Path:
+    """Write `<root>/.zizou/<name>` (e.g. `compiled/prompt.md`) whole, through directories
+    opened by fd without following symlinks; new files are private (0600)."""
+    directory = project_dir(root)
+    try:
+        confined.atomic_write(root, f"{PROJECT_DIR_NAME}/{name}", data, new_mode=0o600)
+    except PathError as err:
+        raise _unsafe(root, err) from err
+    return directory / name
+
+
+def read_project_file(root: Path, name: str, max_bytes: int) -> bytes | None:
+    """`<root>/.zizou/<name>`, read without following symlinks; None when it does not exist.
+
+    UnsafeProjectDir when it (or a directory above it) is a symlink or too large.
+    """
+    path = f"{PROJECT_DIR_NAME}/{name}"
+    try:
+        if confined.stat(root, path) is None:
+            return None
+        return confined.read_bytes(root, path, max_bytes)
+    except PathError as err:
+        raise _unsafe(root, err) from err
+
+
+def _unsafe(root: Path, err: PathError) -> UnsafeProjectDir:
+    return UnsafeProjectDir(
+        f"zizou's project dir {root / PROJECT_DIR_NAME} cannot be used safely: {err}. "
+        f"Remove it or make it a real directory; until then zizou keeps nothing there"
+    )
 
 
 def compiled_prompt_path(root: Path) -> Path:
-    return project_dir(root) / "compiled" / "prompt.md"
+    return root / PROJECT_DIR_NAME / COMPILED_PROMPT
 
 
 def debug_log_path(root: Path) -> Path:

@@ -80,3 +80,19 @@ def test_kill_9_mid_stream_leaves_a_session_that_resumes_without_duplicates(
         line for line in lines if json.loads(line).get("message", {}).get("role") == "user"
     ]
     assert len(user_lines) == 1
+
+
+def test_continue_from_a_subdirectory_finds_the_projects_session(
+    project: Path, zizou_home: Path
+) -> None:
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / "src" / "pkg").mkdir(parents=True)
+    script = [{"text": "Noted: 7."}, {"text": "It was 7."}]
+    with LoopbackServer(script) as srv:
+        base = ["--api-base", srv.base_url, "--output-format", "json"]
+        first = run_cli(["-p", "remember 7", *base], project, zizou_home)
+        second = run_cli(["-p", "what number?", "-c", *base], project / "src" / "pkg", zizou_home)
+        requests = srv.chat_requests
+    assert first.code == 0 and second.code == 0, second.stderr
+    assert first.json()["session_id"] == second.json()["session_id"]
+    assert [m["role"] for m in requests[1]["messages"]][1:] == ["user", "assistant", "user"]

@@ -133,3 +133,43 @@ def test_first_run_without_a_key_opens_the_key_wizard(
     keys = zizou_home / "keys.toml"
     assert keys.stat().st_mode & 0o777 == 0o600
     assert 'openai = "sk-e2e-0123456789abcdef"' in keys.read_text()
+
+
+def test_command_output_quit_and_continue_from_a_subdirectory(tmux: Tmux, project: Path) -> None:
+    """A command's last lines show under its row; on quit zizou says how to come back, and
+    `zizou -c` from a subdirectory brings the same conversation back."""
+    (project / "sub").mkdir()
+    command = {"command": "seq 1 12"}
+    script = [
+        {"tool_calls": [{"name": "run_bash", "arguments": json.dumps(command)}]},
+        {"text": "Counted to twelve."},
+    ]
+    with LoopbackServer(script) as srv:
+        argv = [sys.executable, "-m", "zizou", "--api-base", srv.base_url]
+        argv += ["--model", "openai/test-model", "--no-debug-log"]
+        shell = f"{shlex.join(argv)}; sleep 30"  # the pane stays to show what was printed
+        tmux.run("new-session", "-d", "-s", "main", "-x", "100", "-y", "40", "-c", str(project))
+        tmux.run("send-keys", "-t", "main", "-l", f"exec sh -c {shlex.quote(shell)}")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        tmux.wait_for(lambda s: "Ask zizou" in s, "the prompt")
+        tmux.run("send-keys", "-t", "main", "-l", "count")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        tmux.wait_for(lambda s: "Run this command?" in s, "the approval dialog")
+        tmux.run("send-keys", "-t", "main", "y")
+        live = tmux.wait_for(lambda s: "Counted to twelve." in s, "the answer")
+        assert "⋮ 7 earlier lines · click or ctrl+o to expand" in live
+        shown = [line.strip() for line in live.splitlines()]
+        assert "│ 12" in shown and "│ 8" in shown and "│ 7" not in shown
+        tmux.run("send-keys", "-t", "main", "C-c")
+        tmux.run("send-keys", "-t", "main", "C-c")
+        bye = tmux.wait_for(lambda s: "Continue it with" in s, "how to come back", limit_s=20)
+        hint = next(line for line in bye.splitlines() if "Continue it with" in line)
+        assert hint.startswith("Session ") and "Continue it with: zizou -c  (or zizou -r " in hint
+        tmux.run("kill-session", "-t", "main")
+        argv = [sys.executable, "-m", "zizou", "--api-base", srv.base_url, "-c"]
+        argv += ["--model", "openai/test-model", "--no-debug-log"]
+        tmux.run("new-session", "-d", "-s", "main", "-x", "100", "-y", "40", "-c", str(project))
+        tmux.run("send-keys", "-t", "main", "-l", f"cd sub && exec {shlex.join(argv)}")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        again = tmux.wait_for(lambda s: "Resumed session" in s, "the resumed session")
+        assert "Counted to twelve." in again and "⋮ 7 earlier lines" in again

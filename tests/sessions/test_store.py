@@ -7,9 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from zizou.core.approvers import ScriptedApprover
 from zizou.core.conversation import Conversation
 from zizou.core.events import TurnFinished, Usage
+from zizou.core.permissions import Rules
 from zizou.errors import UsageError
+from zizou.paths import UnsafeProjectDir
+from zizou.providers.fake import ScriptedModel
+from zizou.runtime import build_runtime
 from zizou.sessions import SessionStore
 
 
@@ -81,3 +86,64 @@ def test_a_store_in_a_fresh_directory_creates_nothing_until_used(tmp_path: Path)
     store = SessionStore(tmp_path)
     assert store.list() == [] and store.active_id() is None
     assert not (tmp_path / ".zizou").exists()
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    directory = tmp_path / "outside"
+    directory.mkdir()
+    return directory
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    return root
+
+
+def test_a_symlinked_zizou_dir_is_refused_and_never_written(project: Path, outside: Path) -> None:
+    (project / ".zizou").symlink_to(outside, target_is_directory=True)
+    store = SessionStore(project)
+    with pytest.raises(UnsafeProjectDir, match="symbolic link"):
+        store.create("s1", "m")
+    with pytest.raises(UnsafeProjectDir):
+        store.set_active("s1")
+    assert store.list() == [] and store.active_id() is None
+    assert list(outside.iterdir()) == []
+
+
+def test_a_symlinked_sessions_dir_is_refused_and_never_read(project: Path, outside: Path) -> None:
+    (outside / "planted.jsonl").write_text('{"kind": "meta", "id": "planted", "created": "x"}\n')
+    (project / ".zizou").mkdir()
+    (project / ".zizou" / "sessions").symlink_to(outside, target_is_directory=True)
+    store = SessionStore(project)
+    with pytest.raises(UnsafeProjectDir, match="symbolic link"):
+        store.create("s1", "m")
+    assert store.list() == []
+    with pytest.raises(UsageError, match="no session"):
+        store.resolve("planted")
+    assert sorted(p.name for p in outside.iterdir()) == ["planted.jsonl"]
+
+
+def test_a_planted_active_session_that_climbs_out_is_ignored(project: Path) -> None:
+    (project / ".zizou").mkdir()
+    (project / ".zizou" / "info.json").write_text('{"active_session": "../../../etc/x"}\n')
+    store = SessionStore(project)
+    assert store.active_id() is None
+    with pytest.raises(UsageError, match="cannot read session"):
+        store.load("../../../etc/x")
+
+
+def test_the_runtime_skips_the_session_with_a_warning_when_zizou_dir_is_unsafe(
+    project: Path, outside: Path
+) -> None:
+    (project / ".zizou").symlink_to(outside, target_is_directory=True)
+    runtime = build_runtime(
+        project, ScriptedModel(["hi"]), ScriptedApprover(), Rules(), debug_log=False
+    )
+    runtime.prompt.render()
+    runtime.close()
+    assert runtime.writer is None
+    assert any("not saved" in warning for warning in runtime.warnings)
+    assert list(outside.iterdir()) == []

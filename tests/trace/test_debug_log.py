@@ -212,6 +212,16 @@ async def test_a_symlink_in_place_of_the_log_is_refused(
     assert log.problem is not None and "symbolic link" in log.problem
 
 
+async def test_a_fifo_in_place_of_the_log_is_refused_without_hanging(
+    tmp_path: Path, logged_agent: LoggedAgent
+) -> None:
+    os.mkfifo(tmp_path / LOG)
+    agent, log = logged_agent(tmp_path, [{"text": "answered"}])
+    events = await run(agent, "hello")
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason == "done"
+    assert log.problem is not None and "cannot be written safely" in log.problem
+
+
 class FullDisk(Redactor):
     """A redactor in front of a disk that fills up after `writes` records."""
 

@@ -90,3 +90,32 @@ def test_outside_git_nothing_happens(tmp_path: Path) -> None:
     assert exclude_file(plain) is None
     assert ensure_excluded(plain) == []
     assert not (plain / ".git").exists()
+
+
+def test_a_planted_bare_repository_is_not_a_repository(tmp_path: Path) -> None:
+    """HEAD, config, objects/ and refs/ written into a plain folder: no exclude file, no git."""
+    plain = tmp_path / "plain"
+    (plain / "objects").mkdir(parents=True)
+    (plain / "refs").mkdir()
+    (plain / "HEAD").write_text("ref: refs/heads/main\n")
+    marker = tmp_path / "ran"
+    (plain / "config").write_text(
+        f"[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = {plain}\n"
+        f"\tfsmonitor = touch {marker}\n"
+    )
+    assert exclude_file(plain) is None
+    assert ensure_excluded(plain) == []
+    assert not (plain / "info").exists() and not marker.exists()
+
+
+def test_a_planted_link_in_place_of_info_exclude_is_not_appended_to(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    victim = tmp_path / "bashrc"
+    victim.write_text("# the user's file\n")
+    exclude = root / ".git" / "info" / "exclude"
+    exclude.unlink(missing_ok=True)
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    exclude.symlink_to(victim)
+    assert ensure_excluded(root) == []
+    assert victim.read_text() == "# the user's file\n"

@@ -1,5 +1,6 @@
-"""How the screen adapts: the mascot's full and one-line forms by the room the chat has, and
-Page Up / Page Down scrolling the conversation while the prompt keeps the focus."""
+"""How the screen adapts: the sidebar only where it takes at most a quarter of the width, the
+mascot's full and one-line forms by the room the chat has, and Page Up / Page Down scrolling the
+conversation while the prompt keeps the focus."""
 
 from __future__ import annotations
 
@@ -13,13 +14,26 @@ from zizou.ui.widgets.mascot_art import FULL_HEIGHT
 async def test_the_mascot_is_full_when_it_fits_and_one_line_when_it_does_not(
     make_app: MakeApp,
 ) -> None:
-    for size, compact in (((100, 34), False), ((100, 24), True), ((112, 34), True)):
+    for size, compact in (((100, 34), False), ((100, 24), True), ((112, 34), False)):
         app = make_app()
         async with app.run_test(size=size) as pilot:
             await pilot.pause()
             mascot = app.query_one(Mascot)
             assert mascot.has_class("-compact") is compact, size
             assert mascot.size.height == (1 if compact else FULL_HEIGHT), size
+
+
+async def test_the_sidebar_starts_hidden_where_it_would_take_over_a_quarter(
+    make_app: MakeApp,
+) -> None:
+    for width, shown in ((112, False), (135, False), (136, True), (160, True)):
+        app = make_app()
+        async with app.run_test(size=(width, 34)) as pilot:
+            await pilot.pause()
+            sidebar = app.query_one("#sidebar")
+            assert sidebar.display is shown, width
+            if shown:
+                assert sidebar.size.width * 4 <= width
 
 
 async def test_hiding_the_sidebar_gives_the_mascot_room_for_its_full_form(
@@ -29,7 +43,9 @@ async def test_hiding_the_sidebar_gives_the_mascot_room_for_its_full_form(
     async with app.run_test(size=(112, 34)) as pilot:
         await pilot.pause()
         mascot = app.query_one(Mascot)
-        assert app.query_one("#sidebar").display and mascot.has_class("-compact")
+        await pilot.press("ctrl+b")
+        await settle(pilot, lambda: mascot.has_class("-compact"))
+        assert app.query_one("#sidebar").display
         await pilot.press("ctrl+b")
         await settle(pilot, lambda: not mascot.has_class("-compact"))
         assert mascot.size.height == FULL_HEIGHT

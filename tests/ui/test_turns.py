@@ -134,7 +134,7 @@ async def test_the_sidebar_shows_session_model_tokens_and_pins(
 ) -> None:
     (project / "a.py").write_text("print(1)\n")
     app = make_app([{"text": "ok", "prompt_tokens": 1200, "completion_tokens": 34}])
-    async with app.run_test(size=(130, 36)) as pilot:
+    async with app.run_test(size=(140, 36)) as pilot:
         await send(pilot, "/add a.py")
         await send(pilot, "hi")
         await settle(pilot)

@@ -17,14 +17,27 @@ There is no silent plain-text fallback.
 Keys are returned to the caller, who passes them to litellm as `api_key=`; nothing here writes to
 `os.environ`, so child processes (run_bash) never see a key. Every value loaded or saved is
 recorded so the debug-log redactor can scrub exact values: `loaded_secrets()`.
+
+At start-up `capture_key_environment()` moves the key variables (every catalog provider's, and
+any `<PROVIDER>_API_KEY`) out of `os.environ` into memory, where the resolver reads them
+(`key_environ()`). Removing a variable does not change what `/proc/PID/environ` shows (the
+environment the process started with), so on Linux it also blanks those entries in that block
+and marks the process non-dumpable: another process of the same user can then read neither
+its environment nor its memory (`ps eww`, `cat /proc/$PPID/environ` from a command the model
+runs).
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import os
+import re
+import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from zizou.config.keys_file import delete_file_key, keys_file_path, read_keys, set_file_key
@@ -70,6 +83,84 @@ def loaded_secrets() -> tuple[str, ...]:
     """Every key value this process has resolved or saved, for exact-value redaction."""
     with _loaded_lock:
         return tuple(_loaded)
+
+
+_KEY_VARIABLE = re.compile(r"[A-Z0-9_]+_API_KEY")
+MIN_CAPTURED_CHARS = 8  # shorter values are not real keys; redacting them would erase words
+PR_SET_DUMPABLE = 4
+_captured: dict[str, str] = {}
+
+
+class _KeyEnviron(Mapping[str, str]):
+    """The key variables captured at start-up, over the live `os.environ`."""
+
+    def __getitem__(self, name: str) -> str:
+        return _captured[name] if name in _captured else os.environ[name]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from _captured
+        yield from (name for name in os.environ if name not in _captured)
+
+    def __len__(self) -> int:
+        return len(_captured) + sum(1 for name in os.environ if name not in _captured)
+
+
+KEY_ENVIRON: Mapping[str, str] = _KeyEnviron()
+
+
+def key_environ() -> Mapping[str, str]:
+    """The environment the resolver reads keys from: the captured key variables, then the rest
+    of `os.environ`."""
+    return KEY_ENVIRON
+
+
+def is_key_variable(name: str) -> bool:
+    catalog = {p.env_var for p in PROVIDERS if p.env_var}
+    return name in catalog or _KEY_VARIABLE.fullmatch(name) is not None
+
+
+def take_key_variables(environ: MutableMapping[str, str]) -> tuple[str, ...]:
+    """Move the key variables out of `environ` into the resolver's memory; their names."""
+    names = tuple(name for name in environ if is_key_variable(name))
+    for name in names:
+        value = environ.pop(name)
+        _captured[name] = value
+        if len(value.strip()) >= MIN_CAPTURED_CHARS:
+            _remember(value.strip())  # it is in memory now: redact it wherever it turns up
+    return names
+
+
+def capture_key_environment() -> tuple[str, ...]:
+    """Run first thing at start-up (see the module docstring); the names of the variables moved.
+    What fails on this platform is skipped silently."""
+    names = take_key_variables(os.environ)
+    if sys.platform.startswith("linux"):
+        _blank_start_environment({os.fsencode(name) for name in names})
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    return names
+
+
+def _blank_start_environment(names: set[bytes]) -> None:
+    """Zero the `NAME=value` entries of `names` in the block `/proc/self/environ` reads (from
+    `env_start` to `env_end`, fields 50 and 51 of `/proc/self/stat`), after checking that the
+    memory there is exactly that block."""
+    if not names:
+        return
+    try:
+        stat = Path("/proc/self/stat").read_bytes()
+        fields = stat[stat.rindex(b")") + 2 :].split()  # the fields after "(comm)"
+        start, end = int(fields[47]), int(fields[48])
+        block = Path("/proc/self/environ").read_bytes()
+    except (OSError, ValueError, IndexError):
+        return
+    if start <= 0 or end - start != len(block) or ctypes.string_at(start, len(block)) != block:
+        return
+    offset = 0
+    for entry in block.split(b"\0"):
+        if entry.partition(b"=")[0] in names:
+            ctypes.memset(start + offset, 0, len(entry))
+        offset += len(entry) + 1
 
 
 def mask_key(key: str) -> str:
@@ -153,7 +244,7 @@ def _canonical(provider: str) -> str:
 
 
 def resolve_key(
-    provider: str, flag: str | None = None, environ: Mapping[str, str] = os.environ
+    provider: str, flag: str | None = None, environ: Mapping[str, str] = KEY_ENVIRON
 ) -> ResolvedKey | None:
     """The provider's key by the documented order (flag, env var, key store), or None."""
     if flag is not None and flag.strip():
@@ -254,11 +345,15 @@ def remove_key(provider: str) -> list[str]:
 
 __all__ = [
     "KEYRING_SERVICE",
+    "KEY_ENVIRON",
     "ResolvedKey",
     "StoreChoice",
     "StoreStatus",
     "Validation",
+    "capture_key_environment",
     "clean_key",
+    "is_key_variable",
+    "key_environ",
     "keyring_problem",
     "keys_file_path",
     "list_ollama_models",
@@ -272,5 +367,6 @@ __all__ = [
     "save_key",
     "store_status",
     "stored_key",
+    "take_key_variables",
     "validate_key",
 ]

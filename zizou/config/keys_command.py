@@ -5,13 +5,13 @@ Imported only when the user types `zizou keys`, so the main path stays fast.
 
 from __future__ import annotations
 
-import os
 import sys
 
 import click
 
 from zizou.config.keys import (
     clean_key,
+    key_environ,
     mask_key,
     no_keyring_error,
     remove_key,
@@ -62,7 +62,7 @@ def _read_key(entry: Provider) -> str:
 
 
 def _env_note(entry: Provider, verb: str) -> None:
-    if entry.env_var and os.environ.get(entry.env_var, "").strip():
+    if entry.env_var and key_environ().get(entry.env_var, "").strip():
         click.echo(f"note: {entry.env_var} is set in this environment and {verb}.", err=True)
 
 

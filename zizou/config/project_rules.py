@@ -1,9 +1,16 @@
-"""The project's saved "always allow" command rules, in `<project>/.zizou/permissions.json`.
+"""The user's saved "always allow" command rules, per project, kept in the user's config dir.
 
 When the user answers a command's approval with "always", the TUI saves the rule here, and the
-launcher loads the saved rules into `Rules.bash_prefixes` at start-up, so a rule outlives the
-session but never leaves the project. `.zizou/` is a protected path: the model cannot write
-this file without asking.
+launcher loads the project's saved rules into `Rules.bash_prefixes` at start-up, so a rule
+outlives the session but applies to that project only. All projects share one file,
+`<user config dir>/permissions.json`, keyed by each project's real path:
+
+    {"version": 2, "projects": {"/home/me/src/app": {"bash_prefixes": ["pytest"]}}}
+
+written atomically and private (0600). Nothing inside the project is ever read: a cloned
+repository could ship a `.zizou/permissions.json` that pre-approves its own commands (older
+zizou versions kept rules there), so such a file is ignored, and `ignored_project_file` gives
+the launcher the words to say so.
 """
 
 from __future__ import annotations
@@ -12,70 +19,115 @@ import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from zizou.errors import UsageError
-from zizou.paths import PROJECT_DIR_NAME, project_dir
+from zizou.paths import PROJECT_DIR_NAME, user_config_dir
 
 FILE_NAME = "permissions.json"
+IGNORED_PROJECT_FILE = f"{PROJECT_DIR_NAME}/{FILE_NAME}"
+
+
+class _ProjectRules(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    bash_prefixes: list[str] = []
 
 
 class _RulesFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    version: int = 1
-    bash_prefixes: list[str] = []
+    version: Literal[2] = 2
+    projects: dict[str, _ProjectRules] = {}
 
 
-def rules_path(root: Path) -> Path:
-    return root / PROJECT_DIR_NAME / FILE_NAME
+def rules_path(root: Path | None = None) -> Path:
+    """The file holding every project's rules (the same for any `root`)."""
+    return user_config_dir() / FILE_NAME
+
+
+def project_key(root: Path) -> str:
+    """The project's real path, the key its rules are saved under."""
+    return str(Path(os.path.realpath(root)))
 
 
 def load_prefixes(root: Path) -> list[str]:
-    """The saved command prefixes; none when the file does not exist."""
-    path = rules_path(root)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return []
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}; fix or remove the file") from exc
-    try:
-        return list(_RulesFile.model_validate(data).bash_prefixes)
-    except ValidationError as exc:
-        raise UsageError(f"{path} is not a valid rules file ({exc}); fix or remove it") from exc
+    """The command prefixes saved for the project at `root`; none when nothing was saved."""
+    saved = _read().projects.get(project_key(root))
+    return list(saved.bash_prefixes) if saved is not None else []
 
 
 def save_prefix(root: Path, prefix: str) -> bool:
-    """Add `prefix` to the saved rules; False when it was already there."""
-    prefixes = load_prefixes(root)
-    if prefix in prefixes:
+    """Add `prefix` to the project's saved rules; False when it was already there."""
+    rules = _read()
+    project = rules.projects.setdefault(project_key(root), _ProjectRules())
+    if prefix in project.bash_prefixes:
         return False
-    _write(root, [*prefixes, prefix])
+    project.bash_prefixes.append(prefix)
+    _write(rules)
     return True
 
 
 def remove_prefix(root: Path, prefix: str) -> bool:
-    """Remove `prefix` from the saved rules; False when it was not saved."""
-    prefixes = load_prefixes(root)
-    if prefix not in prefixes:
+    """Remove `prefix` from the project's saved rules; False when it was not saved."""
+    rules = _read()
+    project = rules.projects.get(project_key(root))
+    if project is None or prefix not in project.bash_prefixes:
         return False
-    _write(root, [p for p in prefixes if p != prefix])
+    project.bash_prefixes.remove(prefix)
+    if not project.bash_prefixes:
+        del rules.projects[project_key(root)]
+    _write(rules)
     return True
 
 
-def _write(root: Path, prefixes: list[str]) -> None:
-    directory = project_dir(root)
-    text = _RulesFile(bash_prefixes=prefixes).model_dump_json(indent=2) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=".permissions-", dir=directory)
+def ignored_project_file(root: Path) -> str | None:
+    """A warning when the project holds a `.zizou/permissions.json`, which is never read."""
+    if not os.path.lexists(root / IGNORED_PROJECT_FILE):
+        return None
+    return (
+        f"{IGNORED_PROJECT_FILE} in this project is ignored: a repository must not approve its "
+        f"own commands. Rules you save with `a` (always) are kept in {rules_path()}."
+    )
+
+
+def _read() -> _RulesFile:
+    path = rules_path()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return _RulesFile()
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}; fix or remove the file") from exc
+    try:
+        return _RulesFile.model_validate(data)
+    except ValidationError as exc:
+        raise UsageError(f"{path} is not a valid rules file ({exc}); fix or remove it") from exc
+
+
+def _write(rules: _RulesFile) -> None:
+    path = rules_path()
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    text = rules.model_dump_json(indent=2) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=".permissions-", suffix=".tmp", dir=path.parent)  # 0600
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
-        Path(tmp).replace(directory / FILE_NAME)
+            handle.flush()
+            os.fsync(handle.fileno())
+        Path(tmp).replace(path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-__all__ = ["load_prefixes", "remove_prefix", "rules_path", "save_prefix"]
+__all__ = [
+    "ignored_project_file",
+    "load_prefixes",
+    "project_key",
+    "remove_prefix",
+    "rules_path",
+    "save_prefix",
+]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -36,6 +37,10 @@ class Settings(_Section):
     model: str | None = None
     debug_log: bool = True
     max_steps: int = Field(default=15, ge=1, le=500)
+    # Commands the model runs: "auto" sandboxes them where the OS can, "required" refuses to
+    # run them otherwise, "off" runs them unsandboxed (the user's explicit choice).
+    sandbox: Literal["auto", "required", "off"] = "auto"
+    sandbox_network: bool = False  # let sandboxed commands use the network
     retry: RetrySettings = RetrySettings()
     timeouts: TimeoutSettings = TimeoutSettings()
 

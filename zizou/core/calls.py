@@ -70,6 +70,9 @@ class CallRunner:
                 return
             if approval.verdict == "always":
                 self.rules = _always(self.rules, tool.name, decision.suggested_rule)
+            if approval.network and request.network_choice:
+                yield await _run_tool(tool, parsed, dataclasses.replace(self.ctx, network=True))
+                return
         yield await _run_tool(tool, parsed, self.ctx)
 
 
@@ -105,8 +108,23 @@ def _request(
         detail = tool.preview(args, ctx)
     except Exception as exc:  # a preview is a courtesy; the request still goes to the user
         detail = f"(no preview: {exc})"
+    sandbox = ctx.sandbox
+    network_choice = (
+        tool.name == "run_bash"
+        and sandbox is not None
+        and sandbox.active
+        and not (ctx.network or sandbox.status.network)
+    )
     return PermissionRequest(
-        call.id, tool.name, summary, detail, decision.suggested_rule, decision.protected
+        call.id,
+        tool.name,
+        summary,
+        detail,
+        decision.suggested_rule,
+        decision.protected,
+        decision.rule_scope,
+        network_choice,
+        decision.reason,
     )
 
 

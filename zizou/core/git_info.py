@@ -1,28 +1,28 @@
-"""A one-line summary of the project's git state for the SESSION CONTEXT layer."""
+"""A one-line summary of the project's git state for the SESSION CONTEXT layer.
+
+git runs through `zizou.git`, so a repository planted in the project runs nothing; submodules
+are compared by their commit only (`--ignore-submodules=dirty`), so no `git status` is started
+inside one under its own config.
+"""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
+from zizou.git import find_repository, run_git
+
 MAX_NAMED = 8
+STATUS_TIMEOUT_S = 5.0
+STATUS = ("status", "--porcelain=v1", "--branch", "--untracked-files=normal")
 
 
 def git_summary(root: Path) -> str:
-    try:
-        proc = subprocess.run(
-            ["git", "status", "--porcelain=v1", "--branch", "--untracked-files=normal"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return "not available"
-    if proc.returncode != 0:
+    if find_repository(root) is None:
         return "not a git repository"
-    lines = proc.stdout.splitlines()
+    proc = run_git(root, [*STATUS, "--ignore-submodules=dirty"], timeout=STATUS_TIMEOUT_S)
+    if proc is None or proc.returncode != 0:
+        return "not available"  # no git on PATH, a timeout, or a repository git cannot read
+    lines = proc.stdout.decode("utf-8", "replace").splitlines()
     branch = lines[0][3:] if lines and lines[0].startswith("## ") else "unknown branch"
     changes = [line for line in lines[1:] if line.strip()]
     if not changes:

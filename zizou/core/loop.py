@@ -2,7 +2,9 @@
 
 Each step renders the system prompt afresh, streams the model's reply as events, runs the tool
 calls it asked for, and feeds the results back, until the model answers without tool calls, the
-step cap is hit, or the loop guard sees the same call three times. The TUI and headless mode
+step cap is hit, or a guard stops it: the same call three times, or three calls in a row to tools
+that do not exist. A history the retry layer shortened to fit the context window becomes the
+conversation, so the next step does not overflow again. The TUI and headless mode
 both consume `Agent.run_turn`; neither adds agent logic of its own.
 """
 
@@ -52,6 +54,7 @@ class AgentConfig(BaseModel):
 
     max_steps: int = Field(default=15, ge=1, le=500)
     loop_guard_repeats: int = Field(default=3, ge=2)
+    unknown_tool_limit: int = Field(default=3, ge=1)  # consecutive calls to tools that do not exist
 
 
 class PromptSource(Protocol):
@@ -115,6 +118,7 @@ class Agent:
         self.conversation.add_user(user_text)
         usage = Usage()
         seen: Counter[tuple[str, str]] = Counter()
+        unknown: list[str] = []  # the names of the latest consecutive calls to unknown tools
         step = 0
         try:
             while step < self.config.max_steps:
@@ -125,6 +129,8 @@ class Agent:
                     if isinstance(item, TextPiece):
                         yield TextDelta(item.text)
                     elif isinstance(item, Retrying):
+                        if item.resent_messages is not None:  # shortened to fit: keep it so
+                            self.conversation.messages[:] = list(item.resent_messages)
                         yield item
                     else:
                         reply = item
@@ -140,6 +146,7 @@ class Agent:
                     self._guard(seen, call)
                     async for event in self._run_call(call):
                         yield event
+                    self._guard_unknown(unknown, call)
             message = (
                 f"stopped after {step} steps (the step cap); the work so far is kept. "
                 "Send another message to continue, or raise --max-steps."
@@ -163,6 +170,21 @@ class Agent:
                 "loop_guard",
                 f"the model called {call.name} with the same arguments {seen[key]} times in "
                 "this turn, so the turn was stopped; rephrase the request or give more detail.",
+            )
+
+    def _guard_unknown(self, unknown: list[str], call: ToolCall) -> None:
+        if self.runner.registry.get(call.name) is not None:
+            unknown.clear()
+            return
+        unknown.append(call.name)
+        if len(unknown) >= self.config.unknown_tool_limit:
+            names = ", ".join(repr(name) for name in dict.fromkeys(unknown))
+            raise _StopTurn(
+                "loop_guard",
+                f"the model called tools that do not exist {len(unknown)} times in a row "
+                f"({names}), so the turn was stopped; the tools are: "
+                f"{', '.join(self.runner.registry.names())}. Try another model, or rephrase "
+                "the request.",
             )
 
     async def _run_call(self, call: ToolCall) -> AsyncIterator[Event]:

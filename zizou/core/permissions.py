@@ -6,10 +6,15 @@ headless mode denies whatever would ask unless `--allow` or `--yes` approved it 
 
 Decisions worth knowing:
 - `--yes` approves every question except protected ones; protected paths always ask.
-- A command that names a protected or secret path (`rm -rf .git`, `cat .env`) is protected too,
-  so neither `--yes` nor a saved rule runs it unasked. This is a best-effort word scan.
-- `--allow run_bash` approves any command without an always-ask reason; prefixes from
-  `--allow run_bash:PREFIX` never approve always-ask commands (only `--yes` does).
+- Commands are contained by the OS sandbox (zizou/sandbox), not by these rules: the rules only
+  decide when to ask. A command that names a protected or secret path (`rm -rf .git`,
+  `cat .env`) asks even under `--yes` or a saved rule, but that is a word scan, easily
+  defeated (`cat .en?`); the sandbox is what keeps `.git/` and secret files safe.
+- Without a sandbox (none could be had here), every command asks and no rule applies;
+  `--yes` still approves. With the sandbox turned off by the user, only rules for programs
+  that their arguments cannot widen (`ls`, `cat`, ... see shell_policy) apply.
+- `--allow run_bash` approves any command without an always-ask reason, with the sandbox on;
+  prefixes from `--allow run_bash:PREFIX` never approve always-ask commands (only `--yes`).
 - `.git` is protected at any depth (a nested repo's hooks and config run code too).
 - Patterns match case-insensitively, since macOS file systems usually are.
 """
@@ -29,7 +34,9 @@ from zizou.core.shell_policy import (
     matches_rules,
     rule_tokens,
     suggest_rule,
+    widenable_program,
 )
+from zizou.sandbox import SandboxState
 from zizou.secret_files import SECRET_NAME_EXCEPTIONS, SECRET_NAME_GLOBS
 from zizou.tools.base import Access
 
@@ -43,7 +50,9 @@ __all__ = [
     "is_protected",
     "is_secret",
     "parse_allow_rule",
+    "rule_scope",
     "rules_from_allow",
+    "usable_prefixes",
 ]
 
 Verdict = Literal["allow", "ask", "deny"]
@@ -63,16 +72,19 @@ class Decision:
     reason: str
     protected: bool = False
     suggested_rule: str | None = None
+    rule_scope: str | None = None  # what the suggested rule would permit, in words
 
 
 @dataclass(frozen=True)
 class Rules:
-    """What the user approved up front (`--allow`, `--yes`) or saved ("always allow")."""
+    """What the user approved up front (`--allow`, `--yes`) or saved ("always allow"), and
+    whether commands run in the sandbox, which decides how far a rule may reach."""
 
     allowed_tools: frozenset[str] = frozenset()
     bash_prefixes: tuple[str, ...] = ()
     yes: bool = False
     allow_secret_reads: bool = False
+    sandbox: SandboxState = "on"
 
 
 def _match(path: str, pattern: str) -> bool:
@@ -167,14 +179,47 @@ def _decide_exec(tool: str, command: str, rules: Rules) -> Decision:
         return Decision("allow", "approved by --yes")
     if reason:
         return Decision("ask", f"no rule can approve this command: it {reason}")
-    if matches_rules(command, rules.bash_prefixes):
+    if rules.sandbox == "missing":
+        if rules.yes:
+            return Decision("allow", "approved by --yes (no sandbox: it runs unsandboxed)")
+        return Decision("ask", "there is no sandbox here, so every command asks")
+    prefixes = usable_prefixes(rules)
+    if matches_rules(command, prefixes):
         return Decision("allow", "every part of the command matches an always-allow rule")
-    if tool in rules.allowed_tools:
+    if tool in rules.allowed_tools and rules.sandbox == "on":
         return Decision("allow", f"{tool} is allowed by --allow")
     if rules.yes:
         return Decision("allow", "approved by --yes")
-    rule = suggest_rule(command, rules.bash_prefixes)
-    return Decision("ask", "runs a shell command", suggested_rule=rule)
+    rule = suggest_rule(command, prefixes)
+    if rule is not None and rules.sandbox != "on" and widenable_program(rule):
+        return Decision("ask", "runs a shell command (no rule is offered: the sandbox is off)")
+    return Decision(
+        "ask", "runs a shell command", suggested_rule=rule, rule_scope=rule_scope(rule, rules)
+    )
+
+
+def usable_prefixes(rules: Rules) -> tuple[str, ...]:
+    """The saved and `--allow` prefixes that may approve commands as the sandbox stands."""
+    if rules.sandbox == "on":
+        return rules.bash_prefixes
+    if rules.sandbox == "missing":
+        return ()
+    return tuple(p for p in rules.bash_prefixes if widenable_program(p) is None)
+
+
+def rule_scope(rule: str | None, rules: Rules) -> str | None:
+    """What "always allow `rule`" would permit, said plainly for the approval dialog."""
+    if rule is None:
+        return None
+    if rules.sandbox == "on":
+        return (
+            f"any command starting with `{rule}`, sandboxed: it may change project files "
+            "but not .git/ or .zizou/, and has no secret files and no network"
+        )
+    return (
+        f"any command that starts with `{rule}`, unsandboxed; `{rule.split()[0]}` cannot run "
+        "other programs or write files through its arguments"
+    )
 
 
 def _sensitive_word(command: str, rules: Rules) -> str | None:
@@ -188,8 +233,12 @@ def _sensitive_word(command: str, rules: Rules) -> str | None:
     return None
 
 
-def parse_allow_rule(text: str, known_tools: Collection[str]) -> tuple[str, str | None]:
-    """Parse one `--allow` value: a tool name, or `run_bash:PREFIX`. Returns (tool, prefix)."""
+def parse_allow_rule(
+    text: str, known_tools: Collection[str], sandbox: SandboxState = "on"
+) -> tuple[str, str | None]:
+    """Parse one `--allow` value: a tool name, or `run_bash:PREFIX`. Returns (tool, prefix).
+
+    A rule that would reach further than it says without the sandbox is refused then."""
     forms = (
         f"use a tool name ({', '.join(sorted(known_tools))}) "
         f"or {RUN_BASH}:PREFIX, e.g. --allow '{RUN_BASH}:pytest'"
@@ -198,6 +247,8 @@ def parse_allow_rule(text: str, known_tools: Collection[str]) -> tuple[str, str 
     if tool not in known_tools:
         raise ValueError(f"--allow {text!r}: unknown tool {tool!r}; {forms}")
     if not sep:
+        if tool == RUN_BASH and sandbox != "on":
+            raise ValueError(f"--allow {text!r} approves every command; {_NEEDS_SANDBOX[sandbox]}")
         return tool, None
     if tool != RUN_BASH:
         raise ValueError(f"--allow {text!r}: only {RUN_BASH} takes a :PREFIX; {forms}")
@@ -207,7 +258,26 @@ def parse_allow_rule(text: str, known_tools: Collection[str]) -> tuple[str, str 
         rule_tokens(prefix)
     except ShellParseError as exc:
         raise ValueError(f"--allow {text!r}: {exc}; {forms}") from exc
+    program = widenable_program(prefix)
+    if sandbox == "missing" or (sandbox == "off" and program is not None):
+        what = (
+            "no rule applies"
+            if sandbox == "missing"
+            else f"`{program}` can run other programs or write files through its arguments "
+            "or the project's files (conftest.py, a Makefile, git's -c and --output)"
+        )
+        raise ValueError(f"--allow {text!r}: {what}; {_NEEDS_SANDBOX[sandbox]}")
     return tool, prefix
+
+
+_NEEDS_SANDBOX = {
+    "on": "",
+    "missing": "such a rule is accepted only with the sandbox on, and there is no sandbox here "
+    '(install bubblewrap, or set sandbox = "off" in config.toml to run commands unsandboxed '
+    "with --yes or one by one)",
+    "off": 'such a rule is accepted only with the sandbox on, and sandbox is "off" in '
+    "config.toml (or --sandbox off)",
+}
 
 
 def rules_from_allow(
@@ -216,11 +286,12 @@ def rules_from_allow(
     *,
     yes: bool = False,
     saved_prefixes: Iterable[str] = (),
+    sandbox: SandboxState = "on",
 ) -> Rules:
     """The Rules for the `--allow` values, `--yes` and the project's saved prefixes."""
-    rules = Rules(bash_prefixes=tuple(saved_prefixes), yes=yes)
+    rules = Rules(bash_prefixes=tuple(saved_prefixes), yes=yes, sandbox=sandbox)
     for text in allow:
-        tool, prefix = parse_allow_rule(text, known_tools)
+        tool, prefix = parse_allow_rule(text, known_tools, sandbox)
         if prefix is None:
             rules = replace(rules, allowed_tools=rules.allowed_tools | {tool})
         else:

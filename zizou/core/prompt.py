@@ -3,7 +3,9 @@
 Layers: 1 BASE INSTRUCTIONS, 2 SESSION CONTEXT, 3 WORKSPACE (pinned files, re-read each step),
 4 REPO MAP (the project's most relevant definitions within `map_tokens`, ranked towards the pinned
 files and the names in the latest user message; 0 tokens turns it off). The compiled text is also
-written to `.zizou/compiled/prompt.md` so a person can read exactly what the model got.
+written, redacted, to `.zizou/compiled/prompt.md` so a person can read what the model got.
+AGENTS.md / ZIZOU.md are read only as regular files inside the project (a symlink out of it is
+skipped, and the SESSION CONTEXT says so).
 """
 
 from __future__ import annotations
@@ -11,13 +13,16 @@ from __future__ import annotations
 import datetime as dt
 import os
 import platform
+import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from zizou import confined
 from zizou.core.git_info import git_summary
-from zizou.paths import compiled_prompt_path
+from zizou.errors import PathError
+from zizou.paths import COMPILED_PROMPT, write_project_file
 from zizou.repomap import DEFAULT_MAP_TOKENS, MapRequest, repo_map_for
 from zizou.tools import Registry
 from zizou.tools.add_context import render_pin
@@ -76,6 +81,7 @@ class PromptBuilder:
         today: Callable[[], dt.date] = dt.date.today,
         map_tokens: int = DEFAULT_MAP_TOKENS,
         mentions: Callable[[], str] | None = None,
+        redact: Callable[[str], str] | None = None,
     ) -> None:
         self.root = root
         self.registry = registry
@@ -85,6 +91,10 @@ class PromptBuilder:
         self.map_tokens = map_tokens  # 0 turns the REPO MAP layer off
         # The latest user message, whose code names and file names steer the map.
         self.mentions: Callable[[], str] = mentions or _no_message
+        # Applied to the copy written to `.zizou/compiled/prompt.md`, never to what the model gets.
+        self.redact = redact
+        # Where run_bash's commands run, in the model's words (set by the runtime).
+        self.commands_note = "commands run with bash -c"
         self.last: CompiledPrompt | None = None
 
     def set_context_level(self, level: str) -> None:
@@ -102,7 +112,8 @@ class PromptBuilder:
         )
         self.last = compiled
         if self.write_compiled:
-            _write_compiled(self.root, compiled)
+            text = compiled.text if self.redact is None else self.redact(compiled.text)
+            _write_compiled(self.root, text)
         return compiled
 
     def render_text(self) -> str:
@@ -112,7 +123,7 @@ class PromptBuilder:
         lines = [
             f"Workspace root: {self.root}",
             f"OS: {platform.system()} {platform.release()}",
-            f"Shell: {os.environ.get('SHELL', 'unknown')} (commands run with bash -c)",
+            f"Shell: {os.environ.get('SHELL', 'unknown')} ({self.commands_note})",
             f"Date: {self.today().isoformat()}",
             f"Git: {git_summary(self.root)}",
             "Paths: give paths relative to the workspace root; paths outside it are refused.",
@@ -120,7 +131,8 @@ class PromptBuilder:
             "Tools:",
             *(f"- {tool.name}: {tool.description().splitlines()[0]}" for tool in self.registry),
         ]
-        instructions = _instruction_file(self.root)
+        instructions, skipped = _instructions(self.root)
+        lines += [f"Note: {note}" for note in skipped]
         if instructions:
             name, text = instructions
             lines += ["", f"Project instructions from {name}:", text]
@@ -166,27 +178,35 @@ def _no_message() -> str:
     return ""
 
 
-def _instruction_file(root: Path) -> tuple[str, str] | None:
+def _instructions(root: Path) -> tuple[tuple[str, str] | None, list[str]]:
+    """The first of AGENTS.md / ZIZOU.md that is a regular file inside the root, read by fd,
+    and notes on the ones skipped (a symlink out of the project is never read)."""
+    skipped: list[str] = []
     for name in INSTRUCTION_FILES:
-        path = root / name
-        if path.is_file():
-            try:
-                text = path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
+        try:
+            path = confined.resolve(root, name)
+            info = confined.stat(root, path)
+            if info is None:
                 continue
-            if len(text) > INSTRUCTION_CAP:
-                text = text[:INSTRUCTION_CAP] + f"\n[... {name} truncated ...]"
-            return name, text
-    return None
+            if not stat.S_ISREG(info.st_mode):
+                skipped.append(f"{name} skipped: it is not a regular file")
+                continue
+            data = confined.read_head(root, path, INSTRUCTION_CAP * 4)
+        except PathError as err:
+            skipped.append(f"{name} skipped: {err}")
+            continue
+        text = data.decode("utf-8", errors="replace")
+        if len(text) > INSTRUCTION_CAP or info.st_size > len(data):
+            text = text[:INSTRUCTION_CAP] + f"\n[... {name} truncated ...]"
+        return (name, text), skipped
+    return None, skipped
 
 
-def _write_compiled(root: Path, compiled: CompiledPrompt) -> None:
+def _write_compiled(root: Path, text: str) -> None:
     try:
-        path = compiled_prompt_path(root)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(compiled.text + "\n", encoding="utf-8")
-    except OSError:
-        pass  # a read-only project must not stop the agent
+        write_project_file(root, COMPILED_PROMPT, text.encode("utf-8") + b"\n")
+    except (OSError, PathError):
+        pass  # a read-only project, or an unsafe `.zizou/`: the agent runs on without the copy
 
 
 __all__ = [

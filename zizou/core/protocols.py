@@ -63,12 +63,16 @@ class PermissionRequest:
     detail: str | None = None  # a diff for writes, the cwd/timeout for commands
     suggested_rule: str | None = None  # what "always allow" would save
     protected: bool = False
+    rule_scope: str | None = None  # what that rule would permit, in words
+    network_choice: bool = False  # the person may let this command use the network
+    reason: str = ""  # why the policy asks
 
 
 @dataclass(frozen=True)
 class Approval:
     verdict: Literal["once", "always", "deny"]
     reason: str | None = None
+    network: bool = False  # run this command with the network (in the sandbox)
 
 
 class Approver(Protocol):

@@ -20,12 +20,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 __all__ = [
+    "UNWIDENABLE_PROGRAMS",
     "ShellParseError",
     "always_ask_reason",
     "matches_rules",
     "rule_tokens",
     "split_segments",
     "suggest_rule",
+    "widenable_program",
 ]
 
 
@@ -78,6 +80,19 @@ _NARROW = frozenset(
     {"rm", "rmdir", "mv", "cp", "dd", "ln", "chmod", "chown", "sudo", "doas", "kill", "pkill",
      "killall", "curl", "wget", "ssh", "scp", "rsync", "find", "xargs", "sed", "tee", "truncate",
      "shred", "python", "python3", "node", "perl", "ruby", "env", "nohup", "timeout", *_SHELLS}
+)  # fmt: skip
+
+
+# Programs that no option or argument can make run another program or write a file (nor change
+# the system: `date` is left out, `date -s` sets the clock). A prefix rule for one of these
+# approves no more than it says, sandbox or not; a rule for any other program (git, make,
+# pytest, npm, find, sed, ...) is widened by what the model appends, or by project files it
+# wrote (conftest.py, a Makefile), and is accepted only with the sandbox on.
+UNWIDENABLE_PROGRAMS = frozenset(
+    {"cat", "head", "tail", "wc", "ls", "pwd", "echo", "printf", "true", "false", "which",
+     "basename", "dirname", "realpath", "readlink", "test", "[", "seq", "sleep", "uname",
+     "whoami", "id", "nproc", "cut", "tr", "nl", "od", "comm", "column", "fold", "rev", "expr",
+     "grep", "egrep", "fgrep", "diff", "cmp", "du", "df", "stat", "jq"}
 )  # fmt: skip
 
 
@@ -247,6 +262,19 @@ def rule_tokens(prefix: str) -> tuple[str, ...]:
     if len(segments) != 1 or segments[0].redirects or lexer.subshell:
         raise ShellParseError("a rule is one command prefix, without operators or redirections")
     return tuple(segments[0].words)
+
+
+def widenable_program(prefix: str) -> str | None:
+    """The program a rule names when its arguments could make it run programs or write files
+    (so the rule is accepted only with the sandbox on); None for a rule that cannot widen."""
+    try:
+        words = rule_tokens(prefix)
+    except ShellParseError:
+        return prefix
+    lead = _count_assignments(list(words))
+    if lead or not words:  # `LD_PRELOAD=... cat` runs whatever the variable names
+        return words[0] if words else prefix
+    return None if words[0] in UNWIDENABLE_PROGRAMS else words[0]
 
 
 def _valid_rules(prefixes: Iterable[str]) -> list[tuple[str, ...]]:

@@ -17,10 +17,12 @@ from typing import Protocol
 from zizou.errors import ProviderError
 from zizou.providers.catalog import env_var_for
 
+MIN_KEY_CHARS = 8  # shorter values are not keys; masking them would garble ordinary text
 _KEYLIKE = re.compile(r"\b(sk-|sk_|gsk_|AIza)[\w\-]{12,}")
 _NOISE = re.compile(r"^(?:[\w.]+:\s|\w+Exception - )+")  # "litellm.XError: OpenAIException - "
 _TIMEOUTS = {"Timeout", "APITimeoutError", "TimeoutException", "TimeoutError"}
 _CONNECTION = {"APIConnectionError", "ConnectError", "ConnectionError", "MidStreamFallbackError"}
+_ANSWERED = {"APIStatusError", "HTTPStatusError"}  # an HTTP response is in the chain
 _TRANSIENT_STATUS = {408, 409, 425}
 _WINDOW = (  # how providers state a context window in their overflow errors
     re.compile(r"maximum context length is (\d[\d,]*)"),
@@ -71,18 +73,23 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
 def _detail(exc: BaseException, api_key: str | None) -> str:
     lines = str(exc).strip().splitlines()
     text = _NOISE.sub("", lines[0] if lines else "") or type(exc).__name__
-    if api_key:
+    if api_key and len(api_key.strip()) >= MIN_KEY_CHARS:  # "x" is no key: never mask every x
         text = text.replace(api_key, mask_key(api_key))
     text = _KEYLIKE.sub(lambda m: m.group(1) + "****", text)
     return text if len(text) <= 300 else text[:297] + "..."
 
 
 def retry_after_of(exc: BaseException) -> float | None:
-    """Seconds from a Retry-After(-ms) header on the error's response, if there is one."""
+    """Seconds from a Retry-After(-ms) header on the response of the error or of any error in
+    its chain (litellm re-raises some statuses without the response), if there is one."""
     for source in (
-        getattr(exc, "litellm_response_headers", None),
-        getattr(getattr(exc, "response", None), "headers", None),
-        getattr(exc, "headers", None),
+        headers
+        for err in _chain(exc)
+        for headers in (
+            getattr(err, "litellm_response_headers", None),
+            getattr(getattr(err, "response", None), "headers", None),
+            getattr(err, "headers", None),
+        )
     ):
         if not source or not hasattr(source, "items"):
             continue
@@ -131,7 +138,6 @@ _MESSAGES = {
     "rejected": "{who} rejected the request{code}: {detail}",
     "unknown": "calling {model} failed: {detail}",
 }
-_WAIT_KINDS = {"rate_limit", "overloaded", "server", "transient"}  # may send Retry-After
 _RETRYABLE_KINDS = {
     "timeout",
     "rate_limit",
@@ -148,7 +154,8 @@ def _kind(names: set[str], status: int | None, text: str, mid_stream: bool) -> s
         return "context"
     if "ContentPolicyViolationError" in names:
         return "policy"
-    if names & _TIMEOUTS or "timeout on reading" in text or "timed out" in text:
+    timed_out = names & _TIMEOUTS or "timeout on reading" in text or "timed out" in text
+    if timed_out and not names & _ANSWERED:  # a 504 or 408 the server sent goes by its status
         return "timeout"
     if status == 401 or "AuthenticationError" in names:
         return "auth"
@@ -210,11 +217,12 @@ def to_provider_error(
         message,
         retryable=kind in _RETRYABLE_KINDS,
         status={"rate_limit": 429}.get(kind, status),
-        retry_after=retry_after_of(exc) if kind in _WAIT_KINDS else None,
+        retry_after=retry_after_of(exc) if kind in _RETRYABLE_KINDS else None,
     )
 
 
 __all__ = [
+    "MIN_KEY_CHARS",
     "Caller",
     "ContextOverflowError",
     "context_window_in",

@@ -4,7 +4,9 @@ Each file is a small header (magic, format version, CRC32 of the payload) and a 
 payload of plain tuples: fast to load, and, unlike pickle, unable to run code. Any doubt about a
 file (missing, truncated, another Python, a failed check, a wrong shape) means an empty cache and
 a rebuild, never an error. Writes go to a temporary file that replaces the old one, so concurrent
-zizou processes each leave a whole file behind (the last writer wins).
+zizou processes each leave a whole file behind (the last writer wins). Given the project root,
+files are read and written by fd from it without following symlinks (`zizou.confined`), so a
+`.zizou/cache` the repository ships as a symlink is neither read nor written.
 
 The tags file holds one row per file, its tags still packed (tags.pack_tags), and the ranking
 graph built from them: a new process with nothing changed decodes neither, and ranks at once.
@@ -14,13 +16,13 @@ Beside it are the maps rendered recently and the token counts of their lines (to
 from __future__ import annotations
 
 import marshal
-import os
 import sys
-import tempfile
 import zlib
 from pathlib import Path
 from typing import Any
 
+from zizou import confined
+from zizou.errors import PathError
 from zizou.repomap.graph import Graph, graph_fingerprint
 from zizou.repomap.parse import Entry
 
@@ -30,16 +32,19 @@ TAGS_FILE = "repomap-tags.bin"
 RENDERS_FILE = "repomap-renders.bin"
 TOKENS_FILE = "repomap-tokens.bin"
 _HEADER = len(MAGIC) + 2 + 4
+MAX_FILE_BYTES = 1 << 30
 
 
-def load_tags(directory: Path, fingerprint: str) -> tuple[dict[str, Entry], Graph | None]:
+def load_tags(
+    directory: Path, fingerprint: str, *, root: Path | None = None
+) -> tuple[dict[str, Entry], Graph | None]:
     """The cached entries by path, and the graph of their tags if it was stored with them; empty
     when the cache is absent or not to be trusted.
 
     `fingerprint` names the queries that produced the tags: other queries, other tags. A graph
     built by other code (graph.graph_fingerprint) is dropped, and rebuilt from the tags.
     """
-    payload = _load(directory / TAGS_FILE)
+    payload = _load(directory / TAGS_FILE, root)
     if not (type(payload) is tuple and len(payload) == 4 and payload[0] == fingerprint):
         return {}, None
     _, graph_key, rows, raw_graph = payload
@@ -55,14 +60,19 @@ def load_tags(directory: Path, fingerprint: str) -> tuple[dict[str, Entry], Grap
 
 
 def save_tags(
-    directory: Path, fingerprint: str, entries: dict[str, Entry], graph: Graph | None
+    directory: Path,
+    fingerprint: str,
+    entries: dict[str, Entry],
+    graph: Graph | None,
+    *,
+    root: Path | None = None,
 ) -> None:
     rows = tuple(
         (path, e.size, e.mtime_ns, e.digest, e.checked_ns, e.language, e.tags)
         for path, e in sorted(entries.items())
     )
     raw_graph = None if graph is None else graph.to_raw()
-    _save(directory / TAGS_FILE, (fingerprint, graph_fingerprint(), rows, raw_graph))
+    _save(directory / TAGS_FILE, (fingerprint, graph_fingerprint(), rows, raw_graph), root)
 
 
 def _entries(rows: object) -> dict[str, Entry]:
@@ -89,22 +99,24 @@ def _entries(rows: object) -> dict[str, Entry]:
 Render = tuple[str, int, tuple[int, ...], str]  # text, written_ns, counts, tokenizer
 
 
-def load_renders(directory: Path) -> dict[str, Render]:
+def load_renders(directory: Path, *, root: Path | None = None) -> dict[str, Render]:
     """Recent maps by request key."""
-    payload = _load(directory / RENDERS_FILE)
+    payload = _load(directory / RENDERS_FILE, root)
     if not isinstance(payload, dict):
         return {}
     ok = all(isinstance(key, str) and _is_render(value) for key, value in payload.items())
     return dict(payload) if ok else {}
 
 
-def save_renders(directory: Path, renders: dict[str, Render]) -> None:
-    _save(directory / RENDERS_FILE, renders)
+def save_renders(directory: Path, renders: dict[str, Render], *, root: Path | None = None) -> None:
+    _save(directory / RENDERS_FILE, renders, root)
 
 
-def load_token_counts(directory: Path, tokenizer: str) -> dict[str, int]:
+def load_token_counts(
+    directory: Path, tokenizer: str, *, root: Path | None = None
+) -> dict[str, int]:
     """Token counts of recently rendered lines, oldest first, if counted by `tokenizer`."""
-    payload = _load(directory / TOKENS_FILE)
+    payload = _load(directory / TOKENS_FILE, root)
     if not (type(payload) is tuple and len(payload) == 2 and payload[0] == tokenizer):
         return {}
     counts = payload[1]
@@ -114,8 +126,10 @@ def load_token_counts(directory: Path, tokenizer: str) -> dict[str, int]:
     return counts if ok else {}
 
 
-def save_token_counts(directory: Path, tokenizer: str, counts: dict[str, int]) -> None:
-    _save(directory / TOKENS_FILE, (tokenizer, counts))
+def save_token_counts(
+    directory: Path, tokenizer: str, counts: dict[str, int], *, root: Path | None = None
+) -> None:
+    _save(directory / TOKENS_FILE, (tokenizer, counts), root)
 
 
 def _is_render(value: object) -> bool:
@@ -134,10 +148,12 @@ def _ints(*values: object) -> bool:
     return all(type(value) is int for value in values)
 
 
-def _load(path: Path) -> object:
+def _load(path: Path, root: Path | None = None) -> object:
+    """The payload of a cache file read by fd from `root` (default: the file's own directory)
+    without following symlinks; None for a file that is missing, unsafe or damaged."""
     try:
-        data = path.read_bytes()
-    except OSError:
+        data = confined.read_bytes(root or path.parent, path, MAX_FILE_BYTES)
+    except (OSError, PathError):
         return None
     if len(data) < _HEADER or not data.startswith(MAGIC):
         return None
@@ -152,21 +168,16 @@ def _load(path: Path) -> object:
         return None
 
 
-def _save(path: Path, payload: Any) -> None:
-    """Write atomically; a cache that cannot be written is only a slower next start."""
+def _save(path: Path, payload: Any, root: Path | None = None) -> None:
+    """Write atomically, by fd from `root` (default: the file's own directory) without following
+    symlinks; a cache that cannot be written is only a slower next start."""
     try:
         body = marshal.dumps(payload)
         header = MAGIC + _version().to_bytes(2, "big") + zlib.crc32(body).to_bytes(4, "big")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(header + body)
-            Path(temp).replace(path)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
-    except (OSError, ValueError):
+        if root is None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        confined.atomic_write(root or path.parent, path, header + body, new_mode=0o600)
+    except (OSError, PathError, ValueError):
         pass
 
 

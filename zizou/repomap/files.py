@@ -14,6 +14,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from zizou import confined
+from zizou.errors import PathError
 from zizou.paths import DEBUG_LOG_NAME
 from zizou.repomap.tags import language_for
 from zizou.secret_files import is_secret_name
@@ -97,16 +99,35 @@ def list_project_files(root: Path) -> ProjectFiles:
         if language is None:
             others.append(rel)
             continue
-        try:
-            info = os.stat(prefix + rel)  # noqa: PTH116 (a Path per file costs more than the stat)
-        except OSError:
-            skipped += 1  # listed by git but deleted, or a dangling symlink
+        info = _source_stat(root, prefix + rel, rel)
+        if info is None:
+            skipped += 1  # listed by git but deleted, a dangling link, or a link out of the root
             continue
         if info.st_size > MAX_SOURCE_BYTES or not stat.S_ISREG(info.st_mode):
             skipped += 1
             continue
         sources.append(SourceFile(rel, language, info.st_size, info.st_mtime_ns))
     return ProjectFiles(tuple(sources), tuple(others), skipped)
+
+
+def _source_stat(root: Path, path: str, rel: str) -> os.stat_result | None:
+    """The file's stat; a symlink is followed only when it resolves inside the root."""
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISLNK(info.st_mode):
+            return info
+        return confined.stat(root, confined.resolve(root, rel))
+    except (OSError, PathError):
+        return None
+
+
+def read_source(root: Path, rel: str) -> tuple[os.stat_result, bytes]:
+    """The stat and content of a listed file, resolved strictly and read through one fd that
+    was opened without following symlinks: a link out of the root, or a directory swapped for
+    one since the listing, is a PathError, never a read outside the project."""
+    fd = confined.open_file(root, confined.resolve(root, rel), os.O_RDONLY)
+    with os.fdopen(fd, "rb") as handle:
+        return os.fstat(fd), handle.read()
 
 
 def _wanted(rel: str) -> bool:
@@ -117,4 +138,4 @@ def _wanted(rel: str) -> bool:
     return not name.lower().endswith(_SKIPPED_ENDINGS)
 
 
-__all__ = ["MAX_SOURCE_BYTES", "ProjectFiles", "SourceFile", "list_project_files"]
+__all__ = ["MAX_SOURCE_BYTES", "ProjectFiles", "SourceFile", "list_project_files", "read_source"]

@@ -59,11 +59,15 @@ class RepoMap:
         self.root = root.resolve()
         self._own_cache_dir = persist and cache_dir is None  # `.zizou/cache`, made on first save
         self.cache_dir = (cache_dir or self.root / PROJECT_DIR_NAME / "cache") if persist else None
+        # Our own cache is reached by fd from the root, never through a symlink it may hold.
+        self._cache_root = self.root if self._own_cache_dir else None
         self.workers = workers if workers is not None else default_workers()
         self._counter = counter
         self._lock = threading.Lock()
         self._state: _State | None = None
-        self._memo = MapMemo(MAP_VERSION, self.cache_dir, self._writable_cache)
+        self._memo = MapMemo(
+            MAP_VERSION, self.cache_dir, self._writable_cache, root=self._cache_root
+        )
         self._lines: LineCounter | None = None
 
     def render(self, request: MapRequest) -> MapResult:
@@ -133,12 +137,14 @@ class RepoMap:
             try:
                 project_dir(self.root)
             except OSError:
-                return None  # a read-only project: no cache, still a map
+                return None  # a read-only project or an unsafe `.zizou`: no cache, still a map
         return self.cache_dir
 
     def _load_state(self) -> _State:
         entries, graph = (
-            cache.load_tags(self.cache_dir, tags_fingerprint()) if self.cache_dir else ({}, None)
+            cache.load_tags(self.cache_dir, tags_fingerprint(), root=self._cache_root)
+            if self.cache_dir
+            else ({}, None)
         )
         self._state = _State(entries, graph, from_disk=bool(entries))
         return self._state
@@ -152,7 +158,11 @@ class RepoMap:
             else:
                 name = default_counter_name()
                 exact, load = name == "cl100k_base", default_counter
-            known = cache.load_token_counts(self.cache_dir, name) if self.cache_dir else {}
+            known = (
+                cache.load_token_counts(self.cache_dir, name, root=self._cache_root)
+                if self.cache_dir
+                else {}
+            )
             self._lines = LineCounter(name, exact, load, known)
         return self._lines
 
@@ -163,7 +173,7 @@ class RepoMap:
             return  # an estimate is as cheap to redo as to remember
         directory = self._writable_cache()
         if directory is not None:
-            cache.save_token_counts(directory, lines.name, lines.known)
+            cache.save_token_counts(directory, lines.name, lines.known, root=self._cache_root)
 
     def _refresh(self, state: _State, files: ProjectFiles, lines: LineCounter) -> tuple[int, int]:
         """Bring the entries up to date with the files; (parsed or re-read, trusted as cached)."""
@@ -230,7 +240,9 @@ class RepoMap:
     def _save_tags(self, state: _State) -> None:
         directory = self._writable_cache() if state.unsaved else None
         if directory is not None:
-            cache.save_tags(directory, tags_fingerprint(), state.entries, state.graph)
+            cache.save_tags(
+                directory, tags_fingerprint(), state.entries, state.graph, root=self._cache_root
+            )
         state.unsaved = False
 
 

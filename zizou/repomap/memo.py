@@ -26,10 +26,16 @@ MEMO_SIZE = 16
 
 class MapMemo:
     def __init__(
-        self, version: int, cache_dir: Path | None, writable: Callable[[], Path | None]
+        self,
+        version: int,
+        cache_dir: Path | None,
+        writable: Callable[[], Path | None],
+        *,
+        root: Path | None = None,
     ) -> None:
         self._version = version  # of the ranking and rendering (mapper.MAP_VERSION)
         self._cache_dir = cache_dir
+        self._root = root  # the cache is read and written by fd from here (cache._load)
         self._writable = writable  # the cache dir, made ready for writing, or None
         self._memo: dict[str, tuple[MapResult, int]] = {}  # key -> (result, written_ns)
         self._disk: dict[str, cache.Render] | None = None
@@ -65,15 +71,22 @@ class MapMemo:
         recent = list(self._memo.items())[-(MEMO_SIZE - 1) :]
         self._memo = {**dict(recent), key: (result, now)}
         stats = result.stats
-        memo = {**self._on_disk(), key: (result.text, now, stats.memo_counts(), stats.tokenizer)}
+        # On disk the map holds lines of source: a credential pasted in a file stays out of it
+        # (credential-shaped strings: the map knows no loaded keys). Imported here: the trace
+        # package imports the prompt, which imports this one.
+        from zizou.trace.redact import Redactor
+
+        text = Redactor().redact(result.text)
+        memo = {**self._on_disk(), key: (text, now, stats.memo_counts(), stats.tokenizer)}
         self._disk = dict(sorted(memo.items(), key=lambda kv: (kv[1][1], kv[0]))[-MEMO_SIZE:])
         directory = self._writable()
         if directory is not None:
-            cache.save_renders(directory, self._disk)
+            cache.save_renders(directory, self._disk, root=self._root)
 
     def _on_disk(self) -> dict[str, cache.Render]:
         if self._disk is None:
-            self._disk = cache.load_renders(self._cache_dir) if self._cache_dir else {}
+            directory = self._cache_dir
+            self._disk = cache.load_renders(directory, root=self._root) if directory else {}
         return self._disk
 
 

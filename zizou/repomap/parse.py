@@ -21,7 +21,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from zizou.repomap.files import SourceFile
+from zizou.errors import PathError
+from zizou.repomap.files import SourceFile, read_source
 from zizou.repomap.tags import FileTags, extract_tags, is_generated, pack_tags, unpack_tags
 
 PARALLEL_MIN_FILES = 48  # below this a pool costs more than it saves
@@ -62,12 +63,9 @@ def read_entry(root: Path, job: ParseJob) -> Entry | None:
     None when the file cannot be read (it went away since it was listed).
     """
     checked_ns = time.time_ns()
-    path = root / job.file.path
     try:
-        info = path.stat()
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError:
+        info, data = read_source(root, job.file.path)
+    except (OSError, PathError):
         return None
     digest = digest_of(data)
     known = job.known

@@ -13,6 +13,9 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from zizou.errors import PathError
+from zizou.repomap.files import read_source
+
 MAX_LINES = 6
 MAX_CHARS = 160
 ONE_LINE_KINDS = frozenset({"constant", "variable"})
@@ -22,8 +25,8 @@ _TRAILING_COMMENT = re.compile(r"\s+(?:#|//)(?![\[!]).*$")
 def read_signatures(root: Path, path: str, wanted: Iterable[tuple[int, str]]) -> dict[int, str]:
     """Signatures by 1-based line for `wanted` (line, kind) pairs; empty if the file is gone."""
     try:
-        lines = (root / path).read_bytes().split(b"\n")
-    except OSError:
+        lines = read_source(root, path)[1].split(b"\n")
+    except (OSError, PathError):
         return {}
     found: dict[int, str] = {}
     for line, kind in wanted:

@@ -1,4 +1,5 @@
-"""`zizou sessions list`: the sessions of the current project, newest first."""
+"""`zizou sessions list`: the sessions of the current project, newest first; from a
+subdirectory, those of the project it is in (`zizou.sessions.find_project`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from zizou.sessions.store import SessionStore
+from zizou.sessions import SessionStore, find_project
 
 
 @click.group(name="sessions", context_settings={"help_option_names": ["-h", "--help"]})
@@ -18,11 +19,15 @@ def sessions() -> None:
 @click.option("-C", "--cwd", type=click.Path(file_okay=False, path_type=Path))
 def list_sessions(cwd: Path | None) -> None:
     """List sessions: id, start time, turns, first prompt."""
-    store = SessionStore((cwd or Path.cwd()).resolve())
+    here = (cwd or Path.cwd()).resolve()
+    root = find_project(here)
+    store = SessionStore(root)
     rows = store.list()
     if not rows:
         click.echo("no sessions in this project yet")
         return
+    if root != here:
+        click.echo(f"sessions of {root}")
     active = store.active_id()
     for row in rows:
         mark = "*" if row.id == active else " "

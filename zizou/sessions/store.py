@@ -2,7 +2,8 @@
 
 Every message is written, flushed and fsynced as it joins the conversation, so the user's
 message is on disk before the request goes out and a `kill -9` loses at most the reply in
-flight. Loading skips a torn last line (and says so) instead of failing.
+flight. Loading skips a torn last line (and says so) instead of failing. Files are opened by fd
+without following symlinks (`zizou.confined`), so a symlinked `.zizou` is never written through.
 """
 
 from __future__ import annotations
@@ -17,13 +18,24 @@ from typing import IO, Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from zizou import confined
 from zizou.core.events import Event, TurnFinished, TurnStarted
 from zizou.core.protocols import ModelRequest
-from zizou.errors import UsageError
-from zizou.paths import PROJECT_DIR_NAME, project_dir
+from zizou.errors import PathError, UsageError
+from zizou.paths import (
+    PROJECT_DIR_NAME,
+    UnsafeProjectDir,
+    project_dir,
+    read_project_file,
+    write_project_file,
+)
 from zizou.sessions.records import MessageRecord, MetaRecord, Record, TurnRecord
 
 _RECORD: TypeAdapter[Record] = TypeAdapter(Record)
+SESSIONS_DIR = f"{PROJECT_DIR_NAME}/sessions"
+INFO_FILE = "info.json"
+MAX_SESSION_BYTES = 256_000_000
+MAX_INFO_BYTES = 65_536
 
 
 def _now() -> str:
@@ -49,11 +61,21 @@ class SessionSummary:
 class SessionWriter:
     """Appends records to one session file; also a TurnRecorder for turn start/finish lines."""
 
-    def __init__(self, path: Path, redact: Callable[[str], str] | None = None) -> None:
+    def __init__(
+        self, path: Path, redact: Callable[[str], str] | None = None, *, root: Path | None = None
+    ) -> None:
+        """Open `path` for appending, through directories opened by fd from `root` (default:
+        the file's own directory) without following symlinks."""
         self.path = path
         self.redact = redact
-        self._file: IO[bytes] = path.open("ab")
-        os.fchmod(self._file.fileno(), 0o600)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+        fd = confined.open_file(root or path.parent, path, flags, 0o600, parents=True)
+        try:
+            os.fchmod(fd, 0o600)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._file: IO[bytes] = os.fdopen(fd, "ab")
 
     def write(self, record: Record) -> None:
         text = record.model_dump_json()
@@ -87,11 +109,16 @@ class SessionWriter:
 
 
 class SessionStore:
-    """The sessions of one project, and which one is active (`.zizou/info.json`)."""
+    """The sessions of one project, and which one is active (`.zizou/info.json`).
+
+    Everything is read and written by fd without following symlinks: a `.zizou` or
+    `.zizou/sessions` the repository ships as a symlink is refused (UnsafeProjectDir), and a
+    session that cannot be read is left out of the list.
+    """
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.dir = root / PROJECT_DIR_NAME / "sessions"
+        self.dir = root / SESSIONS_DIR
 
     def path(self, session_id: str) -> Path:
         return self.dir / f"{session_id}.jsonl"
@@ -100,47 +127,62 @@ class SessionStore:
         self, session_id: str, model: str | None, redact: Callable[[str], str] | None = None
     ) -> SessionWriter:
         project_dir(self.root)
-        self.dir.mkdir(parents=True, exist_ok=True)
-        writer = SessionWriter(self.path(session_id), redact)
+        writer = self._writer(session_id, redact)
         writer.write(MetaRecord(id=session_id, created=_now(), model=model))
         self.set_active(session_id)
         return writer
 
     def reopen(self, session_id: str, redact: Callable[[str], str] | None = None) -> SessionWriter:
         self.set_active(session_id)
-        return SessionWriter(self.path(session_id), redact)
+        return self._writer(session_id, redact)
+
+    def _writer(self, session_id: str, redact: Callable[[str], str] | None) -> SessionWriter:
+        try:
+            return SessionWriter(self.path(session_id), redact, root=self.root)
+        except PathError as exc:
+            raise UnsafeProjectDir(f"cannot write session {session_id}: {exc}") from exc
 
     def load(self, session_id: str) -> LoadedSession:
-        path = self.path(session_id)
         try:
-            raw = path.read_bytes()
-        except OSError as exc:
+            raw = self._read(session_id)
+        except PathError as exc:
             raise UsageError(f"cannot read session {session_id}: {exc}") from exc
         return _parse(session_id, raw)
 
-    def set_active(self, session_id: str) -> None:
-        info = self._info()
-        project_dir(self.root)
-        tmp = info.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps({"active_session": session_id}) + "\n", encoding="utf-8")
-        tmp.replace(info)
+    def _read(self, session_id: str) -> bytes:
+        if not _plain_id(session_id):
+            raise PathError(f"{session_id!r} is not a session id")
+        return confined.read_bytes(self.root, self.path(session_id), MAX_SESSION_BYTES)
 
-    def _info(self) -> Path:
-        return self.root / PROJECT_DIR_NAME / "info.json"
+    def set_active(self, session_id: str) -> None:
+        data = json.dumps({"active_session": session_id}) + "\n"
+        write_project_file(self.root, INFO_FILE, data.encode("utf-8"))
 
     def active_id(self) -> str | None:
         try:
-            data = json.loads(self._info().read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = json.loads(read_project_file(self.root, INFO_FILE, MAX_INFO_BYTES) or b"{}")
+        except (OSError, PathError, ValueError):
             data = {}
         active = data.get("active_session") if isinstance(data, dict) else None
-        if isinstance(active, str) and self.path(active).is_file():
+        if isinstance(active, str) and active in self._ids():
             return active
         newest = self.list()
         return newest[0].id if newest else None
 
+    def _ids(self) -> list[str]:
+        """The ids of the session files, sorted; none when the directory is missing or unsafe."""
+        try:
+            listed = confined.scandir(self.root, self.dir)
+        except PathError:
+            return []
+        return sorted(
+            entry.name.removesuffix(".jsonl")
+            for entry in listed
+            if entry.is_file and entry.name.endswith(".jsonl") and _plain_id(entry.name)
+        )
+
     def resolve(self, prefix: str) -> str:
-        ids = sorted(p.stem for p in self.dir.glob("*.jsonl")) if self.dir.is_dir() else []
+        ids = self._ids()
         if prefix in ids:
             return prefix
         matches = [i for i in ids if i.startswith(prefix)]
@@ -152,19 +194,21 @@ class SessionStore:
 
     def list(self) -> list[SessionSummary]:
         """Newest first."""
-        if not self.dir.is_dir():
-            return []
         summaries = []
-        for path in self.dir.glob("*.jsonl"):
+        for session_id in self._ids():
             try:
-                loaded = _parse(path.stem, path.read_bytes())
-            except (OSError, UsageError):
+                loaded = _parse(session_id, self._read(session_id))
+            except (PathError, UsageError):
                 continue
             first = next((m["content"] for m in loaded.messages if m["role"] == "user"), "")
             summaries.append(
-                SessionSummary(path.stem, loaded.meta.created, str(first), loaded.turns)
+                SessionSummary(session_id, loaded.meta.created, str(first), loaded.turns)
             )
         return sorted(summaries, key=lambda s: (s.created, s.id), reverse=True)
+
+
+def _plain_id(session_id: str) -> bool:
+    return bool(session_id) and "/" not in session_id and not session_id.startswith(".")
 
 
 def _parse(session_id: str, raw: bytes) -> LoadedSession:

@@ -6,12 +6,10 @@ the file's mode and its CRLF/LF convention the same way, and show the same kind 
 
 from __future__ import annotations
 
-import contextlib
 import difflib
-import os
-import stat
-import tempfile
 from pathlib import Path
+
+from zizou import confined
 
 NEW_FILE_MODE = 0o644
 NO_EOL = "\n\\ No newline at end of file\n"
@@ -43,45 +41,15 @@ def with_newline(text: str, newline: str) -> str:
     return text if newline == "\n" else text.replace("\n", newline)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` via a temp file in the same directory, keeping its mode.
+def atomic_write(root: Path, path: Path, data: bytes) -> None:
+    """Replace `path` (resolved inside `root`) with `data` via a temp file in the same directory,
+    keeping its mode; see `zizou.confined.atomic_write`.
 
     Parent directories are created. On failure the temp file is removed and the old file is
-    left untouched.
+    left untouched. Every directory is opened by fd without following symlinks, so a directory
+    swapped for a symlink after the path was resolved is a PathError, not a write elsewhere.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        mode = NEW_FILE_MODE
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        tmp.chmod(mode)
-        tmp.replace(path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Make the rename durable; some platforms cannot open a directory, which is fine."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    confined.atomic_write(root, path, data, new_mode=NEW_FILE_MODE)
 
 
 def unified_diff(rel_path: str, old: str | None, new: str) -> str:

@@ -8,38 +8,16 @@ directories (IGNORED_DIRS) are skipped either way, and secret files are named he
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pathspec
 
+from zizou.git import run_git
 from zizou.secret_files import SECRET_NAME_GLOBS, is_secret_name
+from zizou.skipped_dirs import SKIPPED_DIRS
 from zizou.tools._paths import relative
 
-IGNORED_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        ".venv",
-        "venv",
-        "node_modules",
-        "__pycache__",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-        ".tox",
-        ".nox",
-        ".eggs",
-        "build",
-        "dist",
-        "target",
-        ".next",
-        ".cache",
-        "htmlcov",
-        ".zizou",
-    }
-)
+IGNORED_DIRS = SKIPPED_DIRS
 
 SECRET_FILE_GLOBS = SECRET_NAME_GLOBS
 
@@ -64,19 +42,9 @@ def project_files(root: Path, base: Path) -> list[str]:
 
 def _git_files(root: Path, base_rel: str) -> list[str] | None:
     """Tracked and untracked-but-not-ignored files per git, or None when git cannot say."""
-    command = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
-    try:
-        done = subprocess.run(
-            [*command, "--", base_rel],
-            cwd=root,
-            capture_output=True,
-            stdin=subprocess.DEVNULL,
-            timeout=GIT_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if done.returncode != 0:
+    command = ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+    done = run_git(root, [*command, "--", base_rel], timeout=GIT_TIMEOUT_S)
+    if done is None or done.returncode != 0:
         return None
     names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
     return sorted({name for name in names if name})

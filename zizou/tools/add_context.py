@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from zizou import confined
 from zizou.errors import PathError
 from zizou.tools._paths import relative, resolve_in_root
 from zizou.tools.base import Access, Pin, Tool, ToolArgs, ToolContext, ToolResult
@@ -48,7 +49,7 @@ class AddContext(Tool[AddContextArgs]):
         try:
             path = resolve_in_root(ctx.root, args.path)
             rel = relative(ctx.root, path)
-            _, lines = load_text(path, rel)
+            _, lines = load_text(ctx.root, path, rel)
         except (PathError, FileProblem) as err:
             return ToolResult.error(str(err))
         except OSError as err:
@@ -80,12 +81,16 @@ def _window_problem(total: int, start: int | None, end: int | None) -> str | Non
 
 
 def render_pin(root: Path, pin: Pin, max_chars: int = RENDER_MAX_CHARS) -> str:
-    """The pinned file's numbered content as it is now, or a one-line note saying why not."""
+    """The pinned file's numbered content as it is now, or a one-line note saying why not.
+
+    The path is resolved strictly again and read by fd: a pin whose file became a symlink out
+    of the project, or whose directory was swapped for one, shows an error line, not the content.
+    """
     try:
         path = resolve_in_root(root, pin.path)
-        if not path.exists():
+        if confined.stat(root, path) is None:
             return f"[{pin.path} no longer exists]"
-        _, lines = load_text(path, pin.path)
+        _, lines = load_text(root, path, pin.path)
     except PathError as err:
         return f"[{pin.path}: {err}]"
     except FileProblem as err:

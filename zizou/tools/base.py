@@ -14,6 +14,8 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from zizou.sandbox import Sandbox
+
 AccessKind = Literal["read", "write", "exec", "open", "meta"]
 
 
@@ -107,6 +109,8 @@ class ToolContext:
     ledger: FileLedger = field(default_factory=FileLedger)
     workspace: Workspace = field(default_factory=Workspace)
     env: dict[str, str] | None = None  # child environment for commands (secrets removed)
+    sandbox: Sandbox | None = None  # where commands run; None: unsandboxed
+    network: bool = False  # this call's command may use the network (an approval said so)
 
 
 class Tool(Generic[A]):

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import difflib
 import re
+import stat
 from pathlib import Path
 
 from pydantic import Field
 
+from zizou import confined
 from zizou.errors import PathError
 from zizou.tools._atomic import (
     atomic_write,
@@ -23,7 +25,7 @@ from zizou.tools._atomic import (
 )
 from zizou.tools._paths import relative, resolve_in_root
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
-from zizou.tools.read_file import decode_text, format_line
+from zizou.tools.read_file import MAX_FILE_BYTES, decode_text, format_line
 
 MAX_SIMILARITY_LINES = 20_000
 MIN_MATCHED_FRACTION = 0.5
@@ -76,11 +78,12 @@ class EditFile(Tool[EditFileArgs]):
 
 
 def _edit(path: Path, rel: str, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
-    if not path.exists():
+    info = confined.stat(ctx.root, path)
+    if info is None:
         return ToolResult.error(f"{rel} does not exist; to create it, use write_file")
-    if not path.is_file():
+    if not stat.S_ISREG(info.st_mode):
         return ToolResult.error(f"{rel} is not a regular file; only files can be edited")
-    data = path.read_bytes()
+    data = confined.read_bytes(ctx.root, path, MAX_FILE_BYTES)
     reason = ctx.ledger.check(path, data)
     if reason is not None:
         return ToolResult.error(f"cannot edit {rel}: {reason}")
@@ -100,7 +103,7 @@ def _edit(path: Path, rel: str, args: EditFileArgs, ctx: ToolContext) -> ToolRes
     starts = starts if args.replace_all else starts[:1]
     new_text = text.replace(old, new, len(starts))
     out = with_newline(new_text, detect_newline(data)).encode("utf-8")
-    atomic_write(path, out)
+    atomic_write(ctx.root, path, out)
     ctx.ledger.record(path, out)
     shift = len(new) - len(old)
     moved = [start + k * shift for k, start in enumerate(starts)]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from zizou import confined
 from zizou.errors import PathError
 from zizou.tools._ignore import project_files
 from zizou.tools._paths import relative, resolve_in_root
@@ -122,11 +123,12 @@ class Glob(Tool[GlobArgs]):
     async def run(self, args: GlobArgs, ctx: ToolContext) -> ToolResult:
         try:
             base = resolve_in_root(ctx.root, args.path or ".")
+            info = confined.stat(ctx.root, base)
         except PathError as err:
             return ToolResult.error(str(err))
         base_rel = relative(ctx.root, base)
-        if not base.is_dir():
-            what = "does not exist" if not base.exists() else "is not a directory"
+        if info is None or not stat.S_ISDIR(info.st_mode):
+            what = "does not exist" if info is None else "is not a directory"
             return ToolResult.error(f"{base_rel} {what}; give a directory to search in")
         pattern = args.pattern.strip().removeprefix("./").lstrip("/")
         if not pattern:

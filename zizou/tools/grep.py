@@ -1,18 +1,24 @@
 """The grep tool: search file contents with ripgrep, which is fast and already gitignore-aware.
 
-rg runs as a child process (never through a shell) from the project root, so the paths it prints
-are project-relative. Secret files are excluded on every call, whatever glob the model passes.
+rg runs as a child process (never through a shell) in the directory searched, reached through an
+fd opened without following symlinks (a single file is opened the same way and given as stdin);
+the paths it prints are made project-relative. rg itself never follows symlinks (no -L). Secret
+files are excluded on every call, whatever glob the model passes, in any letter case.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import Field
 
+from zizou import confined
 from zizou.errors import PathError
 from zizou.tools._ignore import IGNORED_DIRS, SECRET_FILE_GLOBS, is_secret_name
 from zizou.tools._paths import relative, resolve_in_root
@@ -23,6 +29,7 @@ MAX_LINES = 100
 MAX_BYTES = 30_000
 MAX_STDERR = 4_000
 TIMEOUT_S = 30.0
+STDIN_NAME = "<stdin>"
 
 _RG_FLAGS = (
     "--no-config",
@@ -56,15 +63,52 @@ class GrepArgs(ToolArgs):
     )
 
 
+@dataclass(frozen=True)
+class _Place:
+    """Where rg runs and what it is given: a directory as `.` from a cwd reached through its fd
+    (so a swapped directory cannot lead it outside), or one file as its stdin."""
+
+    cwd: str | Path
+    arg: str
+    prefix: str = ""  # put before each printed path to make it root-relative
+    stdin: int | None = None  # a file opened by fd; rg prints it as <stdin>
+    label: str = ""  # the root-relative name of that file
+
+
+@contextlib.contextmanager
+def _place(root: Path, target: Path, rel: str, is_dir: bool) -> Iterator[_Place]:
+    if not is_dir:
+        fd = confined.open_file(root, target, os.O_RDONLY)
+        try:
+            yield _Place(root, "-", stdin=fd, label=rel)
+        finally:
+            os.close(fd)
+        return
+    fd = confined.open_dir_fd(root, target)
+    try:
+        via = f"/proc/self/fd/{fd}"  # rg's cwd: the very directory that was opened
+        if Path(via).is_dir():
+            yield _Place(via, ".", prefix="" if rel == "." else rel + "/")
+        else:  # no /proc: rg is given the checked path itself
+            yield _Place(root, rel)
+    finally:
+        os.close(fd)
+
+
 @dataclass
 class _Matches:
+    place: _Place
     lines: list[str] = field(default_factory=list)
     size: int = 0
     total: int = 0
 
     def add(self, raw: bytes) -> None:
         self.total += 1
-        line = raw.decode("utf-8", "replace").removeprefix("./")
+        line = raw.decode("utf-8", "replace")
+        if self.place.stdin is not None:
+            line = self.place.label + line.removeprefix(STDIN_NAME)
+        else:
+            line = self.place.prefix + line.removeprefix("./")
         if len(self.lines) < MAX_LINES and self.size + len(line) + 1 <= MAX_BYTES:
             self.lines.append(line)
             self.size += len(line) + 1
@@ -90,18 +134,23 @@ class Grep(Tool[GrepArgs]):
     async def run(self, args: GrepArgs, ctx: ToolContext) -> ToolResult:
         try:
             target = resolve_in_root(ctx.root, args.path or ".")
+            info = confined.stat(ctx.root, target)
         except PathError as err:
             return ToolResult.error(str(err))
         rel = relative(ctx.root, target)
         if is_secret_name(target.name) or is_secret_name(Path(args.path or ".").name):
             return ToolResult.error(f"{rel} looks like a secret file; its contents are not read")
-        if not target.exists():
+        if info is None:
             return ToolResult.error(f"{rel} does not exist; use glob or list_dir to find the path")
         rg = find_rg()
         if rg is None:
             return ToolResult.error(RG_MISSING)
         try:
-            code, matches, stderr = await _run_rg([rg, *_rg_args(args), "--", rel], ctx.root)
+            with _place(ctx.root, target, rel, stat.S_ISDIR(info.st_mode)) as place:
+                argv = [rg, *_rg_args(args), "--", place.arg]
+                code, matches, stderr = await _run_rg(argv, place)
+        except PathError as err:
+            return ToolResult.error(str(err))
         except OSError as err:
             return ToolResult.error(f"could not run rg: {err}")
         except TimeoutError:
@@ -117,22 +166,26 @@ def _rg_args(args: GrepArgs) -> list[str]:
         argv.append("--fixed-strings")
     if args.glob:
         argv += ["--glob", args.glob]
-    for excluded in (*SECRET_FILE_GLOBS, *sorted(IGNORED_DIRS)):
+    for excluded in sorted(IGNORED_DIRS):
         argv += ["--glob", "!" + excluded]
+    # rg applies --iglob after --glob, so these win over any glob the model passes; and they
+    # ignore case, so `.ENV`, `ID_RSA` and `Server.PEM` are never searched either.
+    for excluded in SECRET_FILE_GLOBS:
+        argv += ["--iglob", "!" + excluded]
     return argv
 
 
-async def _run_rg(argv: list[str], cwd: Path) -> tuple[int, _Matches, str]:
+async def _run_rg(argv: list[str], place: _Place) -> tuple[int, _Matches, str]:
     """Run rg, keeping the first matching lines and counting the rest; kill it on timeout."""
     proc = await asyncio.create_subprocess_exec(
         *argv,
-        cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL,
+        cwd=place.cwd,
+        stdin=asyncio.subprocess.DEVNULL if place.stdin is None else place.stdin,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
     assert proc.stdout is not None and proc.stderr is not None
-    matches = _Matches()
+    matches = _Matches(place)
     try:
         _, stderr = await asyncio.wait_for(
             asyncio.gather(_read_lines(proc.stdout, matches), proc.stderr.read()), TIMEOUT_S

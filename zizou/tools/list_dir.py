@@ -6,12 +6,12 @@ note instead of listed, so a listing stays short enough to read in full.
 
 from __future__ import annotations
 
-import os
+import stat
 from dataclasses import dataclass
-from pathlib import Path
 
 from pydantic import Field
 
+from zizou import confined
 from zizou.errors import PathError
 from zizou.tools._ignore import IGNORED_DIRS
 from zizou.tools._paths import relative, resolve_in_root
@@ -73,40 +73,32 @@ class ListDir(Tool[ListDirArgs]):
         try:
             directory = resolve_in_root(ctx.root, args.path or ".")
             rel = relative(ctx.root, directory)
-            if not directory.is_dir():
-                what = "does not exist" if not directory.exists() else "is not a directory"
+            info = confined.stat(ctx.root, directory)
+            if info is None or not stat.S_ISDIR(info.st_mode):
+                what = "does not exist" if info is None else "is not a directory"
                 return ToolResult.error(
                     f"{rel} {what}; give a directory (read files with read_file)"
                 )
-            with os.scandir(directory) as scan:
-                found = list(scan)
+            found = confined.scandir(ctx.root, directory)
         except PathError as err:
             return ToolResult.error(str(err))
         except OSError as err:
             return ToolResult.error(f"could not list {args.path or '.'}: {err.strerror or err}")
-        skipped = sorted(e.name for e in found if e.name in IGNORED_DIRS and _is_dir(e))
+        skipped = sorted(e.name for e in found if e.name in IGNORED_DIRS and e.is_dir)
         entries = sorted(
             (_describe(e) for e in found if e.name not in skipped), key=_Entry.sort_key
         )
         return ToolResult(ok=True, output=_render(rel, entries, skipped))
 
 
-def _is_dir(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir(follow_symlinks=False)
-    except OSError:
-        return False
-
-
-def _describe(entry: os.DirEntry[str]) -> _Entry:
-    try:
-        if entry.is_symlink():
-            return _Entry("link", entry.name, f"-> {Path(entry.path).readlink()}")
-        if entry.is_dir(follow_symlinks=False):
-            return _Entry("dir", entry.name)
-        return _Entry("file", entry.name, human_size(entry.stat(follow_symlinks=False).st_size))
-    except OSError:
+def _describe(entry: confined.Listed) -> _Entry:
+    if entry.is_link:
+        return _Entry("link", entry.name, f"-> {entry.link}")
+    if entry.is_dir:
+        return _Entry("dir", entry.name)
+    if not entry.mode:
         return _Entry("file", entry.name, "(unreadable)")
+    return _Entry("file", entry.name, human_size(entry.size))
 
 
 def _render(rel: str, entries: list[_Entry], skipped: list[str]) -> str:

@@ -13,7 +13,9 @@ import sys
 
 from pydantic import Field
 
+from zizou import confined
 from zizou.errors import PathError
+from zizou.tools._env import scrubbed_env
 from zizou.tools._paths import relative, resolve_in_root
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
 
@@ -57,10 +59,11 @@ class OpenFile(Tool[OpenFileArgs]):
     async def run(self, args: OpenFileArgs, ctx: ToolContext) -> ToolResult:
         try:
             path = resolve_in_root(ctx.root, args.path)
+            info = confined.stat(ctx.root, path)
         except PathError as err:
             return ToolResult.error(str(err))
         rel = relative(ctx.root, path)
-        if not path.exists():
+        if info is None:
             return ToolResult.error(f"{rel} does not exist; use glob to find the file you mean")
         opener = self.opener or default_opener()
         if opener is None and sys.platform == "win32":
@@ -84,6 +87,7 @@ class OpenFile(Tool[OpenFileArgs]):
                 *opener,
                 os.fspath(path),
                 cwd=ctx.root,
+                env=scrubbed_env(os.environ),  # the app outlives zizou: it gets no keys
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.DEVNULL,

@@ -6,10 +6,12 @@ every tool that shows file lines numbers them the same way.
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 from pydantic import Field
 
+from zizou import confined
 from zizou.errors import PathError
 from zizou.tools._atomic import split_lines, to_lf
 from zizou.tools._paths import relative, resolve_in_root
@@ -45,18 +47,20 @@ def format_line(number: int, line: str) -> str:
     return f"{number:>6}\t{line}"
 
 
-def load_text(path: Path, rel: str) -> tuple[bytes, list[str]]:
-    """The file's bytes and its lines, or FileProblem naming what to do instead."""
-    if not path.exists():
+def load_text(root: Path, path: Path, rel: str) -> tuple[bytes, list[str]]:
+    """The bytes and lines of `path` (resolved inside `root`), read by fd without following
+    symlinks; FileProblem names what to do instead, PathError says the path is unsafe."""
+    info = confined.stat(root, path)
+    if info is None:
         raise FileProblem(f"{rel} does not exist; use glob to find the file you mean")
-    if path.is_dir():
+    if stat.S_ISDIR(info.st_mode):
         raise FileProblem(f"{rel} is a directory; use list_dir to see what it holds")
-    if not path.is_file():
+    if not stat.S_ISREG(info.st_mode):
         raise FileProblem(f"{rel} is not a regular file, so it cannot be read")
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
+    if info.st_size > MAX_FILE_BYTES:
+        size = info.st_size
         raise FileProblem(f"{rel} is too large to read ({size:,} bytes); use grep to search it")
-    data = path.read_bytes()
+    data = confined.read_bytes(root, path, MAX_FILE_BYTES)
     text = decode_text(data)
     if text is None:
         raise FileProblem(f"{rel} looks binary ({len(data):,} bytes); only text files can be read")
@@ -92,7 +96,7 @@ class ReadFile(Tool[ReadFileArgs]):
         try:
             path = resolve_in_root(ctx.root, args.path)
             rel = relative(ctx.root, path)
-            data, lines = load_text(path, rel)
+            data, lines = load_text(ctx.root, path, rel)
         except (PathError, FileProblem) as err:
             return ToolResult.error(str(err))
         except OSError as err:

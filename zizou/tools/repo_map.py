@@ -12,6 +12,7 @@ import re
 
 from pydantic import Field, field_validator
 
+from zizou import confined
 from zizou.errors import PathError
 from zizou.repomap import MapRequest, repo_map_for
 from zizou.tools._paths import relative, resolve_in_root
@@ -68,9 +69,10 @@ class RepoMap(Tool[RepoMapArgs]):
         for raw in args.paths:
             try:
                 path = resolve_in_root(ctx.root, raw)
+                info = confined.stat(ctx.root, path)
             except PathError as err:
                 return ToolResult.error(str(err))
-            if not path.exists():
+            if info is None:
                 return ToolResult.error(f"{raw} does not exist; give a file or directory")
             focus.append(relative(ctx.root, path))
         request = MapRequest(

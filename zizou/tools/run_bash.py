@@ -12,6 +12,7 @@ import asyncio
 import os
 import re
 import signal
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,7 +34,7 @@ _CONTROL = re.compile(
     r"|\x1b\[[0-?]*[ -/]*[@-~]"  # CSI (colours, cursor movement)
     r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM, APC strings
     r"|\x1b[ -/]*[0-~]?"  # other escapes, or a lone ESC
-    r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]"  # other control characters but \t \n \r
+    r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"  # other controls (C0 but \t \n \r, DEL, C1)
 )
 
 
@@ -100,10 +101,18 @@ class ShellOutcome:
 
 
 async def run_shell(
-    command: str, *, cwd: Path, env: dict[str, str], timeout_s: float
+    command: str,
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    timeout_s: float,
+    prefix: Sequence[str] = (),
 ) -> ShellOutcome:
-    """Run `bash -c command` in its own process group; kill the group on timeout or cancel."""
+    """Run `bash -c command` in its own process group; kill the group on timeout or cancel.
+
+    `prefix` is the sandbox's argv (bwrap ... --), put before `bash`."""
     proc = await asyncio.create_subprocess_exec(
+        *prefix,
         "bash",
         "-c",
         command,
@@ -180,6 +189,9 @@ class RunBash(Tool[RunBashArgs]):
     interactive prompts fail: pass flags such as `-y`. The command and every process it starts
     are killed after timeout_s (default 120, at most 600), and background jobs are killed when
     the command ends if they still hold its output. Secret environment variables are removed.
+    In the sandbox (see SESSION CONTEXT) the project is writable except .git/ and .zizou/,
+    secret files cannot be read, the rest of the disk is read-only, /tmp is private, and there
+    is no network unless the user allows it: a write refused there is not worth retrying.
     Prefer read_file, grep and glob over cat, grep and find.
     """
 
@@ -193,10 +205,17 @@ class RunBash(Tool[RunBashArgs]):
         if not args.command.strip():
             return ToolResult.error("the command is empty")
         env = scrubbed_env(ctx.env if ctx.env is not None else os.environ)
+        sandbox = ctx.sandbox
+        prefix = sandbox.prefix(network=ctx.network) if sandbox is not None else []
         try:
-            outcome = await run_shell(args.command, cwd=ctx.root, env=env, timeout_s=args.timeout_s)
+            outcome = await run_shell(
+                args.command, cwd=ctx.root, env=env, timeout_s=args.timeout_s, prefix=prefix
+            )
         except OSError as err:
             return ToolResult.error(f"could not start bash: {err.strerror or err}")
+        finally:
+            if sandbox is not None:
+                sandbox.refresh_soon()  # the command may have made new secret files
         if outcome.timed_out:
             status = f"[timed out after {args.timeout_s} s; process group killed]"
         else:

@@ -6,10 +6,12 @@ and CRLF style, and records the new content so the model may edit what it just w
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 from pydantic import Field
 
+from zizou import confined
 from zizou.errors import PathError
 from zizou.tools._atomic import (
     atomic_write,
@@ -20,6 +22,7 @@ from zizou.tools._atomic import (
 )
 from zizou.tools._paths import relative, resolve_in_root
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
+from zizou.tools.read_file import MAX_FILE_BYTES
 
 
 class WriteFileArgs(ToolArgs):
@@ -53,16 +56,17 @@ class WriteFile(Tool[WriteFileArgs]):
 
 
 def _write(path: Path, rel: str, content: str, ctx: ToolContext) -> ToolResult:
-    if path.is_dir():
+    info = confined.stat(ctx.root, path)
+    if info is not None and stat.S_ISDIR(info.st_mode):
         return ToolResult.error(f"{rel} is a directory; give the path of a file inside it")
-    if path.exists() and not path.is_file():
+    if info is not None and not stat.S_ISREG(info.st_mode):
         return ToolResult.error(f"{rel} is not a regular file; it cannot be overwritten")
-    old = path.read_bytes() if path.exists() else None
+    old = None if info is None else confined.read_bytes(ctx.root, path, MAX_FILE_BYTES)
     if old is not None and detect_newline(old) == "\r\n":
         content = with_newline(content, "\r\n")
     data = content.encode("utf-8")
     if old != data:
-        atomic_write(path, data)
+        atomic_write(ctx.root, path, data)
     ctx.ledger.record(path, data)
     old_text = None if old is None else old.decode("utf-8", errors="replace")
     size = f"{len(split_lines(content))} lines, {len(data):,} bytes"

@@ -1,10 +1,11 @@
 """`zizou-debug.log`: a complete, redacted audit of the latest user message.
 
 The log is a TurnRecorder: the loop tells it when a message begins, hands it each step's exact
-request, and shows it every event. The file is rewritten (truncated, mode 0600, symlinks
-refused) at each user message; sections 1-5 are written when the first request is recorded,
-because only then does the system prompt exist, and section 6 grows event by event, flushed after
-every record so a crash leaves a readable log. Every record passes through the Redactor.
+request, and shows it every event. The file is rewritten (truncated, mode 0600, opened by fd
+from the root: a symlink or a FIFO in its place is refused) at each user message; sections 1-5
+are written when the first request is recorded, because only then does the system prompt exist,
+and section 6 grows event by event, flushed after every record so a crash leaves a readable log.
+Every record passes through the Redactor.
 
 A failure to write (disk full, no permission) never reaches the turn: the log switches itself off
 for that message and says why once, in `problem`, for the front end to show.
@@ -21,9 +22,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
+from zizou import confined
 from zizou.core.events import Event, Retrying, TextDelta, TurnFinished
 from zizou.core.prompt import CompiledPrompt
 from zizou.core.protocols import ModelRequest
+from zizou.errors import PathError
 from zizou.paths import debug_log_path
 from zizou.trace import sections as fmt
 from zizou.trace.event_records import event_record, text_record, usage_summary
@@ -31,7 +34,7 @@ from zizou.trace.redact import Redactor
 
 CallParameters = Mapping[str, Any] | Callable[[], Mapping[str, Any]]
 FILE_MODE = 0o600
-_OPEN_FLAGS = os.O_CREAT | os.O_TRUNC | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0)
+_OPEN_FLAGS = os.O_CREAT | os.O_TRUNC | os.O_WRONLY  # confined adds O_NOFOLLOW, O_NONBLOCK
 
 
 class PromptRecord(Protocol):
@@ -101,7 +104,7 @@ class DebugLog:
 
     def _open(self) -> None:
         self.redactor.refresh()
-        fd = os.open(self.path, _OPEN_FLAGS, FILE_MODE)
+        fd = confined.open_file(self.root, self.path, _OPEN_FLAGS, FILE_MODE)
         try:
             os.fchmod(fd, FILE_MODE)  # the file may have existed with a wider mode
             self._file = os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace")
@@ -112,6 +115,8 @@ class DebugLog:
     def _safely(self, action: Callable[[], None]) -> None:
         try:
             action()
+        except PathError as exc:  # a symlink, a FIFO, a directory: nothing zizou writes through
+            self._fail(f"{self.path} cannot be written safely ({exc})")
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 self._fail(f"{self.path} is a symbolic link, which zizou will not write through")

@@ -15,7 +15,9 @@ from collections.abc import Callable, Iterable, Mapping
 from zizou.tools._env import is_secret_variable
 
 MARKER = "[REDACTED]"
-MIN_SECRET_CHARS = 4  # shorter "secrets" would erase ordinary words; real keys are far longer
+# A shorter "secret" (a test key `x`, `test`, `ollama`) would erase ordinary words and mask every
+# `x` of a hex address; real keys are far longer, and none of these shapes is a credential.
+MIN_SECRET_CHARS = 8
 MIN_ENV_SECRET_CHARS = 8
 
 # Each pattern starts with a literal, so `re` finds candidates with a fast substring search;

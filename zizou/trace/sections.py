@@ -88,6 +88,7 @@ def header(when: str, root: str, params: Mapping[str, Any], before: int, req: Mo
         f"history:      {count(before, 'earlier message')} + this one ="
         f" {count(len(req.messages), 'message')} sent",
         f"step cap:     {params.get('max_steps', 'unknown')}",
+        f"commands:     {params.get('sandbox', 'unknown')}",
         f"prompt size:  {chars(system)} of system prompt; first request "
         f"{chars(system + messages + tools)} (system prompt, messages and tool schemas as JSON)",
     ]
@@ -99,6 +100,7 @@ def no_request_header(root: str, params: Mapping[str, Any]) -> str:
         "zizou debug log: no request was sent for this message (see the events below).\n\n"
         f"cwd:          {root}\n"
         f"model:        {params.get('model', 'unknown')}\n"
+        f"commands:     {params.get('sandbox', 'unknown')}\n"
     )
 
 

@@ -18,7 +18,7 @@ from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.events import Event, Key, Resize
+from textual.events import Event, Key, Paste, Resize
 from textual.screen import Screen
 from textual.worker import Worker
 
@@ -26,8 +26,10 @@ from zizou import __version__
 from zizou.ui.approver import TuiApprover
 from zizou.ui.completion import Completer
 from zizou.ui.early_keys import typed_lines
+from zizou.ui.focus import FocusRouter
 from zizou.ui.message_queue import MessageQueue
 from zizou.ui.opening import Opening, PendingSession, Warmup
+from zizou.ui.screens.link_confirm import confirm_link
 from zizou.ui.screens.picker import PickerScreen
 from zizou.ui.session import SetupMode, UiSession
 from zizou.ui.shell import run_user_command
@@ -45,30 +47,27 @@ from zizou.ui.widgets.status_bar import StatusBar
 if TYPE_CHECKING:
     from textual.widgets import Markdown
 
+    from zizou.sandbox import SandboxStatus
     from zizou.ui.key_setup import KeyServices
     from zizou.ui.widgets.frozen_markdown import FrozenMarkdown
 
 HERE = Path(__file__).parent
-SIDEBAR_MIN_WIDTH = 110
 QUIT_WINDOW_S = 2.0
 
 
-def _css_paths() -> list[str | PurePath]:
-    return [
+class ZizouApp(App[int]):
+    CSS_PATH: ClassVar[list[str | PurePath]] = [
         HERE / "app.tcss",
         *sorted(HERE.glob("widgets/*.tcss")),
         *sorted(HERE.glob("screens/*.tcss")),
     ]
-
-
-class ZizouApp(App[int]):
-    CSS_PATH = _css_paths()
     AUTO_FOCUS = "#prompt"  # keys typed while the app starts land in the prompt
     TITLE = "zizou"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "interrupt", "Interrupt", show=False),
         Binding("ctrl+c", "ctrl_c", "Quit", show=False, priority=True),
         Binding("ctrl+b", "toggle_sidebar", "Sidebar", show=False),
+        Binding("ctrl+o", "toggle_output", "Output", show=False),
     ]
 
     def __init__(
@@ -85,6 +84,7 @@ class ZizouApp(App[int]):
     ) -> None:
         super().__init__()
         approver.bind(self)
+        self.focus_router = FocusRouter(self)
         self.opening = Opening(self, session, warmup)
         self.approver = approver
         self.first_prompt = first_prompt
@@ -93,9 +93,9 @@ class ZizouApp(App[int]):
         self.setup = setup  # "setup" or "reset": open the key wizard at once
         self._keys = keys
         self.turns = Turns(self)
+        approver.on_answer = self.turns.approval_answered
         self.completer = Completer(self.opening.root)
         self.slash = SlashActions(self)
-        self.sidebar_wanted: bool | None = None  # None: shown when the terminal is wide
         self.last_key_at: float | None = None  # streamed text waits for a pause in typing
         self._last_ctrl_c = 0.0
 
@@ -142,7 +142,7 @@ class ZizouApp(App[int]):
         self.composer.focus_prompt()
         if self.typed_ahead[1]:
             self.composer.set_text(self.typed_ahead[1])
-        self._layout_sidebar()
+        self.query_one(Sidebar).fit(self.size.width)
         if self.opening.ready:
             await self.opening.present()
         else:
@@ -161,11 +161,14 @@ class ZizouApp(App[int]):
     def set_status(self, state: str) -> None:
         self.query_one(StatusBar).state = state
 
+    def show_sandbox(self, status: SandboxStatus) -> None:
+        """A standing note in the status bar when commands cannot run sandboxed."""
+        notes = {"missing": "no sandbox: every command asks", "off": "sandbox off"}
+        self.query_one(StatusBar).warning = notes.get(status.state, "")
+
     def refresh_sidebar(self) -> None:
         if self.opening.ready:
             self.query_one(Sidebar).info = sidebar_info(self.session)
-
-    # --- sending -------------------------------------------------------------------------
 
     @property
     def queue(self) -> MessageQueue:
@@ -228,23 +231,34 @@ class ZizouApp(App[int]):
         await self.opening.wait()
         await self.slash.run("add", [event.path])
 
-    # --- keys ----------------------------------------------------------------------------
-
     async def on_event(self, event: Event) -> None:
         if isinstance(event, Key):
             self.last_key_at = time.monotonic()
+        if isinstance(event, Key | Paste) and not event.is_forwarded:
+            self.focus_router.claim(event)  # text typed while focus is elsewhere: the prompt's
         await super().on_event(event)
 
+    def action_focus_next(self) -> None:
+        if not self.focus_router.move(forward=True):
+            super().action_focus_next()
+
+    def action_focus_previous(self) -> None:
+        if not self.focus_router.move(forward=False):
+            super().action_focus_previous()
+
     async def action_interrupt(self) -> None:
-        if not await self.turns.cancel_edit():
+        if not self.focus_router.home() and not await self.turns.cancel_edit():
             self.interrupt()
 
-    def interrupt(self) -> bool:
-        """Stop the running turn and `!commands`; True if anything was running."""
+    def action_toggle_output(self) -> None:
+        self.chat.toggle_outputs()
+
+    def interrupt(self) -> list[Worker[object]]:
+        """Stop the running turn and `!commands`; the workers that were running."""
         running = [w for w in self.workers if w.group in ("turn", "shell") and not w.is_finished]
         for worker in running:
             worker.cancel()
-        return bool(running)
+        return running
 
     async def action_ctrl_c(self) -> None:
         now = time.monotonic()
@@ -257,44 +271,23 @@ class ZizouApp(App[int]):
 
     async def action_quit(self) -> None:
         """Stop what runs (killing command process groups) before leaving."""
-        running = [w for w in self.workers if w.group in ("turn", "shell") and not w.is_finished]
-        for worker in running:
-            worker.cancel()
-        if running:
+        if running := self.interrupt():
             await asyncio.wait([asyncio.ensure_future(w.wait()) for w in running], timeout=5)
         self.exit(0)
 
     def action_toggle_sidebar(self) -> None:
-        shown = self.query_one(Sidebar).display
-        self.sidebar_wanted = not shown
-        self._layout_sidebar()
-
-    def _layout_sidebar(self) -> None:
-        wide = self.size.width >= SIDEBAR_MIN_WIDTH
-        self.query_one(Sidebar).display = (
-            wide if self.sidebar_wanted is None else self.sidebar_wanted
-        )
+        self.query_one(Sidebar).toggle(self.size.width)
 
     def on_resize(self, event: Resize) -> None:
-        self._layout_sidebar()
+        self.query_one(Sidebar).fit(self.size.width)
         for mascot in self.query(Mascot):
             mascot.refresh_form()
 
     def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
-        self.confirm_link(event.href)
+        confirm_link(self, event.href)
 
     def on_frozen_markdown_link_clicked(self, event: FrozenMarkdown.LinkClicked) -> None:
-        self.confirm_link(event.href)
-
-    def confirm_link(self, href: str) -> None:
-        """Open `href` only after the user has seen the full address and said yes."""
-        from zizou.ui.screens.link_confirm import LinkConfirmScreen
-
-        def confirmed(ok: bool | None) -> None:
-            if ok:
-                self.open_url(href)
-
-        self.push_screen(LinkConfirmScreen(href), confirmed)
+        confirm_link(self, event.href)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

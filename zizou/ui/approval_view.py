@@ -24,6 +24,7 @@ class ApprovalView:
     body: str | None  # a diff or the content for writes; the raw detail otherwise
     body_is_diff: bool
     always: str | None  # what "always allow" does, or None when it is not offered
+    network: str | None = None  # what "allow once with network" does, when offered
 
 
 def approval_view(request: PermissionRequest, cwd: Path) -> ApprovalView:
@@ -37,6 +38,11 @@ def approval_view(request: PermissionRequest, cwd: Path) -> ApprovalView:
             body=None,
             body_is_diff=False,
             always=_always(request),
+            network=(
+                "allow once, with the network (the sandbox stays on otherwise)"
+                if request.network_choice
+                else None
+            ),
         )
     body, is_diff = _write_body(detail, request.detail)
     verb = "Write to a protected path?" if request.protected else f"Allow {request.tool}?"
@@ -57,7 +63,10 @@ def _always(request: PermissionRequest) -> str | None:
         if not request.suggested_rule:
             return None
         rule = escape_controls(request.suggested_rule, keep_newlines=False)
-        return f"always allow `{rule}` in this project (saved to .zizou/permissions.json)"
+        saved = f"always allow `{rule}` in this project (saved in your zizou config dir)"
+        if request.rule_scope:
+            return f"{saved}: permits {escape_controls(request.rule_scope, keep_newlines=False)}"
+        return saved
     return f"always allow {request.tool} for this session"
 
 

@@ -1,5 +1,6 @@
 """The TUI's Approver: the loop awaits `ask`, which shows the approval dialog and returns the
-person's answer. "Always" command rules are saved for the project here too."""
+person's answer. "Always" command rules are saved for the project here too (in the user's config
+dir: `zizou.config.project_rules`)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ class TuiApprover:
         self.save_rule = save_rule
         self.app: App[Any] | None = None
         self.saved: list[str] = []
+        self.on_answer: Callable[[PermissionRequest, Approval], None] | None = None
 
     def bind(self, app: App[Any]) -> None:
         self.app = app
@@ -48,6 +50,8 @@ class TuiApprover:
                     screen.dismiss(Approval("deny", "interrupted"))
             raise
         self._remember(request, approval)
+        if self.on_answer is not None:  # the row stops waiting; its clock starts now
+            self.on_answer(request, approval)
         return approval
 
     def _remember(self, request: PermissionRequest, approval: Approval) -> None:

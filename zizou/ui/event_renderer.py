@@ -1,7 +1,9 @@
 """Turns the loop's events into conversation entries: one handler per event type.
 
 A retry throws away the partial text of the step it retries, so the renderer removes that
-step's message; tool rows are found again by call id when their call finishes.
+step's message; tool rows are found again by call id when their call finishes, and show what the
+conversation recorded for the call (as a resumed session will). The approver says when a call
+waiting for approval was answered, which the loop's events do not.
 """
 
 from __future__ import annotations
@@ -21,13 +23,18 @@ from zizou.core.events import (
     ToolCallStarted,
     TurnFinished,
     TurnStarted,
+    Usage,
 )
+from zizou.core.protocols import Approval
+from zizou.ui.outcome import Outcome, outcome_of, recorded_result
 from zizou.ui.session import UiSession
 from zizou.ui.widgets.chat_view import ChatView
 from zizou.ui.widgets.messages import AssistantMessage, RetryNotice
 from zizou.ui.widgets.tool_row import ToolRow
 
 ERROR_FIX = "Send a message to try again, or switch models with /model or /models."
+CANCELLED = "not run: the turn was cancelled"  # what the loop records for an unfinished call
+NO_DURATION = frozenset({"denied", "refused", "not run"})  # the time was spent waiting, not running
 
 
 class RenderHost(Protocol):
@@ -45,6 +52,8 @@ class EventRenderer:
         self.rows: dict[str, ToolRow] = {}
         self.retry: RetryNotice | None = None
         self.finished: TurnFinished | None = None
+        self.steps = 0
+        self.usage = Usage()  # of the steps finished so far in this turn
         self._handlers: dict[type[Event], Callable[[Event], Awaitable[None]]] = {
             TurnStarted: self._turn_started,
             StepStarted: self._step_started,
@@ -64,12 +73,26 @@ class EventRenderer:
             await handler(event)
 
     async def close(self) -> None:
-        """End the streaming message and stop any countdown (the turn ended or was stopped)."""
+        """End the streaming message and stop any countdown (the turn ended or was stopped);
+        a call that did not finish shows what was recorded for it, and how long it ran."""
         await self._end_message()
         self._stop_retry()
         for row in self.rows.values():
             if row.ok is None:
-                await row.finish(False, "not finished: the turn was interrupted", 0.0, None)
+                content = recorded_result(self._messages(), row.call_id) or CANCELLED
+                await row.show_outcome(outcome_of(content), row.elapsed_s)
+
+    def answered(self, call_id: str, approval: Approval) -> None:
+        """The person answered the approval dialog for `call_id`."""
+        row = self.rows.get(call_id)
+        if approval.verdict == "deny" or row is None:
+            self.host.set_status("thinking…")
+            return
+        row.approved()
+        self.host.set_status(f"running {row.tool}…")
+
+    def _messages(self) -> list[dict[str, object]]:
+        return self.session.runtime.agent.conversation.messages
 
     async def _end_message(self) -> None:
         if self.message is not None:
@@ -82,6 +105,7 @@ class EventRenderer:
             self.retry = None
 
     async def _turn_started(self, event: Event) -> None:
+        self.session.record_turn_started()
         self.host.set_status("thinking…")
 
     async def _step_started(self, event: Event) -> None:
@@ -117,7 +141,10 @@ class EventRenderer:
         if row is None:
             row = await self.chat.add_tool(event.call_id, event.name, "{}")
             self.rows[event.call_id] = row
-        await row.finish(event.ok, event.output, event.duration_s, event.diff)
+        content = recorded_result(self._messages(), event.call_id)
+        outcome = outcome_of(content) if content is not None else Outcome(event.ok, event.output)
+        duration = None if outcome.note in NO_DURATION else event.duration_s
+        await row.show_outcome(outcome, duration, event.diff)
         self.host.set_status("thinking…")
 
     async def _retrying(self, event: Event) -> None:
@@ -133,6 +160,7 @@ class EventRenderer:
     async def _step_finished(self, event: Event) -> None:
         assert isinstance(event, StepFinished)
         await self._end_message()
+        self.steps, self.usage = event.step, self.usage + event.usage
         self.session.record_step(event.usage)
         self.host.refresh_sidebar()
 

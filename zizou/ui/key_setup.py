@@ -8,7 +8,6 @@ call here may block (keyring over D-Bus, HTTP), so the screen runs them in threa
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -106,13 +105,21 @@ def store_words(status: StoreStatus) -> str:
     )
 
 
+def _key_environ() -> Mapping[str, str]:
+    """Where keys are read from: the key variables zizou took out of its environment at start-up
+    (they are no longer in `os.environ`), then `os.environ`."""
+    from zizou.config.keys import key_environ
+
+    return key_environ()
+
+
 @dataclass(frozen=True)
 class KeyServices:
     """The key API as the wizard uses it. `api_base` is where keys are checked (the app's
     `--api-base`, or a test server); None checks each provider at its own address."""
 
     api_base: str | None = None
-    environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    environ: Mapping[str, str] = field(default_factory=_key_environ)
 
     def rows(self, current_model: str) -> list[ProviderRow]:
         from zizou.config.keys import resolve_key

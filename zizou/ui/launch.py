@@ -1,5 +1,5 @@
-"""Start the full-screen app: open the model, load the project's saved rules, build the same
-runtime headless mode builds, and run the app.
+"""Start the full-screen app: open the model, load the rules the user saved for the project, build
+the same runtime headless mode builds, and run the app.
 
 Nothing here imports litellm: the model is opened without it, and the app warms it up in a
 thread once the first frame is on screen.
@@ -18,6 +18,7 @@ from zizou.errors import UsageError
 
 if TYPE_CHECKING:
     from zizou.runtime import Runtime, SessionChoice
+    from zizou.sandbox import SandboxStatus
     from zizou.ui.session import ModelFactory, RuntimeFactory, SetupMode, UiSession
 
 
@@ -34,6 +35,7 @@ class TuiOptions:
     debug_log: bool = True
     setup: SetupMode = None  # --setup: the key wizard at start; --reset: replace the model's key
     typed_ahead: str = ""  # keys typed before the app could read them (see early_keys)
+    sandbox: SandboxStatus | None = None  # where the model's commands run (None: detect)
 
     def session_choice(self) -> SessionChoice:
         from zizou.runtime import SessionChoice  # with the runtime: after the first frame
@@ -43,21 +45,23 @@ class TuiOptions:
 
 def run_tui(options: TuiOptions, rules: Rules) -> int:
     """Run the app until the user quits; the exit code."""
-    from zizou.config.project_rules import load_prefixes, save_prefix
+    from zizou.config.project_rules import save_prefix
     from zizou.ui.app import ZizouApp
     from zizou.ui.approver import TuiApprover
     from zizou.ui.key_setup import KeyServices
     from zizou.ui.opening import PendingSession, Warmup
 
+    resuming = options.resume is not None or options.continue_last
+    if resuming:  # from a subdirectory too, as git finds its repository
+        from zizou.sessions import find_project
+
+        options = dataclasses.replace(options, root=find_project(options.root))
     approver = TuiApprover(options.root, save_prefix)
 
     def open_session() -> UiSession:  # in a thread, once the first frame is up
-        saved = tuple(p for p in load_prefixes(options.root) if p not in rules.bash_prefixes)
-        merged = dataclasses.replace(rules, bash_prefixes=(*rules.bash_prefixes, *saved))
-        return build_session(options, approver, merged)
+        return open_project_session(options, approver, rules)
 
     # Resuming opens the session first, so a wrong -r / -c is reported before any screen.
-    resuming = options.resume is not None or options.continue_last
     app = ZizouApp(
         open_session() if resuming else PendingSession(options.root, open_session),
         approver,
@@ -72,9 +76,38 @@ def run_tui(options: TuiOptions, rules: Rules) -> int:
     finally:
         if app.opening.session is not None:
             app.opening.session.runtime.close()
+    if app.opening.session is not None and (hint := app.opening.session.resume_hint(Path.cwd())):
+        print(hint)  # the screen is gone: how to come back
     if app.opening.error is not None:
         raise app.opening.error
     return code or 0
+
+
+def with_saved_rules(root: Path, rules: Rules) -> tuple[Rules, list[str]]:
+    """`rules` plus the command rules the user saved for this project (kept in the user's config
+    dir, never in the project), and a warning when the project ships a rules file of its own."""
+    from zizou.config.project_rules import ignored_project_file, load_prefixes
+
+    saved = tuple(p for p in load_prefixes(root) if p not in rules.bash_prefixes)
+    merged = dataclasses.replace(rules, bash_prefixes=(*rules.bash_prefixes, *saved))
+    ignored = ignored_project_file(root)
+    return merged, [ignored] if ignored else []
+
+
+def open_project_session(
+    options: TuiOptions,
+    approver: Approver,
+    rules: Rules,
+    *,
+    models: ModelFactory | None = None,
+    persist: bool = True,
+) -> UiSession:
+    """`build_session` with the rules the user saved for the project; a warning about a rules
+    file in the project is shown once, with the session's own warnings."""
+    merged, warnings = with_saved_rules(options.root, rules)
+    session = build_session(options, approver, merged, models=models, persist=persist)
+    session.runtime.warnings.extend(warnings)
+    return session
 
 
 def model_factory(base: str | None, key: str | None = None) -> ModelFactory:
@@ -103,6 +136,7 @@ def runtime_factory(
             session=session,
             persist=persist,
             debug_log=options.debug_log,
+            sandbox=options.sandbox,
         )
 
     return build
@@ -154,4 +188,12 @@ def _preload() -> None:
         importlib.import_module(name)
 
 
-__all__ = ["TuiOptions", "build_session", "model_factory", "run_tui", "runtime_factory"]
+__all__ = [
+    "TuiOptions",
+    "build_session",
+    "model_factory",
+    "open_project_session",
+    "run_tui",
+    "runtime_factory",
+    "with_saved_rules",
+]

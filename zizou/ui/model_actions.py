@@ -153,7 +153,7 @@ class ModelActions:
         self.app.push_screen(PickerScreen("Resume a session of this project", entries), picked)
 
     async def resume(self, session_id: str) -> None:
-        from zizou.ui.resumed import show_history
+        from zizou.ui.resumed import show_resumed
         from zizou.ui.widgets.mascot import Mascot
 
         if self.app.busy:
@@ -168,7 +168,7 @@ class ModelActions:
         await self.app.chat.clear()
         self.app.opening.conversation_dropped()
         await self.app.chat.mount(Mascot(self.app.tagline(), fade=False))
-        await show_history(self.app.chat, runtime.agent.conversation.messages)
+        await show_resumed(self.app.chat, self.app.session)
         await self.say(f"Resumed session {runtime.session_id}.", "success")
         for warning in runtime.warnings:
             await self.say(warning, "warning")

@@ -123,12 +123,13 @@ class Opening:
         app.refresh_sidebar()
         runtime = session.runtime
         if runtime.agent.conversation.messages:
-            from zizou.ui.resumed import show_history
+            from zizou.ui.resumed import show_resumed
 
-            await show_history(app.chat, runtime.agent.conversation.messages)
+            await show_resumed(app.chat, session)
             await app.chat.add_notice(f"Resumed session {runtime.session_id}.")
         for warning in runtime.warnings:
             await app.chat.add_notice(warning, "warning")
+        app.show_sandbox(runtime.sandbox_status)
         keys = app.slash.model_actions
         if session.model_problem:
             await keys.key_problem(session.model_problem)

@@ -8,12 +8,13 @@ usable (the key wizard's seam).
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from zizou.core.events import Usage
+from zizou.core.events import TurnFinished, Usage
 from zizou.core.permissions import Rules
 from zizou.core.protocols import Model, ModelEvent, ModelRequest
 from zizou.errors import ProviderError
@@ -66,7 +67,7 @@ class UiSession:
     totals: Usage = field(default_factory=Usage)
     last_turn: Usage | None = None
     last_request_tokens: int = 0  # the prompt size of the latest step: the context in use
-    turns: int = 0
+    turns: int = 0  # turns started, as the session file counts them
 
     @property
     def model_id(self) -> str:
@@ -76,9 +77,36 @@ class UiSession:
         self.totals += usage
         self.last_request_tokens = usage.input_tokens or self.last_request_tokens
 
+    def record_turn_started(self) -> None:
+        self.turns += 1
+
     def record_turn(self, usage: Usage) -> None:
         self.last_turn = usage
-        self.turns += 1
+
+    def record_interrupted(self, steps: int, usage: Usage, message: str) -> None:
+        """The turn was cancelled, so the loop could not say it ended: tell its recorders (the
+        session file, the debug log) what it would have, so a resume sees the same turn."""
+        self.last_turn = usage
+        ended = TurnFinished("cancelled", "", steps, usage, message)
+        for recorder in self.runtime.agent.recorders:
+            recorder.emit(ended)
+
+    def resume_hint(self, cwd: Path) -> str | None:
+        """How to come back to this conversation, said on quit; None when nothing was saved."""
+        from zizou.sessions import find_project
+
+        runtime = self.runtime
+        if runtime.writer is None or not runtime.agent.conversation.messages:
+            return None
+        here = "" if find_project(cwd) == self.root else f"-C {shlex.quote(str(self.root))} "
+        return (
+            f"Session {runtime.session_id} is saved. Continue it with: zizou {here}-c"
+            f"  (or zizou {here}-r {runtime.session_id})"
+        )
+
+    def restore(self, totals: Usage, turns: int, last_turn: Usage | None) -> None:
+        """The running totals of a resumed session, from its file."""
+        self.totals, self.turns, self.last_turn = totals, turns, last_turn
 
     def switch_model(
         self, model_id: str, *, api_key: str | None = None, api_base: str | None = None

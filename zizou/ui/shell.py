@@ -28,6 +28,7 @@ _ids = count(1)
 
 
 NOTE_HEADER = "I ran a command in the project's shell; its output follows."
+SHARED = "(shared with the model)"
 
 
 def shell_note(command: str, result: str) -> str:
@@ -95,7 +96,7 @@ async def _run(app: ZizouApp, command: str, row: ToolRow) -> None:
     result = f"{status}\n{outcome.output.rstrip()}"
     await row.finish(
         outcome.exit_code == 0 and not outcome.timed_out,
-        f"{result}\n(shared with the model)",
+        f"{result}\n{SHARED}",
         time.monotonic() - started,
         None,
     )
@@ -103,4 +104,4 @@ async def _run(app: ZizouApp, command: str, row: ToolRow) -> None:
     app.turns.share(shell_note(command, result))
 
 
-__all__ = ["SHELL_TIMEOUT_S", "read_note", "run_user_command", "shell_note", "shell_row"]
+__all__ = ["SHARED", "SHELL_TIMEOUT_S", "read_note", "run_user_command", "shell_note", "shell_row"]

@@ -11,14 +11,20 @@ from typing import TYPE_CHECKING
 
 from textual.worker import Worker, WorkerState
 
+from zizou.core.protocols import Approval, PermissionRequest
 from zizou.ui.message_queue import MessageQueue
-from zizou.ui.widgets.queue_panel import QueuePanel
+from zizou.ui.widgets.queue_panel import QueueList, QueuePanel
 from zizou.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from zizou.ui.app import ZizouApp
+    from zizou.ui.event_renderer import EventRenderer
 
 EDITING = "editing a queued message · Enter saves it in its place"
+INTERRUPTED = (
+    "Interrupted: the stream was closed and running commands were stopped; "
+    "the conversation so far is kept."
+)
 
 
 class Turns:
@@ -26,6 +32,7 @@ class Turns:
         self.app = app
         self.queue = MessageQueue()
         self.worker: Worker[None] | None = None
+        self.renderer: EventRenderer | None = None  # the running turn's
         self.notes: list[str] = []  # `!command` results for the model, kept while a turn runs
 
     @property
@@ -42,7 +49,7 @@ class Turns:
 
         app = self.app
         await app.opening.wait_for_preload()
-        renderer = EventRenderer(app.chat, app.session, app)
+        renderer = self.renderer = EventRenderer(app.chat, app.session, app)
         try:
             async for event in app.session.runtime.agent.run_turn(text):
                 await renderer.handle(event)
@@ -53,13 +60,12 @@ class Turns:
         worker, chat = event.worker, self.app.chat
         if worker is not self.worker or not worker.is_finished:
             return
+        renderer, self.renderer = self.renderer, None
         if event.state == WorkerState.CANCELLED:
             self.queue.paused = bool(len(self.queue))
-            await chat.add_notice(
-                "Interrupted: the stream was closed and running commands were stopped; "
-                "the conversation so far is kept.",
-                "warning",
-            )
+            if renderer is not None and renderer.finished is None:
+                self.app.session.record_interrupted(renderer.steps, renderer.usage, INTERRUPTED)
+            await chat.add_notice(INTERRUPTED, "warning")
         elif event.state == WorkerState.ERROR:
             await chat.add_notice(
                 f"The turn failed: {worker.error}", "error", "Send a message to try again."
@@ -79,6 +85,12 @@ class Turns:
         panel.items = tuple(self.queue.items)
         panel.paused = self.queue.paused
         panel.editing = self.queue.editing
+        if not self.queue.items and isinstance(self.app.focused, QueueList):
+            self.app.composer.focus_prompt()  # the list it was in is gone
+
+    def approval_answered(self, request: PermissionRequest, approval: Approval) -> None:
+        if self.renderer is not None:
+            self.renderer.answered(request.call_id, approval)
 
     def share(self, note: str) -> None:
         """Put `note` in the conversation for the model to read with the next message: now, or

@@ -24,6 +24,7 @@ class ApprovalScreen(ModalScreen[Approval]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "once", "Allow once"),
         Binding("a", "always", "Always allow"),
+        Binding("w", "with_network", "Allow once with network", show=False),
         Binding("n", "deny", "Deny"),
         Binding("escape", "dismiss_deny", "Deny", show=False),
     ]
@@ -47,6 +48,8 @@ class ApprovalScreen(ModalScreen[Approval]):
 
     def _keys(self) -> Text:
         rows = [("y", "allow once")]
+        if self.view.network:
+            rows.append(("w", self.view.network))
         if self.view.always:
             rows.append(("a", self.view.always))
         rows.append(("n", "deny (you may tell the model why) · Esc denies"))
@@ -59,6 +62,10 @@ class ApprovalScreen(ModalScreen[Approval]):
 
     def action_once(self) -> None:
         self.dismiss(Approval("once"))
+
+    def action_with_network(self) -> None:
+        if self.view.network:
+            self.dismiss(Approval("once", network=True))
 
     def action_always(self) -> None:
         if self.view.always:

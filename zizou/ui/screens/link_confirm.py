@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
@@ -42,4 +42,14 @@ class LinkConfirmScreen(ModalScreen[bool]):
         self.dismiss(False)
 
 
-__all__ = ["LinkConfirmScreen"]
+def confirm_link(app: App[Any], href: str) -> None:
+    """Open `href` only after the user has seen the full address and said yes."""
+
+    def confirmed(ok: bool | None) -> None:
+        if ok:
+            app.open_url(href)
+
+    app.push_screen(LinkConfirmScreen(href), confirmed)
+
+
+__all__ = ["LinkConfirmScreen", "confirm_link"]

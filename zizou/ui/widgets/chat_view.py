@@ -49,6 +49,13 @@ class ChatView(VerticalScroll, can_focus=True):
         await self.mount(notice)
         return notice
 
+    def toggle_outputs(self) -> None:
+        """Ctrl+O: show every command output that is cut, or cut them all again."""
+        rows = [row for row in self.query(ToolRow) if row.has_more]
+        expand = any(not row.expanded for row in rows)
+        for row in rows:
+            row.expanded = expand
+
     async def clear(self, keep: Widget | None = None) -> None:
         await self.remove_children([child for child in self.children if child is not keep])
         self.anchor()

@@ -72,11 +72,9 @@ class Composer(Vertical):
     @on(PromptArea.Submit)
     def _submit(self, event: PromptArea.Submit) -> None:
         event.stop()
-        text = self.area.text
-        self.history.add(text)
-        self.area.set_text("")
+        self.history.add(event.text)
         self._close_menu()
-        self.post_message(self.Submitted(text))
+        self.post_message(self.Submitted(event.text))
 
     @on(PromptArea.HistoryKey)
     def _history(self, event: PromptArea.HistoryKey) -> None:
@@ -136,10 +134,10 @@ class Composer(Vertical):
             menu.action_cursor_down()
         elif event.key == "enter" and not self._enter_completes(menu.highlighted or 0):
             self._close_menu()
-            self.area.post_message(PromptArea.Submit())
+            self.area.submit()
         elif event.key == "enter" and self._enter_sends(menu.highlighted or 0):
             self.accept(menu.highlighted or 0)
-            self.area.post_message(PromptArea.Submit())
+            self.area.submit()
         else:
             self.accept(menu.highlighted or 0)
 

@@ -14,7 +14,12 @@ NEWLINE_KEYS = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
 
 class PromptArea(TextArea):
     class Submit(Message):
-        """Enter on the prompt."""
+        """Enter on the prompt, with the text it had then (the prompt is empty again at once,
+        so keys typed before this is handled start the next message)."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
 
     class MenuKey(Message):
         """A key for the completion menu: up, down, tab, enter or escape."""
@@ -52,7 +57,7 @@ class PromptArea(TextArea):
             row, column = self.cursor_location
             self.replace("\n", (row, column - 1), (row, column))
         elif key == "enter":
-            self.post_message(self.Submit())
+            self.submit()
         elif key in ("pageup", "pagedown"):
             self.post_message(self.PageKey(key))
         elif key == "up" and self.cursor_location[0] == 0 and not self.selected_text:
@@ -64,6 +69,11 @@ class PromptArea(TextArea):
         if handled:
             event.stop()
             event.prevent_default()
+
+    def submit(self) -> None:
+        text = self.text
+        self.load_text("")
+        self.post_message(self.Submit(text))
 
     def _ends_with_backslash(self) -> bool:
         row, column = self.cursor_location

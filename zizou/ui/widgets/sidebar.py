@@ -107,11 +107,27 @@ def sidebar_info(session: UiSession) -> SidebarInfo:
     )
 
 
+MAX_SHARE = 4  # shown by itself only where it takes at most a quarter of the screen's width
+
+
 class Sidebar(Static):
     info: reactive[SidebarInfo] = reactive(SidebarInfo, layout=True)
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.wanted: bool | None = None  # Ctrl+B's choice; None: by the width of the screen
+
     def watch_info(self, info: SidebarInfo) -> None:
         self.update(sidebar_text(info))
+
+    def fit(self, screen_width: int) -> None:
+        """Shown as the user chose, else only where it takes at most a quarter of the width."""
+        width = self.styles.width.value if self.styles.width else 0
+        self.display = screen_width >= width * MAX_SHARE if self.wanted is None else self.wanted
+
+    def toggle(self, screen_width: int) -> None:
+        self.wanted = not self.display
+        self.fit(screen_width)
 
 
 __all__ = ["Sidebar", "SidebarInfo", "sidebar_info", "sidebar_text"]

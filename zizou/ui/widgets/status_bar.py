@@ -13,11 +13,15 @@ IDLE_HINTS = "/help · ^p commands · ^b sidebar · ^c^c quit"
 class StatusBar(Static):
     state: reactive[str] = reactive("ready")
     busy: reactive[bool] = reactive(False)
+    warning: reactive[str] = reactive("")  # a standing caveat, e.g. "no sandbox"
 
     def render(self) -> Text:
         text = Text()
         text.append("● " if self.busy else "○ ", style="yellow" if self.busy else "green")
         text.append(self.state)
+        if self.warning:
+            text.append(" · ", style="dim")
+            text.append(self.warning, style="bold yellow")
         hints = HINTS if self.busy else IDLE_HINTS
         room = self.size.width - len(text) - 2
         if room > 10:

@@ -1,5 +1,11 @@
-"""One row per tool call: `■ name · short args · duration ✓/✗`, which expands (Enter or a
-click) to the full arguments and output. Edits and writes show their diff under the row."""
+"""One row per tool call: `■ name · short args · duration ✓/✗`, which expands (Enter, a click, or
+Ctrl+O for every cut command output) to the full arguments and output. A command shows the last
+lines it printed under the row; edits and writes show their diff.
+
+The row's time counts from when the call could run: a call waiting for approval says so, and the
+clock starts again once it is approved. A finished call shows what the conversation recorded
+for it (`zizou.ui.outcome`), so a resumed session shows it the same way.
+"""
 
 from __future__ import annotations
 
@@ -15,10 +21,13 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
+from zizou.ui.outcome import Outcome, Preview, command_preview
 from zizou.ui.text import clean, pretty_arguments, short_args
 from zizou.ui.widgets.diff_view import DiffView
 
 OUTPUT_PREVIEW_CHARS = 20_000
+COMMAND_TOOLS = frozenset({"run_bash", "$"})  # rows that show the tail of their output
+EXPAND_HINT = "click or ctrl+o to expand"
 
 
 class ToolRow(Widget, can_focus=True):
@@ -46,16 +55,25 @@ class ToolRow(Widget, can_focus=True):
         self.started = time.monotonic()
         self.ok: bool | None = None
         self.output = ""
+        self.note: str | None = None  # "denied", "interrupted", ...
         self.duration_s: float | None = None
         self.waiting = False
+        self.preview: Preview | None = None
         self._timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(self._header(), classes="tool-header")
+        yield Static(classes="tool-preview")
         yield Static(classes="tool-body")
 
     def on_mount(self) -> None:
-        self._timer = self.set_interval(1.0, self._refresh_header)
+        if self.ok is None:
+            self._timer = self.set_interval(1.0, self._refresh_header)
+
+    @property
+    def has_more(self) -> bool:
+        """Output lines are hidden above the preview."""
+        return self.preview is not None and self.preview.hidden > 0
 
     def _header(self) -> Text:
         text = Text()
@@ -65,9 +83,15 @@ class ToolRow(Widget, can_focus=True):
         if self.summary:
             text.append(" · ")
             text.append(self.summary)
-        if self.duration_s is not None:
-            text.append(f" · {self.duration_s:.1f}s ")
+        if self.ok is not None:
+            text.append(" · ")
+            if self.duration_s is not None:
+                text.append(f"{self.duration_s:.1f}s ")
             text.append("✓" if self.ok else "✗", style=mark_style)
+            if self.note:
+                text.append(f" {self.note}", style=mark_style)
+            if self.preview is not None and self.preview.status:
+                text.append(f" · {self.preview.status}", style="dim")
         elif self.waiting:
             text.append(" · waiting for approval", style="italic")
         else:
@@ -75,24 +99,60 @@ class ToolRow(Widget, can_focus=True):
         return text
 
     def _refresh_header(self) -> None:
-        self.query_one(".tool-header", Static).update(self._header())
+        if self.is_mounted:
+            self.query_one(".tool-header", Static).update(self._header())
 
     def awaiting_approval(self, waiting: bool = True) -> None:
         self.waiting = waiting
         self._refresh_header()
 
-    async def finish(self, ok: bool, output: str, duration_s: float, diff: str | None) -> None:
-        self.ok, self.output, self.duration_s = ok, clean(output), duration_s
+    def approved(self) -> None:
+        """The call may run now: its clock starts here, not when it was asked about."""
+        self.waiting = False
+        self.started = time.monotonic()
+        self._refresh_header()
+
+    @property
+    def elapsed_s(self) -> float | None:
+        """How long the call has run so far; None while it waits for approval."""
+        return None if self.waiting else time.monotonic() - self.started
+
+    async def finish(
+        self, ok: bool, output: str, duration_s: float | None, diff: str | None = None
+    ) -> None:
+        await self.show_outcome(Outcome(ok, output), duration_s, diff)
+
+    async def show_outcome(
+        self, outcome: Outcome, duration_s: float | None, diff: str | None = None
+    ) -> None:
+        """Show how the call ended; `duration_s` None when it is not known (a resumed session)."""
+        self.ok, self.output, self.note = outcome.ok, clean(outcome.output), outcome.note
+        self.duration_s = duration_s
         self.waiting = False
         if self._timer is not None:
             self._timer.stop()
+        if self.tool in COMMAND_TOOLS and outcome.ran:
+            self.preview = command_preview(self.output)
         self.set_class(False, "-running")
-        self.set_class(not ok, "-failed")
+        self.set_class(not outcome.ok, "-failed")
         self._refresh_header()
+        self._show_preview()
         if diff:
             await self.mount(DiffView(diff))
         if self.expanded:
             self._show_body()
+
+    def _show_preview(self) -> None:
+        if not self.is_mounted or self.preview is None:
+            return
+        text = Text()  # one row a line: the CSS cuts long ones
+        if self.preview.hidden:
+            more = f"⋮ {self.preview.hidden} earlier lines · {EXPAND_HINT}\n"
+            text.append(more, style="italic")
+        text.append("\n".join(self.preview.lines))
+        static = self.query_one(".tool-preview", Static)
+        static.update(text)
+        self.set_class(True, "-preview")
 
     def action_toggle_row(self) -> None:
         self.expanded = not self.expanded
@@ -121,4 +181,4 @@ class ToolRow(Widget, can_focus=True):
         self.query_one(".tool-body", Static).update(body)
 
 
-__all__ = ["ToolRow"]
+__all__ = ["COMMAND_TOOLS", "ToolRow"]

@@ -1,0 +1,91 @@
+"""The rules the app starts with: the user's saved ones for this project, never a rules file the
+project ships (a cloned repository must not approve its own commands)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ui_harness import SESSION_ID, scripted_factory, send, settle
+
+from zizou.config.project_rules import load_prefixes, save_prefix
+from zizou.core.permissions import Rules
+from zizou.providers.fake import ScriptedModel
+from zizou.ui.app import ZizouApp
+from zizou.ui.approver import TuiApprover
+from zizou.ui.key_setup import KeyServices
+from zizou.ui.launch import TuiOptions, open_project_session, with_saved_rules
+from zizou.ui.screens.approval import ApprovalScreen
+from zizou.ui.widgets.messages import Notice
+
+
+def bash(command: str) -> dict[str, object]:
+    return {"tool_calls": [{"name": "run_bash", "arguments": json.dumps({"command": command})}]}
+
+
+def plant_project_rules(root: Path, *prefixes: str) -> None:
+    (root / ".zizou").mkdir(exist_ok=True)
+    data = {"version": 1, "bash_prefixes": list(prefixes)}
+    (root / ".zizou" / "permissions.json").write_text(json.dumps(data))
+
+
+def launched_app(root: Path, replies: list[dict[str, Any]]) -> ZizouApp:
+    """The app as `run_tui` opens it, around a scripted model."""
+    model = ScriptedModel(replies, id="scripted")
+    approver = TuiApprover(root, save_prefix)
+    options = TuiOptions(root, model="scripted", debug_log=False)
+    session = open_project_session(
+        options, approver, Rules(), models=scripted_factory(model), persist=False
+    )
+    session.runtime.session_id = SESSION_ID
+    session.runtime.prompt.write_compiled = False
+    return ZizouApp(session, approver, fade=False, keys=KeyServices(environ={}))
+
+
+def said(app: ZizouApp) -> str:
+    return "\n".join(str(n.render()) for n in app.query(Notice))
+
+
+def test_saved_rules_join_the_command_line_ones(project: Path, zizou_home: Path) -> None:
+    save_prefix(project, "pytest")
+    save_prefix(project, "make")
+    merged, warnings = with_saved_rules(project, Rules(bash_prefixes=("make",)))
+    assert merged.bash_prefixes == ("make", "pytest") and warnings == []
+
+
+async def test_a_shipped_rules_file_approves_nothing_and_is_named_once(
+    project: Path, zizou_home: Path
+) -> None:
+    plant_project_rules(project, "touch")
+    app = launched_app(project, [bash("touch made.txt"), {"text": "finished"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert said(app).count(".zizou/permissions.json in this project is ignored") == 1
+        assert app.session.runtime.agent.runner.rules.bash_prefixes == ()
+        await send(pilot, "make the file")
+        await settle(pilot, lambda: isinstance(app.screen, ApprovalScreen))  # it asks
+        await pilot.press("n", "enter")
+        await settle(pilot)
+    assert not (project / "made.txt").exists()
+
+
+async def test_an_always_answer_is_saved_for_the_next_launch(
+    project: Path, zizou_home: Path
+) -> None:
+    app = launched_app(project, [bash("touch one.txt"), {"text": "done"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "go")
+        await settle(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await pilot.press("a")
+        await settle(pilot)
+    assert load_prefixes(project) == ["touch"]
+    assert not (project / ".zizou" / "permissions.json").exists()
+
+    again = launched_app(project, [bash("touch two.txt"), {"text": "done"}])
+    async with again.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "go")
+        await settle(pilot)
+        assert not isinstance(again.screen, ApprovalScreen)
+    assert (project / "two.txt").exists()
+    assert "ignored" not in said(again)

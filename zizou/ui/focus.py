@@ -1,0 +1,88 @@
+"""Where the keyboard goes on the main screen. The prompt is home, and typed text never vanishes.
+
+- Tab goes from the prompt to the queued messages when there are any (as the queue panel says)
+  and from there back to the prompt; it never wanders into the conversation.
+- Shift+Tab walks back from the prompt through the queue and then the tool rows, newest first,
+  so any row can be expanded from the keyboard; past the oldest it comes home.
+- A printable key or a paste that reaches the app while focus is elsewhere (a tool row, the
+  queue, the conversation) goes into the prompt, which takes the focus back.
+- Esc anywhere but the prompt brings focus home (and does not interrupt the turn).
+
+Dialogs and other screens keep Textual's own focus order.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.events import Key, Paste
+from textual.widget import Widget
+from textual.widgets import Input, TextArea
+
+from zizou.ui.widgets.queue_panel import QueueList, QueuePanel
+from zizou.ui.widgets.tool_row import ToolRow
+
+if TYPE_CHECKING:
+    from zizou.ui.app import ZizouApp
+
+
+class FocusRouter:
+    def __init__(self, app: ZizouApp) -> None:
+        self.app = app
+
+    @property
+    def active(self) -> bool:
+        """The main screen is on top (no dialog or picker is open)."""
+        return len(self.app.screen_stack) == 1
+
+    def _queue(self) -> QueueList | None:
+        panel = self.app.query_one(QueuePanel)
+        queue = panel.query_one(QueueList)
+        return queue if panel.display and queue.option_count else None
+
+    def move(self, forward: bool) -> bool:
+        """Tab (`forward`) or Shift+Tab; False when another screen has the keyboard."""
+        if not self.active:
+            return False
+        prompt = self.app.composer.area
+        rows: list[Widget] = list(self.app.chat.query(ToolRow))
+        queue = self._queue()
+        focused = self.app.focused
+        order: list[Widget | None]
+        if forward:
+            order = [*rows, queue, prompt] if focused in rows else [prompt, queue, prompt]
+        else:
+            order = [prompt, queue, *reversed(rows), prompt]
+        chain = [widget for widget in order if widget is not None]
+        index = chain.index(focused) if focused in chain else -1
+        target = chain[index + 1] if 0 <= index < len(chain) - 1 else prompt
+        target.focus()
+        return True
+
+    def home(self) -> bool:
+        """Esc: back to the prompt; False when the prompt has the focus already."""
+        prompt = self.app.composer.area
+        if not self.active or self.app.focused is prompt:
+            return False
+        prompt.focus()
+        return True
+
+    def claim(self, event: Key | Paste) -> None:
+        """Before a key or a paste is handed to the focused widget: if it is text meant for
+        nobody there, the prompt takes the focus at once, so it and every key after it land in
+        the prompt (a focus change that waited would let the next keys slip past)."""
+        prompt = self.app.composer.area
+        focused = self.app.focused
+        if not self.active or focused is prompt or isinstance(focused, TextArea | Input):
+            return
+        if isinstance(event, Paste):
+            text = event.text
+        elif event.is_printable and event.key not in self.app.screen.active_bindings:
+            text = event.character or ""  # the queue's `e` and `x` stay the queue's
+        else:
+            return
+        if text:
+            self.app.set_focus(prompt)
+
+
+__all__ = ["FocusRouter"]

@@ -1,0 +1,80 @@
+"""How a finished tool call is shown, read from what the conversation recorded for it.
+
+The live view and a resumed session both call `outcome_of` on the same tool message, so a call
+reads the same in both: done, failed, denied, refused, interrupted or not run. Commands also get
+a preview: the last few lines of what they printed, and how many lines are hidden above them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from zizou.ui.text import clean
+
+PREVIEW_LINES = 5  # a command's output shown under its row; more is one key or click away
+_ERROR = "Error: "
+_STATUS = re.compile(r"^(exit code -?\d+.*|\[timed out .*\]|timed out .*)$")
+_NOTES = (  # the prefix of a recorded result, and how the row names that outcome
+    ("not run: the turn was cancelled", "interrupted"),
+    ("not run: the turn was interrupted", "interrupted"),
+    ("not run:", "not run"),
+    ("Error: the user did not approve", "denied"),
+    ("Error: refused:", "refused"),
+)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    ok: bool
+    output: str  # what the tool said, without the "Error: " the model reads
+    note: str | None = None  # "denied", "interrupted", ...: said in place of a plain ✗
+
+    @property
+    def ran(self) -> bool:
+        """False when the call never ran to the end, so it has no output worth previewing."""
+        return self.note not in ("interrupted", "not run", "denied", "refused")
+
+
+def outcome_of(content: str) -> Outcome:
+    """The outcome of a call from its tool message (what `core.calls.model_text` wrote)."""
+    note = next((name for prefix, name in _NOTES if content.startswith(prefix)), None)
+    failed = note is not None or content.startswith(_ERROR)
+    return Outcome(not failed, content.removeprefix(_ERROR), note)
+
+
+@dataclass(frozen=True)
+class Preview:
+    status: str | None  # "exit code 2" or a timeout, when it is not a plain success
+    lines: list[str]  # the last lines of the output
+    hidden: int  # how many lines come before them
+
+
+def command_preview(output: str, limit: int = PREVIEW_LINES) -> Preview:
+    """The tail of a command's output (`exit code N` then what it printed)."""
+    lines = clean(output).rstrip("\n").split("\n")
+    status = None
+    if lines and _STATUS.match(lines[0]):
+        first = lines.pop(0)
+        status = None if first == "exit code 0" else first
+    lines = lines or ["(no output)"]
+    shown = lines[-limit:] if len(lines) > limit else lines
+    return Preview(status, shown, len(lines) - len(shown))
+
+
+def recorded_result(messages: list[dict[str, object]], call_id: str) -> str | None:
+    """The tool message content recorded for `call_id`, newest first; None when there is none."""
+    for message in reversed(messages):
+        if message.get("role") == "tool" and message.get("tool_call_id") == call_id:
+            return str(message.get("content") or "")
+    return None
+
+
+__all__ = [
+    "PREVIEW_LINES",
+    "Outcome",
+    "Preview",
+    "command_preview",
+    "outcome_of",
+    "recorded_result",
+]
