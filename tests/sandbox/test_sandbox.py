@@ -221,3 +221,12 @@ def test_a_secret_file_made_by_one_command_is_masked_for_the_next(repo: Path) ->
     first, second = asyncio.run(both())
     assert first.exit_code == 0
     assert "made-later" not in second.output
+
+
+@needs_sandbox
+def test_zizou_state_is_hidden_even_before_zizou_made_it(tmp_path: Path) -> None:
+    root = tmp_path / "fresh"
+    root.mkdir()
+    out = run(root, "mkdir -p .zizou/sessions && echo forged > .zizou/sessions/x.jsonl; echo end")
+    assert out.rstrip().endswith("end")
+    assert (root / ".zizou").is_dir() and not (root / ".zizou" / "sessions").exists()

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from zizou.paths import project_dir
 from zizou.sandbox import bwrap, seatbelt
 from zizou.sandbox.protected import ProtectedPaths, find_protected
 
@@ -128,6 +129,8 @@ class Sandbox:
         """What to put before `bash -c COMMAND`; empty when commands run unsandboxed."""
         if self.status.kind is None:
             return []
+        with contextlib.suppress(OSError):  # made now, so the sandbox hides it from the start
+            project_dir(self.root)  # (an unsafe one, a symlink, is refused and left alone)
         protected = self.protected()
         allowed = network or self.status.network
         if self.status.kind == "seatbelt":
