@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -22,8 +23,9 @@ Commands:
   zizou sessions list                       the sessions of this project
   zizou keys list | set | remove PROVIDER   API keys: where each comes from, save, delete
   zizou map [--tokens N] [--focus PATH]     print the repo map the model would get
+  zizou models [PROVIDER]                   the model ids zizou can be given
 Exit codes: 0 done, 1 provider or runtime failure, 2 usage or configuration
-error, 3 stopped at the step cap.
+error, 3 stopped at the step cap. --output-format json prints one result on every exit.
 Examples:
   zizou -p "add a --verbose flag to cli.py" --model openai/gpt-4o
   zizou -p - --output-format json --allow 'run_bash:pytest' < task.txt
@@ -158,7 +160,7 @@ def cli(
 
         root = find_project(root)
     rules = _rules(allow, yes, sandbox)
-    llm = open_model(model, api_base, api_key)
+    llm = open_model(model, api_base, api_key, warn=lambda w: click.echo(f"zizou: {w}", err=True))
     session = SessionChoice(resume=resume, continue_last=continue_last)
     debug_log = load_settings().debug_log and not no_debug_log
     runtime = build_runtime(
@@ -224,6 +226,7 @@ SUBCOMMANDS: dict[str, str] = {
     "sessions": "zizou.sessions.command:sessions",
     "keys": "zizou.config.keys_command:keys",
     "map": "zizou.repomap.command:map_command",
+    "models": "zizou.providers.models_command:models",
 }
 
 
@@ -240,22 +243,57 @@ def _command_for(args: list[str]) -> click.Command:
 def main(argv: list[str] | None = None) -> None:
     from zizou.config.keys import capture_key_environment
 
+    started = time.monotonic()
     capture_key_environment()  # before anything else: keys leave the environment (config.keys)
     args = list(sys.argv[1:] if argv is None else argv)
     command = _command_for(args)
     if command is not cli:
         args = args[1:]
     name = "zizou" if command is cli else f"zizou {command.name}"
+    failed: BaseException | None = None
     try:
         code = command.main(args=args, prog_name=name, standalone_mode=False)
-    except click.exceptions.Abort:
-        code = 130
+    except (click.exceptions.Abort, KeyboardInterrupt) as exc:
+        code, failed = 130, exc
     except click.ClickException as exc:
         exc.show()
-        code = 2
+        code, failed = 2, exc
     except ZizouError as exc:
         click.echo(f"zizou: {exc}", err=True)
-        code = exc.exit_code
-    except KeyboardInterrupt:
-        code = 130
+        code, failed = exc.exit_code, exc
+    except Exception as exc:  # a bug: its traceback follows, after the result scripts read
+        _report_failure(command, args, exc, started)
+        raise
+    if failed is not None:
+        _report_failure(command, args, failed, started)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _report_failure(command: click.Command, args: list[str], exc: BaseException, t0: float) -> None:
+    """A `-p` run for json or stream-json that failed (a bad flag, a usage or configuration
+    error) still ends with one result object on stdout."""
+    if command is not cli or _result_format(args) == "text":
+        return
+    from zizou.headless import error_kind, write_error
+
+    if isinstance(exc, click.exceptions.Abort | KeyboardInterrupt):
+        kind, message = "interrupted", "interrupted"
+    elif isinstance(exc, click.ClickException):
+        kind, message = "usage", exc.format_message()
+    else:
+        kind, message = error_kind(exc), str(exc) or type(exc).__name__
+    write_error(sys.stdout, kind, message, time.monotonic() - t0)
+
+
+def _result_format(args: list[str]) -> str:
+    """The --output-format of a `-p` run, as click reads `args` mistakes and all; else text."""
+    try:
+        ctx = cli.make_context(
+            "zizou", list(args), resilient_parsing=True, ignore_unknown_options=True
+        )
+    except click.ClickException:
+        return "text"
+    flagged = any(a in ("-p", "--print") or a.startswith("--print=") for a in args)
+    headless = ctx.params.get("prompt") is not None or flagged
+    output_format = ctx.params.get("output_format")
+    return output_format if headless and isinstance(output_format, str) else "text"

@@ -195,7 +195,7 @@ async def test_approvals_decide_whether_a_command_runs(
     events = await collect(agent, "go")
     asked = [e for e in events if isinstance(e, PermissionRequested)]
     assert len(asked) == 1 and asked[0].summary == command
-    assert approver.requests[0].suggested_rule == "touch"
+    assert approver.requests[0].suggested_rules == ("touch",)
     assert (tmp_path / "made-it").exists() == ran
     result = model.requests[1].messages[-1]["content"]
     assert ("not approve" in result and "not now" in result) != ran

@@ -188,17 +188,17 @@ def test_decide(tool: str, access: Access, rules: Rules, verdict: str, protected
 @pytest.mark.parametrize(
     ("command", "rules", "suggested"),
     [
-        ("git status -s", NONE, "git status"),
-        ("pytest -q && git diff", GIT, "git diff"),
-        ("npm run test", NONE, "npm run test"),
-        ("eval ls", NONE, None),
-        ("git status $(id)", GIT, None),
+        ("git status -s", NONE, ("git status",)),
+        ("pytest -q && git diff", GIT, ("git diff",)),
+        ("npm run test", NONE, ("npm run test",)),
+        ("eval ls", NONE, ()),
+        ("git status $(id)", GIT, ()),
     ],
 )
-def test_decide_suggests_a_rule(command: str, rules: Rules, suggested: str | None) -> None:
+def test_decide_suggests_a_rule(command: str, rules: Rules, suggested: tuple[str, ...]) -> None:
     decision = decide("run_bash", run(command), rules)
     assert decision.verdict == "ask"
-    assert decision.suggested_rule == suggested
+    assert decision.suggested_rules == suggested
 
 
 @pytest.mark.parametrize(
@@ -270,6 +270,7 @@ def test_rules_from_allow() -> None:
     assert rules == Rules(
         allowed_tools=frozenset({"open_file"}),
         bash_prefixes=("make test", "pytest", "git status"),
+        flag_prefixes=("pytest", "git status"),
         yes=True,
     )
     chained = run("make test && pytest -q")

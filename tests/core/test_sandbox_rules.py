@@ -76,7 +76,7 @@ def test_without_a_sandbox_every_command_asks_and_no_rule_applies() -> None:
     assert decide("run_bash", exec_("ls -la"), rules).verdict == "allow"
     decision = decide("run_bash", exec_("ls -la"), missing)
     assert decision.verdict == "ask" and "no sandbox" in decision.reason
-    assert decision.suggested_rule is None
+    assert decision.suggested_rules == ()
     yes = Rules(sandbox="missing", yes=True)
     assert decide("run_bash", exec_("pytest"), yes).verdict == "allow"
 
@@ -87,16 +87,16 @@ def test_with_the_sandbox_off_only_unwidenable_saved_rules_apply() -> None:
     assert decide("run_bash", exec_("ls src"), off).verdict == "allow"
     assert decide("run_bash", exec_("git status"), off).verdict == "ask"
     decision = decide("run_bash", exec_("pytest -q"), off)
-    assert decision.verdict == "ask" and decision.suggested_rule is None
-    assert decide("run_bash", exec_("wc -l x"), off).suggested_rule == "wc"
+    assert decision.verdict == "ask" and decision.suggested_rules == ()
+    assert decide("run_bash", exec_("wc -l x"), off).suggested_rules == ("wc",)
 
 
 def test_the_offered_rule_says_what_it_permits() -> None:
     on = decide("run_bash", exec_("git diff HEAD"), Rules())
-    assert on.suggested_rule == "git diff"
+    assert on.suggested_rules == ("git diff",)
     assert on.rule_scope is not None and "sandboxed" in on.rule_scope
     assert ".git/" in on.rule_scope and "no network" in on.rule_scope
-    off = rule_scope("cat", Rules(sandbox="off"))
+    off = rule_scope(("cat",), Rules(sandbox="off"))
     assert off is not None and "unsandboxed" in off and "cannot run other programs" in off
 
 

@@ -10,7 +10,7 @@ from zizou.core.shell_policy import (
     matches_rules,
     rule_tokens,
     split_segments,
-    suggest_rule,
+    suggest_rules,
 )
 
 
@@ -251,53 +251,52 @@ def test_matches_rules(command: str, prefixes: tuple[str, ...], expected: bool) 
 
 
 @pytest.mark.parametrize(
-    ("command", "existing", "rule"),
+    ("command", "existing", "rules"),
     [
-        ("git status -s", (), "git status"),
-        ("git status", (), "git status"),
-        ("git", (), "git"),
-        ("git -C sub status", (), "git -C sub status"),
-        ("pytest -q tests/", (), "pytest"),
-        ("ls -la", (), "ls"),
-        ("npm run test", (), "npm run test"),
-        ("npm run test -- --watch", (), "npm run test"),
-        ("npm install", (), "npm install"),
-        ("uv run pytest -q", (), "uv run pytest"),
-        ("uv sync", (), "uv sync"),
-        ("cargo test --all", (), "cargo test"),
-        ("go test ./...", (), "go test"),
-        ("docker ps -a", (), "docker ps"),
-        ("kubectl get pods", (), "kubectl get"),
-        ("make", (), "make"),
-        ("make test", (), "make test"),
-        ("python -m pytest -q", (), "python -m pytest"),
-        ("python script.py", (), "python script.py"),
-        ("rm -rf build", (), "rm -rf build"),
-        ("FOO=1 pytest -q", (), "FOO=1 pytest"),
-        ("echo 'a b'", (), "echo"),
-        ("git commit -m 'a b'", (), "git commit"),
-        ("git status && pytest -q", (), "git status"),
-        ("git status && pytest -q", ("git status",), "pytest"),
-        ("git status && pytest -q", ("git status", "pytest"), None),
-        ("git status $(id)", (), None),
-        ("eval ls", (), None),
-        ("git status 'x", (), None),
+        ("git status -s", (), ("git status",)),
+        ("git status", (), ("git status",)),
+        ("git", (), ("git",)),
+        ("git -C sub status", (), ("git -C sub status",)),
+        ("pytest -q tests/", (), ("pytest",)),
+        ("ls -la", (), ("ls",)),
+        ("npm run test", (), ("npm run test",)),
+        ("npm run test -- --watch", (), ("npm run test",)),
+        ("npm install", (), ("npm install",)),
+        ("uv run pytest -q", (), ("uv run pytest",)),
+        ("uv sync", (), ("uv sync",)),
+        ("cargo test --all", (), ("cargo test",)),
+        ("go test ./...", (), ("go test",)),
+        ("docker ps -a", (), ("docker ps",)),
+        ("kubectl get pods", (), ("kubectl get",)),
+        ("make", (), ("make",)),
+        ("make test", (), ("make test",)),
+        ("python -m pytest -q", (), ("python -m pytest",)),
+        ("python script.py", (), ("python script.py",)),
+        ("rm -rf build", (), ("rm -rf build",)),
+        ("FOO=1 pytest -q", (), ("FOO=1 pytest",)),
+        ("echo 'a b'", (), ("echo",)),
+        ("git commit -m 'a b'", (), ("git commit",)),
+        ("git status && pytest -q", (), ("git status", "pytest")),
+        ("git status && pytest -q", ("git status",), ("pytest",)),
+        ("git status && pytest -q", ("git status", "pytest"), ()),
+        ("git status $(id)", (), ()),
+        ("eval ls", (), ()),
+        ("git status 'x", (), ()),
     ],
 )
-def test_suggest_rule(command: str, existing: tuple[str, ...], rule: str | None) -> None:
-    assert suggest_rule(command, existing) == rule
+def test_suggest_rules(command: str, existing: tuple[str, ...], rules: tuple[str, ...]) -> None:
+    assert suggest_rules(command, existing) == rules
 
 
 @pytest.mark.parametrize(
     "command",
     ["git status -s", "npm run test && git diff | wc -l", "FOO=1 make test; rm -rf build"],
 )
-def test_accepting_each_suggestion_covers_the_command(command: str) -> None:
-    rules: list[str] = []
-    while (rule := suggest_rule(command, rules)) is not None:
-        assert rule not in rules
-        rules.append(rule)
+def test_accepting_the_suggestions_covers_the_command(command: str) -> None:
+    rules = suggest_rules(command)
+    assert len(set(rules)) == len(rules)
     assert matches_rules(command, rules)
+    assert suggest_rules(command, rules) == ()
 
 
 @pytest.mark.parametrize(

@@ -65,8 +65,11 @@ def test_headers_held_past_the_connect_timeout_are_tried_five_times(
     config = CONFIG + "connect_s = 1\n"
     held = [{"text": "late", "delay_s": 2}] * 5
     result, requests = run(held, project, zizou_home, config=config)
-    assert result.code == 1 and len(requests) == 5, result.stderr
+    assert result.code == 1, result.stderr
     assert "gave up after 5 attempts: openai did not start answering within 1 s" in result.stderr
+    # The first attempt's clock also runs while litellm builds its client, which on a loaded
+    # machine can take the whole second before the request is sent: the server then sees 4.
+    assert len(requests) in (4, 5)
 
 
 def test_calls_to_tools_that_do_not_exist_stop_after_three_in_a_row(

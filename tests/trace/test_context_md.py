@@ -1,5 +1,6 @@
 """context.md must say what the code sends: its numbered sections are the debug log's, its prompt
-layers are PromptBuilder's, and it names every tool of the registry."""
+layers are PromptBuilder's, it names every tool of the registry and every kind of record the log
+writes in section 6."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 from zizou.core.loop import Agent
 from zizou.core.prompt import PromptBuilder
 from zizou.tools import default_registry
-from zizou.tools.base import Pin, Workspace
+from zizou.tools.base import SUMMARY_MAX_CHARS, Pin, Workspace
 from zizou.trace.debug_log import DebugLog
 from zizou.trace.sections import parse_headings
 
@@ -57,3 +58,29 @@ def test_context_md_names_every_tool_the_model_gets() -> None:
     tools_section = section_body(context_md(), 4)
     missing = [n for n in default_registry().names() if f"`{n}`" not in tools_section]
     assert missing == []
+
+
+def test_context_md_says_the_tool_guide_is_each_tools_summary() -> None:
+    match = re.search(r"^### 1\.2 .*?$(.*?)(?=^#)", context_md(), re.M | re.S)
+    assert match, "context.md has no section 1.2"
+    assert "`summary`" in match.group(1)
+    assert f"at most {SUMMARY_MAX_CHARS} characters" in match.group(1)
+
+
+async def test_context_md_names_every_record_of_the_live_events(
+    tmp_path: Path, logged_agent: Callable[..., tuple[Agent, DebugLog]]
+) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    calls = [("read_file", '{"path": "a.txt"}'), ("run_bash", '{"command": "ls"}')]
+    replies = [
+        {"tool_calls": [{"name": name, "arguments": args} for name, args in calls]},
+        {"text": "done"},
+    ]
+    agent, _ = logged_agent(tmp_path, replies)
+    async for _ in agent.run_turn("hello"):
+        pass
+    log = (tmp_path / "zizou-debug.log").read_text(encoding="utf-8")
+    labels = set(re.findall(r"^\S+ \+\S+s ([A-Z][A-Z-]+)", log, re.M))
+    assert {"PERMISSION-ASK", "PERMISSION-DECIDED"} <= labels
+    events = section_body(context_md(), 6)
+    assert sorted(label for label in labels if label not in events) == []

@@ -106,7 +106,7 @@ def test_the_queue_keeps_order_pauses_and_holds_an_edited_head() -> None:
 
 def test_approval_views(tmp_path: Path) -> None:
     command = PermissionRequest(
-        "c1", "run_bash", "rm -rf build\x1b[8m", json.dumps({"timeout_s": 30}), "rm", False
+        "c1", "run_bash", "rm -rf build\x1b[8m", json.dumps({"timeout_s": 30}), ("rm",), False
     )
     view = approval_view(command, tmp_path)
     assert view.subject == "rm -rf build\\x1b[8m"
@@ -117,13 +117,13 @@ def test_approval_views(tmp_path: Path) -> None:
         "edit_file",
         "edit_file .git/config",
         json.dumps({"old_string": "a", "new_string": "b"}),
-        None,
+        (),
         True,
     )
     view = approval_view(protected, tmp_path)
     assert view.always is None and view.body_is_diff
     assert view.body == "@@ edit @@\n-a\n+b"
-    opener = PermissionRequest("c3", "open_file", "open_file report.html", None, None, False)
+    opener = PermissionRequest("c3", "open_file", "open_file report.html", None, (), False)
     assert approval_view(opener, tmp_path).always == "always allow open_file for this session"
 
 

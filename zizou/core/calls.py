@@ -2,6 +2,8 @@
 
 Every way a call can go wrong (malformed JSON, arguments that fail the tool's model, an unknown
 tool, an unsafe path, a denial, a crash inside the tool) becomes a `ToolResult` the model reads.
+Every call that asked, that a rule or `--yes` let through, or that the policy refused yields a
+`PermissionDecided` saying what decided it.
 """
 
 from __future__ import annotations
@@ -10,15 +12,18 @@ import dataclasses
 import json
 import time
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from zizou.core.events import PermissionRequested
+from zizou.core.events import PermissionDecided, PermissionRequested
 from zizou.core.permissions import Decision, Rules, decide
-from zizou.core.protocols import Approver, PermissionRequest, ToolCall
+from zizou.core.protocols import Approval, Approver, PermissionRequest, ToolCall
 from zizou.errors import PathError
 from zizou.tools import Registry, Tool, ToolContext, ToolResult
+
+RUN_BASH = "run_bash"
+RunnerItem = PermissionRequested | PermissionDecided | ToolResult
 
 
 class CallRunner:
@@ -32,9 +37,9 @@ class CallRunner:
         self.approver = approver
         self.rules = rules
 
-    async def run(self, call: ToolCall) -> AsyncIterator[PermissionRequested | ToolResult]:
-        """Run `call`: yields a PermissionRequested when the approver is asked, and last of all
-        the ToolResult."""
+    async def run(self, call: ToolCall) -> AsyncIterator[RunnerItem]:
+        """Run `call`: yields a PermissionRequested when the approver is asked, a
+        PermissionDecided once the call is allowed or denied, and last of all the ToolResult."""
         tool = self.registry.get(call.name)
         if tool is None:
             known = ", ".join(self.registry.names())
@@ -50,26 +55,31 @@ class CallRunner:
             yield ToolResult.error(str(exc))
             return
         decision = decide(tool.name, access, self.rules)
-        if decision.verdict == "deny":
-            yield ToolResult.error(f"refused: {decision.reason}")
-            return
-        if decision.verdict == "ask":
+        sandbox = self.rules.sandbox if access.kind == "exec" else None
+        if decision.verdict != "ask":
+            if decision.verdict == "deny" or decision.by != "policy":  # not a plain read or write
+                yield _ruled(call.id, tool.name, decision, sandbox)
+            if decision.verdict == "deny":
+                yield ToolResult.error(f"refused: {decision.reason}")
+                return
+        else:
             request = _request(call, tool, parsed, decision, self.ctx)
             yield PermissionRequested(
                 call.id,
                 tool.name,
                 request.summary,
                 request.detail,
-                decision.suggested_rule,
+                decision.suggested_rules,
                 decision.protected,
             )
             approval = await self.approver.ask(request)
+            yield _answered(call.id, tool.name, approval, request, sandbox)
             if approval.verdict == "deny":
                 why = f": {approval.reason}" if approval.reason else ""
                 yield ToolResult.error(f"the user did not approve this call{why}")
                 return
             if approval.verdict == "always":
-                self.rules = _always(self.rules, tool.name, decision.suggested_rule)
+                self.rules = _always(self.rules, tool.name, decision.suggested_rules)
             if approval.network and request.network_choice:
                 yield await _run_tool(tool, parsed, dataclasses.replace(self.ctx, network=True))
                 return
@@ -120,7 +130,7 @@ def _request(
         tool.name,
         summary,
         detail,
-        decision.suggested_rule,
+        decision.suggested_rules,
         decision.protected,
         decision.rule_scope,
         network_choice,
@@ -138,13 +148,47 @@ async def _run_tool(tool: Tool[Any], args: Any, ctx: ToolContext) -> ToolResult:
     return dataclasses.replace(result, duration_s=time.monotonic() - started)
 
 
-def _always(rules: Rules, tool: str, rule: str | None) -> Rules:
+def _always(rules: Rules, tool: str, suggested: tuple[str, ...]) -> Rules:
     """The rules after the user chose "always allow" for this call."""
-    if tool == "run_bash" and rule:
-        return dataclasses.replace(rules, bash_prefixes=(*rules.bash_prefixes, rule))
-    if tool == "run_bash":
-        return rules
+    if tool == RUN_BASH:
+        new = tuple(rule for rule in suggested if rule not in rules.bash_prefixes)
+        return dataclasses.replace(rules, bash_prefixes=(*rules.bash_prefixes, *new))
     return dataclasses.replace(rules, allowed_tools=rules.allowed_tools | {tool})
+
+
+def _ruled(call_id: str, tool: str, decision: Decision, sandbox: str | None) -> PermissionDecided:
+    """The audit record of a call decided without asking: by a rule, `--yes` or the policy."""
+    verdict: Literal["allow", "deny"] = "deny" if decision.verdict == "deny" else "allow"
+    return PermissionDecided(
+        call_id, tool, verdict, decision.by, decision.reason, decision.rules, sandbox
+    )
+
+
+def _answered(
+    call_id: str, tool: str, approval: Approval, request: PermissionRequest, sandbox: str | None
+) -> PermissionDecided:
+    """The audit record of the approver's answer: which key, and what "always" saved."""
+    if approval.verdict == "deny":
+        why = approval.reason or "n or Esc (denied), no reason given"
+        return PermissionDecided(call_id, tool, "deny", approval.by, why, (), sandbox)
+    if approval.verdict == "once":
+        network = approval.network and request.network_choice
+        how = "w (allow once, with the network)" if network else "y (allow once)"
+        return PermissionDecided(call_id, tool, "allow", approval.by, how, (), sandbox)
+    if tool != RUN_BASH:
+        return PermissionDecided(
+            call_id, tool, "allow", approval.by, "a (always allow, this session)", (tool,)
+        )
+    saved = tuple(f"{RUN_BASH}:{rule}" for rule in request.suggested_rules)
+    return PermissionDecided(
+        call_id,
+        tool,
+        "allow",
+        approval.by,
+        "a (always allow): these rules were saved",
+        saved,
+        sandbox,
+    )
 
 
 def model_text(result: ToolResult) -> str:

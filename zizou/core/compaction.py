@@ -2,9 +2,9 @@
 once more instead of failing outright.
 
 `compact` is pure: it returns a new message list and leaves the one it was given alone. The
-retry layer (providers/retry.py) applies it to the request it sends, once, after an overflow;
-the stored conversation (and the session file) keeps every message. A later compaction feature
-will persist a summary instead.
+retry layer (providers/retry.py) applies it to the request it sends, once, after an overflow.
+The shortened copy then becomes the conversation (core/loop.py), and the session file records it
+as a `compacted` line (sessions/store.py), so later steps and `zizou -c` do not overflow again.
 
 What goes, in this order, until the estimate fits the budget (everything below, without one):
 1. tool outputs from earlier turns, oldest first, replaced by a short placeholder;

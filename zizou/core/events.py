@@ -65,8 +65,26 @@ class PermissionRequested(Event):
     tool: str
     summary: str  # what is asked: the command, or the path
     detail: str | None = None  # the timeout of a command, the content of a write
-    suggested_rule: str | None = None
+    suggested_rules: tuple[str, ...] = ()  # what "always allow" would save
     protected: bool = False
+
+
+@dataclass(frozen=True)
+class PermissionDecided(Event):
+    """What decided whether a call runs, for every call that asked, that a rule or `--yes` let
+    through, or that the policy refused (a call the policy simply allows, such as a read inside
+    the project, has none): `by` is "policy" (a refusal), "--yes", "--allow" or "saved rule"
+    (or "--allow and saved rule", with `rules` naming which), "user" (the person's answer), or
+    "headless" (nobody could be asked)."""
+
+    type: ClassVar[str] = "permission_decided"
+    call_id: str
+    tool: str
+    verdict: Literal["allow", "deny"]
+    by: str
+    reason: str
+    rules: tuple[str, ...] = ()  # the rules that approved it, or that "always" saved
+    sandbox: str | None = None  # for commands: "on", "off" or "missing"
 
 
 @dataclass(frozen=True)
@@ -138,6 +156,7 @@ __all__ = [
     "AgentError",
     "Event",
     "FinishReason",
+    "PermissionDecided",
     "PermissionRequested",
     "Retrying",
     "StepFinished",

@@ -4,8 +4,9 @@ Each step renders the system prompt afresh, streams the model's reply as events,
 calls it asked for, and feeds the results back, until the model answers without tool calls, the
 step cap is hit, or a guard stops it: the same call three times, or three calls in a row to tools
 that do not exist. A history the retry layer shortened to fit the context window becomes the
-conversation, so the next step does not overflow again. The TUI and headless mode
-both consume `Agent.run_turn`; neither adds agent logic of its own.
+conversation, so the next step does not overflow again (the session writer, a recorder, sees
+the same Retrying event and records the shortening). The TUI and headless mode both consume
+`Agent.run_turn`; neither adds agent logic of its own.
 """
 
 from __future__ import annotations

@@ -15,6 +15,9 @@ Decisions worth knowing:
   that their arguments cannot widen (`ls`, `cat`, ... see shell_policy) apply.
 - `--allow run_bash` approves any command without an always-ask reason, with the sandbox on;
   prefixes from `--allow run_bash:PREFIX` never approve always-ask commands (only `--yes`).
+- A chained command needs a rule for every segment, so "always" offers one prefix for each
+  segment not yet covered, or none at all when one of them cannot have a rule.
+- A decision says what made it (`by`, and the rules that matched) for the audit trail.
 - `.git` is protected at any depth (a nested repo's hooks and config run code too).
 - Patterns match case-insensitively, since macOS file systems usually are.
 """
@@ -31,9 +34,9 @@ from typing import Literal, assert_never
 from zizou.core.shell_policy import (
     ShellParseError,
     always_ask_reason,
-    matches_rules,
+    covering_rules,
     rule_tokens,
-    suggest_rule,
+    suggest_rules,
     widenable_program,
 )
 from zizou.sandbox import SandboxState
@@ -71,8 +74,15 @@ class Decision:
     verdict: Verdict
     reason: str
     protected: bool = False
-    suggested_rule: str | None = None
-    rule_scope: str | None = None  # what the suggested rule would permit, in words
+    # What "always allow" would save for a command: one prefix per segment no rule covers yet;
+    # empty when no rule can approve it (the reason says why).
+    suggested_rules: tuple[str, ...] = ()
+    rule_scope: str | None = None  # what the suggested rules would permit, in words
+    # What allowed or denied the call without asking: "policy", "--yes", "--allow",
+    # "saved rule" (or "--allow and saved rule"), and the rules that matched, as
+    # `run_bash:PREFIX` or a tool name.
+    by: str = "policy"
+    rules: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -82,9 +92,13 @@ class Rules:
 
     allowed_tools: frozenset[str] = frozenset()
     bash_prefixes: tuple[str, ...] = ()
+    flag_prefixes: tuple[str, ...] = ()  # those of bash_prefixes given as --allow (not saved)
     yes: bool = False
     allow_secret_reads: bool = False
     sandbox: SandboxState = "on"
+
+
+_YES = Decision("allow", "approved by --yes", by="--yes")
 
 
 def _match(path: str, pattern: str) -> bool:
@@ -163,9 +177,9 @@ def _decide_write(paths: Iterable[str]) -> Decision:
 
 def _decide_open(tool: str, paths: Iterable[str], rules: Rules) -> Decision:
     if tool in rules.allowed_tools:
-        return Decision("allow", f"{tool} is allowed by --allow")
+        return Decision("allow", f"{tool} is allowed by --allow", by="--allow", rules=(tool,))
     if rules.yes:
-        return Decision("allow", "approved by --yes")
+        return _YES
     where = " ".join(f"`{p}`" for p in paths) or "a file"
     return Decision("ask", f"opens {where} in its default application, which may run it")
 
@@ -176,25 +190,50 @@ def _decide_exec(tool: str, command: str, rules: Rules) -> Decision:
         return Decision("ask", sensitive, protected=True)
     reason = always_ask_reason(command)
     if reason and rules.yes:
-        return Decision("allow", "approved by --yes")
+        return _YES
     if reason:
         return Decision("ask", f"no rule can approve this command: it {reason}")
     if rules.sandbox == "missing":
         if rules.yes:
-            return Decision("allow", "approved by --yes (no sandbox: it runs unsandboxed)")
+            return Decision(
+                "allow", "approved by --yes (no sandbox: it runs unsandboxed)", by="--yes"
+            )
         return Decision("ask", "there is no sandbox here, so every command asks")
     prefixes = usable_prefixes(rules)
-    if matches_rules(command, prefixes):
-        return Decision("allow", "every part of the command matches an always-allow rule")
+    matched = covering_rules(command, prefixes)
+    if matched is not None:
+        return _matched(matched, rules)
     if tool in rules.allowed_tools and rules.sandbox == "on":
-        return Decision("allow", f"{tool} is allowed by --allow")
+        return Decision("allow", f"{tool} is allowed by --allow", by="--allow", rules=(tool,))
     if rules.yes:
-        return Decision("allow", "approved by --yes")
-    rule = suggest_rule(command, prefixes)
-    if rule is not None and rules.sandbox != "on" and widenable_program(rule):
-        return Decision("ask", "runs a shell command (no rule is offered: the sandbox is off)")
+        return _YES
+    suggested = suggest_rules(command, prefixes)
+    wide = [p for p in suggested if widenable_program(p)] if rules.sandbox != "on" else []
+    if wide:
+        programs = " and ".join(dict.fromkeys(f"`{widenable_program(p)}`" for p in wide))
+        return Decision(
+            "ask",
+            f"no rule can approve this command while the sandbox is off: {programs} can run "
+            "other programs or write files through its arguments",
+        )
     return Decision(
-        "ask", "runs a shell command", suggested_rule=rule, rule_scope=rule_scope(rule, rules)
+        "ask",
+        "runs a shell command",
+        suggested_rules=suggested,
+        rule_scope=rule_scope(suggested, rules),
+    )
+
+
+def _matched(matched: tuple[str, ...], rules: Rules) -> Decision:
+    """An allow by the rules that cover every segment, saying where each came from."""
+    origins = dict.fromkeys(
+        "--allow" if prefix in rules.flag_prefixes else "saved rule" for prefix in matched
+    )
+    return Decision(
+        "allow",
+        "every part of the command matches an always-allow rule",
+        by=" and ".join(sorted(origins)),
+        rules=tuple(f"{RUN_BASH}:{prefix}" for prefix in matched),
     )
 
 
@@ -207,17 +246,19 @@ def usable_prefixes(rules: Rules) -> tuple[str, ...]:
     return tuple(p for p in rules.bash_prefixes if widenable_program(p) is None)
 
 
-def rule_scope(rule: str | None, rules: Rules) -> str | None:
-    """What "always allow `rule`" would permit, said plainly for the approval dialog."""
-    if rule is None:
+def rule_scope(suggested: tuple[str, ...], rules: Rules) -> str | None:
+    """What "always allow" for `suggested` would permit, said plainly for the approval dialog."""
+    if not suggested:
         return None
+    starts = " or ".join(f"`{rule}`" for rule in suggested)
     if rules.sandbox == "on":
         return (
-            f"any command starting with `{rule}`, sandboxed: it may change project files "
+            f"any command starting with {starts}, sandboxed: it may change project files "
             "but not .git/ or .zizou/, and has no secret files and no network"
         )
+    programs = " and ".join(dict.fromkeys(f"`{rule.split()[0]}`" for rule in suggested))
     return (
-        f"any command that starts with `{rule}`, unsandboxed; `{rule.split()[0]}` cannot run "
+        f"any command that starts with {starts}, unsandboxed; {programs} cannot run "
         "other programs or write files through its arguments"
     )
 
@@ -295,5 +336,9 @@ def rules_from_allow(
         if prefix is None:
             rules = replace(rules, allowed_tools=rules.allowed_tools | {tool})
         else:
-            rules = replace(rules, bash_prefixes=(*rules.bash_prefixes, prefix))
+            rules = replace(
+                rules,
+                bash_prefixes=(*rules.bash_prefixes, prefix),
+                flag_prefixes=(*rules.flag_prefixes, prefix),
+            )
     return rules

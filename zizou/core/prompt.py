@@ -129,7 +129,7 @@ class PromptBuilder:
             "Paths: give paths relative to the workspace root; paths outside it are refused.",
             "",
             "Tools:",
-            *(f"- {tool.name}: {tool.description().splitlines()[0]}" for tool in self.registry),
+            *(f"- {tool.name}: {tool.summary}" for tool in self.registry),
         ]
         instructions, skipped = _instructions(self.root)
         lines += [f"Note: {note}" for note in skipped]

@@ -61,9 +61,9 @@ class PermissionRequest:
     tool: str
     summary: str  # the exact command, or the path
     detail: str | None = None  # a diff for writes, the cwd/timeout for commands
-    suggested_rule: str | None = None  # what "always allow" would save
+    suggested_rules: tuple[str, ...] = ()  # what "always allow" would save: one per segment
     protected: bool = False
-    rule_scope: str | None = None  # what that rule would permit, in words
+    rule_scope: str | None = None  # what those rules would permit, in words
     network_choice: bool = False  # the person may let this command use the network
     reason: str = ""  # why the policy asks
 
@@ -73,6 +73,7 @@ class Approval:
     verdict: Literal["once", "always", "deny"]
     reason: str | None = None
     network: bool = False  # run this command with the network (in the sandbox)
+    by: Literal["user", "headless"] = "user"  # who answered: a person, or headless mode
 
 
 class Approver(Protocol):

@@ -23,10 +23,11 @@ __all__ = [
     "UNWIDENABLE_PROGRAMS",
     "ShellParseError",
     "always_ask_reason",
+    "covering_rules",
     "matches_rules",
     "rule_tokens",
     "split_segments",
-    "suggest_rule",
+    "suggest_rules",
     "widenable_program",
 ]
 
@@ -277,41 +278,56 @@ def widenable_program(prefix: str) -> str | None:
     return None if words[0] in UNWIDENABLE_PROGRAMS else words[0]
 
 
-def _valid_rules(prefixes: Iterable[str]) -> list[tuple[str, ...]]:
-    rules = []
+def _tokens_or_none(prefix: str) -> tuple[str, ...] | None:
+    try:
+        return rule_tokens(prefix) or None
+    except ShellParseError:
+        return None  # a malformed saved rule approves nothing
+
+
+def _covering(words: list[str], rules: list[tuple[str, ...]]) -> tuple[str, ...] | None:
+    return next((rule for rule in rules if rule and tuple(words[: len(rule)]) == rule), None)
+
+
+def covering_rules(command: str, prefixes: Iterable[str]) -> tuple[str, ...] | None:
+    """The rules that approve `command`: for each segment the first prefix that covers it,
+    each named once. None when some segment is not covered or something forces a question."""
+    if always_ask_reason(command) is not None:
+        return None
+    rules: dict[tuple[str, ...], str] = {}
     for prefix in prefixes:
-        try:
-            rules.append(rule_tokens(prefix))
-        except ShellParseError:
-            continue  # a malformed saved rule approves nothing
-    return rules
-
-
-def _covered(words: list[str], rules: list[tuple[str, ...]]) -> bool:
-    return any(rule and tuple(words[: len(rule)]) == rule for rule in rules)
+        if rule := _tokens_or_none(prefix):
+            rules.setdefault(rule, prefix)
+    used: dict[str, None] = {}
+    for words in split_segments(command):
+        rule = _covering(words, list(rules))
+        if rule is None:
+            return None
+        used[rules[rule]] = None
+    return tuple(used)
 
 
 def matches_rules(command: str, prefixes: Iterable[str]) -> bool:
     """True when every segment starts with some rule's tokens and nothing forces a question."""
-    if always_ask_reason(command) is not None:
-        return False
-    rules = _valid_rules(prefixes)
-    return all(_covered(words, rules) for words in split_segments(command))
+    return covering_rules(command, prefixes) is not None
 
 
-def suggest_rule(command: str, existing: Iterable[str] = ()) -> str | None:
-    """The prefix "always allow" would save: for the first segment no existing rule covers.
-
-    None when no rule could approve the command (it has an always-ask reason) or every
+def suggest_rules(command: str, existing: Iterable[str] = ()) -> tuple[str, ...]:
+    """The prefixes "always allow" would save so that every segment is covered: one for each
+    segment neither `existing` nor an earlier suggestion covers, shortened as `_rule_words`
+    says. Empty when no rule could approve the command (it has an always-ask reason) or every
     segment is already covered.
     """
     if always_ask_reason(command) is not None:
-        return None
-    rules = _valid_rules(existing)
+        return ()
+    rules = [rule for prefix in existing if (rule := _tokens_or_none(prefix))]
+    suggested: list[tuple[str, ...]] = []
     for words in split_segments(command):
-        if not _covered(words, rules):
-            return shlex.join(_rule_words(words))
-    return None
+        if _covering(words, [*rules, *suggested]) is None:
+            suggested.append(tuple(_rule_words(words)))
+    # a rule another suggestion covers adds nothing: `rm -rf a b; rm -rf a` needs `rm -rf a`
+    needed = [s for s in suggested if _covering(list(s), [o for o in suggested if o != s]) is None]
+    return tuple(shlex.join(words) for words in needed)
 
 
 def _rule_words(words: list[str]) -> list[str]:

@@ -1,4 +1,9 @@
-"""The lines of a session file, validated with pydantic when a session is loaded."""
+"""The lines of a session file, validated with pydantic when a session is loaded.
+
+A `meta` line opens the file; `message` lines add to the conversation, `turn` lines mark where
+turns start and end, and a `compacted` line replaces the conversation so far with its shortened
+copy. Older files, without `compacted` lines, load as they always did.
+"""
 
 from __future__ import annotations
 
@@ -34,4 +39,16 @@ class TurnRecord(_Record):
     usage: dict[str, Any] = Field(default_factory=dict)
 
 
-Record = MetaRecord | MessageRecord | TurnRecord
+class CompactedRecord(_Record):
+    """The conversation was shortened to fit the context window: from this line on it is
+    `messages`, which replace every message before it. The earlier lines stay in the file, so a
+    crash while this line is written loses nothing (a torn line is skipped, the full history
+    loads)."""
+
+    kind: Literal["compacted"] = "compacted"
+    ts: str
+    dropped: int = 0  # how many messages fewer the shortened conversation has
+    messages: list[dict[str, Any]]
+
+
+Record = MetaRecord | MessageRecord | TurnRecord | CompactedRecord

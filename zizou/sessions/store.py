@@ -4,6 +4,10 @@ Every message is written, flushed and fsynced as it joins the conversation, so t
 message is on disk before the request goes out and a `kill -9` loses at most the reply in
 flight. Loading skips a torn last line (and says so) instead of failing. Files are opened by fd
 without following symlinks (`zizou.confined`), so a symlinked `.zizou` is never written through.
+
+A conversation shortened to fit the context window is recorded as one `compacted` line holding
+the shortened messages; loading replays it, so `zizou -c` goes on from the shortened history. The
+lines before it are kept: until that line is whole on disk, the full history is what loads.
 """
 
 from __future__ import annotations
@@ -12,14 +16,16 @@ import datetime as dt
 import json
 import os
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
 from pydantic import TypeAdapter, ValidationError
 
 from zizou import confined
-from zizou.core.events import Event, TurnFinished, TurnStarted
+from zizou.core.events import Event, Retrying, TurnFinished, TurnStarted
 from zizou.core.protocols import ModelRequest
 from zizou.errors import PathError, UsageError
 from zizou.paths import (
@@ -29,9 +35,16 @@ from zizou.paths import (
     read_project_file,
     write_project_file,
 )
-from zizou.sessions.records import MessageRecord, MetaRecord, Record, TurnRecord
+from zizou.sessions.records import (
+    CompactedRecord,
+    MessageRecord,
+    MetaRecord,
+    Record,
+    TurnRecord,
+)
 
 _RECORD: TypeAdapter[Record] = TypeAdapter(Record)
+RECORD_START = b'{"kind":"'  # how every line starts: `kind` is each record's first field
 SESSIONS_DIR = f"{PROJECT_DIR_NAME}/sessions"
 INFO_FILE = "info.json"
 MAX_SESSION_BYTES = 256_000_000
@@ -59,25 +72,54 @@ class SessionSummary:
 
 
 class SessionWriter:
-    """Appends records to one session file; also a TurnRecorder for turn start/finish lines."""
+    """Appends records to one session file; also a TurnRecorder for turn start/finish lines and
+    for the shortening of the conversation after a context overflow (a `compacted` line)."""
+
+    message_count = 0  # the messages of the conversation, as this file replays it
 
     def __init__(
-        self, path: Path, redact: Callable[[str], str] | None = None, *, root: Path | None = None
+        self,
+        path: Path,
+        redact: Callable[[str], str] | None = None,
+        *,
+        root: Path | None = None,
+        header: MetaRecord | None = None,
+        on_create: Callable[[], None] | None = None,
     ) -> None:
-        """Open `path` for appending, through directories opened by fd from `root` (default:
-        the file's own directory) without following symlinks."""
+        """Append to `path`, opened by fd from `root` (default: its directory) without following
+        symlinks. A new session (`header`) gets its file, header first, and `on_create` runs,
+        only with its first message: one nothing was said in leaves no file behind."""
         self.path = path
         self.redact = redact
+        self._root = root or path.parent
+        self._waiting: list[Record] = [header] if header else []
+        self._on_create = on_create
+        self._file: IO[bytes] | None = None if header else self._open()
+
+    def _open(self) -> IO[bytes]:
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
-        fd = confined.open_file(root or path.parent, path, flags, 0o600, parents=True)
+        fd = confined.open_file(self._root, self.path, flags, 0o600, parents=True)
         try:
             os.fchmod(fd, 0o600)
         except BaseException:
             os.close(fd)
             raise
-        self._file: IO[bytes] = os.fdopen(fd, "ab")
+        return os.fdopen(fd, "ab")
 
     def write(self, record: Record) -> None:
+        if self._file is None:
+            if not isinstance(record, MessageRecord):
+                self._waiting.append(record)
+                return
+            self._file = self._open()
+            for early in self._waiting:
+                self._put(early)
+            if self._on_create is not None:
+                self._on_create()
+        self._put(record)
+
+    def _put(self, record: Record) -> None:
+        assert self._file is not None
         text = record.model_dump_json()
         if self.redact is not None:
             text = self.redact(text)
@@ -87,8 +129,10 @@ class SessionWriter:
 
     def append_message(self, message: dict[str, Any]) -> None:
         self.write(MessageRecord(message=message))
+        self.message_count += 1
 
     def begin_turn(self, user_text: str, history: list[dict[str, Any]]) -> None:
+        self.message_count = len(history)
         self.write(TurnRecord(event="started", ts=_now()))
 
     def record_request(self, step: int, request: ModelRequest) -> None:
@@ -101,11 +145,20 @@ class SessionWriter:
                 "output_tokens": event.usage.output_tokens,
             }
             self.write(TurnRecord(event="finished", ts=_now(), reason=event.reason, usage=usage))
+        elif isinstance(event, Retrying) and event.resent_messages is not None:
+            self.record_compaction(list(event.resent_messages))
         elif isinstance(event, TurnStarted):
             return
 
+    def record_compaction(self, messages: list[dict[str, Any]]) -> None:
+        """The conversation is now `messages`, shortened to fit the context window."""
+        dropped = max(0, self.message_count - len(messages))
+        self.write(CompactedRecord(ts=_now(), dropped=dropped, messages=messages))
+        self.message_count = len(messages)
+
     def close(self) -> None:
-        self._file.close()
+        if self._file is not None:
+            self._file.close()
 
 
 class SessionStore:
@@ -126,11 +179,18 @@ class SessionStore:
     def create(
         self, session_id: str, model: str | None, redact: Callable[[str], str] | None = None
     ) -> SessionWriter:
+        """A new session. Its file appears, and it becomes the active one, with its first
+        message: a run that ends before anything was said leaves nothing for `-c` to resume."""
         project_dir(self.root)
-        writer = self._writer(session_id, redact)
-        writer.write(MetaRecord(id=session_id, created=_now(), model=model))
-        self.set_active(session_id)
-        return writer
+        try:
+            confined.make_dirs(self.root, SESSIONS_DIR)
+        except PathError as exc:
+            raise UnsafeProjectDir(f"cannot write session {session_id}: {exc}") from exc
+        header = MetaRecord(id=session_id, created=_now(), model=model)
+        activate = partial(self.set_active, session_id)
+        return SessionWriter(
+            self.path(session_id), redact, root=self.root, header=header, on_create=activate
+        )
 
     def reopen(self, session_id: str, redact: Callable[[str], str] | None = None) -> SessionWriter:
         self.set_active(session_id)
@@ -165,7 +225,9 @@ class SessionStore:
             data = {}
         active = data.get("active_session") if isinstance(data, dict) else None
         if isinstance(active, str) and active in self._ids():
-            return active
+            with suppress(UsageError):  # an empty session is never resumed
+                if self.load(active).messages:
+                    return active
         newest = self.list()
         return newest[0].id if newest else None
 
@@ -200,6 +262,8 @@ class SessionStore:
                 loaded = _parse(session_id, self._read(session_id))
             except (PathError, UsageError):
                 continue
+            if not loaded.messages:  # left by a run that ended before anything was said
+                continue
             first = next((m["content"] for m in loaded.messages if m["role"] == "user"), "")
             summaries.append(
                 SessionSummary(session_id, loaded.meta.created, str(first), loaded.turns)
@@ -220,19 +284,47 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        try:
-            record = _RECORD.validate_json(line)
-        except ValidationError:
+        record, torn = _read_line(line)
+        if torn:
+            what = f"the torn start of line {number} (an interrupted write)"
+            warnings.append(f"session {session_id}: skipped {what}; the record after it was read")
+        if record is None:
             last = number == len(lines) or (number == len(lines) - 1 and not lines[-1])
             what = "a torn last line (an interrupted write)" if last else f"line {number}"
             warnings.append(f"session {session_id}: skipped {what} that could not be read")
             continue
         if isinstance(record, MetaRecord):
             meta = record
-        elif isinstance(record, MessageRecord):
-            messages.append(record.message)
+        elif isinstance(record, MessageRecord | CompactedRecord):
+            replay(messages, record)
         elif record.event == "started":
             turns += 1
     if meta is None:
         raise UsageError(f"session {session_id} has no header line; it cannot be resumed")
     return LoadedSession(meta, messages, turns, warnings)
+
+
+def _read_line(line: bytes) -> tuple[Record | None, bool]:
+    """The record on a line, and whether a torn write precedes it. A write cut short by a crash
+    ends without a newline, so the next run's first record is appended to the same line; every
+    record's JSON starts with its `kind`, so that record is still found and read."""
+    try:
+        return _RECORD.validate_json(line), False
+    except ValidationError:
+        pass
+    start = line.rfind(RECORD_START)
+    if start > 0:
+        try:
+            return _RECORD.validate_json(line[start:]), True
+        except ValidationError:
+            pass
+    return None, False
+
+
+def replay(messages: list[dict[str, Any]], record: MessageRecord | CompactedRecord) -> None:
+    """Apply one line to the conversation being loaded: a message joins it; a `compacted` line
+    replaces it with the shortened copy."""
+    if isinstance(record, CompactedRecord):
+        messages[:] = record.messages
+    else:
+        messages.append(record.message)

@@ -39,6 +39,7 @@ class AddContext(Tool[AddContextArgs]):
     """
 
     name = "add_context"
+    summary = "Pin a file or a window of its lines, shown current in WORKSPACE at every step."
     Args = AddContextArgs
 
     def access(self, args: AddContextArgs, ctx: ToolContext) -> Access:

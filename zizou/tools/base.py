@@ -1,8 +1,8 @@
 """The contract every tool implements, and the per-session state tools share.
 
-A tool is a class with a pydantic `Args` model, a docstring (the description the model reads)
-and an async `run`. Failures are returned as `ToolResult(ok=False, ...)`, never raised: the model
-reads the message and recovers.
+A tool is a class with a pydantic `Args` model, a docstring (the description the model reads),
+a one-sentence `summary` (its line in the prompt's tool guide) and an async `run`. Failures are
+returned as `ToolResult(ok=False, ...)`, never raised: the model reads the message and recovers.
 """
 
 from __future__ import annotations
@@ -113,10 +113,20 @@ class ToolContext:
     network: bool = False  # this call's command may use the network (an approval said so)
 
 
+SUMMARY_MAX_CHARS = 100
+
+
 class Tool(Generic[A]):
-    """Subclass with `name`, `Args`, a docstring, `run`, and `access` when it touches files."""
+    """Subclass with `name`, `summary`, `Args`, a docstring, `run`, and `access` when it touches
+    files.
+
+    `summary` is the tool's line in the system prompt's tool guide: one whole sentence of at most
+    SUMMARY_MAX_CHARS characters, written to fit (the guide never cuts it). The docstring is the
+    full description sent with the tool's schema.
+    """
 
     name: ClassVar[str]
+    summary: ClassVar[str]
     Args: ClassVar[type[ToolArgs]]
 
     @classmethod

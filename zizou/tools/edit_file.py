@@ -55,6 +55,10 @@ class EditFile(Tool[EditFileArgs]):
     """
 
     name = "edit_file"
+    summary = (
+        "Replace an exact string that occurs once in a file you have read, "
+        "or every match with replace_all."
+    )
     Args = EditFileArgs
 
     def access(self, args: EditFileArgs, ctx: ToolContext) -> Access:

@@ -114,6 +114,10 @@ class Glob(Tool[GlobArgs]):
     """
 
     name = "glob"
+    summary = (
+        "Find files whose path matches a glob pattern such as `*.py` or `src/**/*.ts`, "
+        "newest first."
+    )
     Args = GlobArgs
 
     def access(self, args: GlobArgs, ctx: ToolContext) -> Access:

@@ -125,6 +125,9 @@ class Grep(Tool[GrepArgs]):
     """
 
     name = "grep"
+    summary = (
+        "Search file contents for a regex with ripgrep, printing `path:line:text` for each match."
+    )
     Args = GrepArgs
 
     def access(self, args: GrepArgs, ctx: ToolContext) -> Access:

@@ -63,6 +63,7 @@ class ListDir(Tool[ListDirArgs]):
     """
 
     name = "list_dir"
+    summary = "List one directory level: subdirectories first, then files with their sizes."
     Args = ListDirArgs
 
     def access(self, args: ListDirArgs, ctx: ToolContext) -> Access:

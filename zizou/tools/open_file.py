@@ -46,6 +46,10 @@ class OpenFile(Tool[OpenFileArgs]):
     """
 
     name = "open_file"
+    summary = (
+        "Open a file in the user's default application to show them a result; "
+        "it returns no content."
+    )
     Args = OpenFileArgs
 
     def __init__(self, opener: list[str] | None = None) -> None:

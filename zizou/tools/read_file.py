@@ -86,6 +86,10 @@ class ReadFile(Tool[ReadFileArgs]):
     """
 
     name = "read_file"
+    summary = (
+        "Read a text file with numbered lines, 2,000 lines at a time; "
+        "read a file before editing it."
+    )
     Args = ReadFileArgs
 
     def access(self, args: ReadFileArgs, ctx: ToolContext) -> Access:

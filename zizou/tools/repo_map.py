@@ -58,6 +58,9 @@ class RepoMap(Tool[RepoMapArgs]):
     """
 
     name = "repo_map"
+    summary = (
+        "Map classes, functions and signatures with line numbers, focused on given paths or names."
+    )
     Args = RepoMapArgs
 
     def access(self, args: RepoMapArgs, ctx: ToolContext) -> Access:

@@ -196,6 +196,9 @@ class RunBash(Tool[RunBashArgs]):
     """
 
     name = "run_bash"
+    summary = (
+        "Run a bash command from the project root once the user approves it; prefer the file tools."
+    )
     Args = RunBashArgs
 
     def access(self, args: RunBashArgs, ctx: ToolContext) -> Access:

@@ -39,6 +39,7 @@ class WriteFile(Tool[WriteFileArgs]):
     """
 
     name = "write_file"
+    summary = "Create a file or replace its whole content; to change part of a file, use edit_file."
     Args = WriteFileArgs
 
     def access(self, args: WriteFileArgs, ctx: ToolContext) -> Access:

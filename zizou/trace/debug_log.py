@@ -203,7 +203,8 @@ class DebugLog:
         self._flush_text(discarded=isinstance(event, Retrying))
         self._out(self._stamp(event_record(event)))
         if isinstance(event, Retrying) and event.resent_messages is not None:
-            self._out(fmt.resent_history(event.resent_messages))
+            before = turn.last_sent.message_count if turn.last_sent is not None else None
+            self._out(fmt.resent_history(event.resent_messages, before))
             if turn.last_sent is not None:
                 turn.last_sent = replace(turn.last_sent, message_count=len(event.resent_messages))
         if isinstance(event, TurnFinished):

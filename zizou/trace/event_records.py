@@ -1,6 +1,7 @@
 """The records of section 6 of `zizou-debug.log`, LIVE STREAM EVENTS: one per event the loop
 yields, labelled as context.md lists them (STEP-START, TEXT-DELTA, TOOL-CALL, TOOL-RESULT,
-TOOL-ERROR, RETRY, STEP-FINISH, FINISH, ERROR, and TURN-START, PERMISSION-ASK), then the usage
+TOOL-ERROR, RETRY, STEP-FINISH, FINISH, ERROR, and TURN-START, PERMISSION-ASK,
+PERMISSION-DECIDED), then the usage
 and cost of the whole message. Pure text; debug_log.py stamps, redacts and writes them.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 from zizou.core.events import (
     AgentError,
     Event,
+    PermissionDecided,
     PermissionRequested,
     Retrying,
     StepFinished,
@@ -44,6 +46,11 @@ def event_record(event: Event) -> str:
             return f"PERMISSION-ASK {call_id} {tool}: {summary}{protected}\n" + (
                 block(detail) if detail else ""
             )
+        case PermissionDecided(call_id=call_id, tool=tool, verdict=verdict, by=by, rules=rules):
+            verb = "allowed" if verdict == "allow" else "denied"
+            parts = [f"{verb} by {by}" + (f" ({', '.join(rules)})" if rules else "")]
+            parts += [f"sandbox {event.sandbox}"] if event.sandbox else []
+            return f"PERMISSION-DECIDED {call_id} {tool} {' · '.join([*parts, event.reason])}\n"
         case ToolCallFinished(call_id=call_id, name=name, ok=ok, output=output):
             kind = "TOOL-RESULT" if ok else "TOOL-ERROR"
             took = f"{event.duration_s:.2f}s"

@@ -170,10 +170,16 @@ def history(messages: Iterable[Mapping[str, Any]]) -> str:
     return "\n".join(parts) if parts else "(no messages)\n"
 
 
-def resent_history(messages: Sequence[Mapping[str, Any]]) -> str:
-    """After a context overflow: the shortened history that the next attempt sends, in full."""
+def resent_history(messages: Sequence[Mapping[str, Any]], before: int | None = None) -> str:
+    """After a context overflow: the shortened history that the next attempt sends, in full. It
+    becomes the conversation, so the session file records it too (a `compacted` line)."""
     count = len(messages)
-    return f"{INDENT}sent again with a shorter history ({count} messages):\n" + history(messages)
+    fewer = f", {before - count} fewer" if before is not None and before > count else ""
+    return (
+        f"{INDENT}sent again with a shorter history ({count} messages{fewer}); it replaces the "
+        "conversation: later steps send it, and the session file keeps it for `zizou -c`:\n"
+        + history(messages)
+    )
 
 
 def tools(schemas: Iterable[Mapping[str, Any]]) -> str:

@@ -25,6 +25,7 @@ class ApprovalView:
     body_is_diff: bool
     always: str | None  # what "always allow" does, or None when it is not offered
     network: str | None = None  # what "allow once with network" does, when offered
+    no_always: str | None = None  # why "always allow" is not offered, when it is not
 
 
 def approval_view(request: PermissionRequest, cwd: Path) -> ApprovalView:
@@ -43,6 +44,7 @@ def approval_view(request: PermissionRequest, cwd: Path) -> ApprovalView:
                 if request.network_choice
                 else None
             ),
+            no_always=_no_always(request),
         )
     body, is_diff = _write_body(detail, request.detail)
     verb = "Write to a protected path?" if request.protected else f"Allow {request.tool}?"
@@ -53,6 +55,7 @@ def approval_view(request: PermissionRequest, cwd: Path) -> ApprovalView:
         body=body,
         body_is_diff=is_diff,
         always=_always(request),
+        no_always=_no_always(request),
     )
 
 
@@ -60,14 +63,28 @@ def _always(request: PermissionRequest) -> str | None:
     if request.protected:
         return None
     if request.tool == "run_bash":
-        if not request.suggested_rule:
+        if not request.suggested_rules:
             return None
-        rule = escape_controls(request.suggested_rule, keep_newlines=False)
-        saved = f"always allow `{rule}` in this project (saved in your zizou config dir)"
+        rules = _names([escape_controls(r, keep_newlines=False) for r in request.suggested_rules])
+        saved = f"always allow {rules} in this project (saved in your zizou config dir)"
         if request.rule_scope:
             return f"{saved}: permits {escape_controls(request.rule_scope, keep_newlines=False)}"
         return saved
     return f"always allow {request.tool} for this session"
+
+
+def _no_always(request: PermissionRequest) -> str | None:
+    if _always(request) is not None or not request.reason:
+        return None
+    return f"always allow is not offered: {escape_controls(request.reason, keep_newlines=False)}"
+
+
+def _names(rules: list[str]) -> str:
+    """`a`; `a` and `b`; `a`, `b` and `c`."""
+    quoted = [f"`{rule}`" for rule in rules]
+    if len(quoted) == 1:
+        return quoted[0]
+    return f"{', '.join(quoted[:-1])} and {quoted[-1]}"
 
 
 def _write_body(detail: dict[str, object] | None, raw: str | None) -> tuple[str | None, bool]:

@@ -55,12 +55,12 @@ class TuiApprover:
         return approval
 
     def _remember(self, request: PermissionRequest, approval: Approval) -> None:
-        rule = request.suggested_rule
-        if approval.verdict != "always" or request.tool != "run_bash" or not rule:
+        if approval.verdict != "always" or request.tool != "run_bash":
             return
-        if self.save_rule is not None:
-            self.save_rule(self.root, rule)
-        self.saved.append(rule)
+        for rule in request.suggested_rules:  # one per segment: the whole chain is covered
+            if self.save_rule is not None:
+                self.save_rule(self.root, rule)
+            self.saved.append(rule)
 
 
 __all__ = ["TuiApprover"]

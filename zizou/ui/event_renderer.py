@@ -14,6 +14,7 @@ from typing import Protocol
 from zizou.core.events import (
     AgentError,
     Event,
+    PermissionDecided,
     PermissionRequested,
     Retrying,
     StepFinished,
@@ -60,6 +61,7 @@ class EventRenderer:
             TextDelta: self._text,
             ToolCallStarted: self._tool_started,
             PermissionRequested: self._permission,
+            PermissionDecided: self._decided,
             ToolCallFinished: self._tool_finished,
             Retrying: self._retrying,
             StepFinished: self._step_finished,
@@ -134,6 +136,11 @@ class EventRenderer:
         if row is not None:
             row.awaiting_approval()
         self.host.set_status(f"waiting for your approval of {event.tool}")
+
+    async def _decided(self, event: Event) -> None:
+        """An audit record (the debug log keeps it): the row shows the outcome when the call
+        finishes, and the approver already said when the person answered."""
+        assert isinstance(event, PermissionDecided)
 
     async def _tool_finished(self, event: Event) -> None:
         assert isinstance(event, ToolCallFinished)

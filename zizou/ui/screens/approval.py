@@ -58,6 +58,8 @@ class ApprovalScreen(ModalScreen[Approval]):
             text.append("\n" if number else "")
             text.append(f" {key} ", style="bold reverse")
             text.append(f" {what}")
+        if self.view.no_always:
+            text.append(f"\n{self.view.no_always}", style="dim")
         return text
 
     def action_once(self) -> None:

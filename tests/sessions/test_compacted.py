@@ -1,0 +1,107 @@
+"""A conversation shortened to fit the context window is a `compacted` line: loading replays it,
+the lines before it stay, and a write torn by a crash loses nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from zizou.core.conversation import Conversation
+from zizou.core.events import Retrying
+from zizou.sessions import SessionStore, SessionWriter
+
+FULL: list[dict[str, Any]] = [
+    {"role": "user", "content": "read big.txt"},
+    {"role": "assistant", "content": "Read it: " + "lorem ipsum " * 50},
+    {"role": "user", "content": "list the files"},
+]
+SHORT: list[dict[str, Any]] = [
+    {"role": "user", "content": "read big.txt"},
+    {"role": "assistant", "content": "[dropped]"},
+    {"role": "user", "content": "list the files"},
+]
+
+
+def shortened(messages: list[dict[str, Any]]) -> Retrying:
+    return Retrying(2, 0.0, "too long; retrying now", resent_messages=tuple(messages))
+
+
+def started(store: SessionStore) -> tuple[SessionWriter, Conversation]:
+    writer = store.create("s1", "openai/x")
+    conversation = Conversation(on_append=writer.append_message)
+    writer.begin_turn("read big.txt", conversation.messages)
+    for message in FULL:
+        if message["role"] == "user":
+            conversation.add_user(message["content"])
+        else:
+            conversation.add_assistant(message["content"])
+    return writer, conversation
+
+
+def kinds(store: SessionStore) -> list[str]:
+    return [json.loads(line)["kind"] for line in store.path("s1").read_text().splitlines()]
+
+
+def test_loading_replays_the_shortening_and_keeps_what_follows(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    writer, _ = started(store)
+    writer.emit(shortened([*SHORT[:2], FULL[2]]))
+    writer.append_message({"role": "assistant", "content": "Listed."})
+    assert kinds(store) == ["meta", "turn", "message", "message", "message", "compacted", "message"]
+    assert store.load("s1").messages == [*SHORT, {"role": "assistant", "content": "Listed."}]
+
+
+def test_the_compacted_line_says_how_many_messages_went(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    writer, _ = started(store)
+    writer.emit(shortened([FULL[2]]))
+    compacted = json.loads(store.path("s1").read_text().splitlines()[-1])
+    assert compacted["kind"] == "compacted" and compacted["dropped"] == 2
+    assert compacted["messages"] == [FULL[2]]
+
+
+def test_a_later_shortening_replaces_the_earlier_one(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    writer, _ = started(store)
+    writer.emit(shortened(SHORT))
+    writer.emit(shortened([SHORT[2]]))
+    assert store.load("s1").messages == [SHORT[2]]
+
+
+def test_a_retry_that_did_not_shorten_writes_no_line(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    writer, _ = started(store)
+    writer.emit(Retrying(2, 1.0, "rate limited, retrying in 1 s"))
+    assert "compacted" not in kinds(store)
+    assert store.load("s1").messages == FULL
+
+
+def test_a_torn_compacted_line_loads_the_full_history(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    writer, _ = started(store)
+    writer.emit(shortened(SHORT))
+    writer.close()
+    raw = store.path("s1").read_bytes()
+    store.path("s1").write_bytes(raw[: raw.index(b'{"kind":"compacted"') + 60])
+    loaded = store.load("s1")
+    assert loaded.messages == FULL
+    assert loaded.warnings == [
+        "session s1: skipped a torn last line (an interrupted write) that could not be read"
+    ]
+
+
+def test_a_record_appended_to_a_torn_line_is_still_read(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    writer, _ = started(store)
+    writer.emit(shortened(SHORT))
+    writer.close()
+    raw = store.path("s1").read_bytes()
+    store.path("s1").write_bytes(raw[: raw.index(b'{"kind":"compacted"') + 60])
+    resumed = store.reopen("s1")  # the next run appends right after the torn bytes
+    resumed.begin_turn("and now?", FULL)
+    resumed.append_message({"role": "user", "content": "and now?"})
+    loaded = store.load("s1")
+    assert loaded.messages == [*FULL, {"role": "user", "content": "and now?"}]
+    assert loaded.turns == 2
+    assert any("the torn start of line" in warning for warning in loaded.warnings)
