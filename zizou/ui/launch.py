@@ -158,14 +158,17 @@ def build_session(
     models = models or model_factory(options.api_base, options.api_key)
     model_id = options.model or default_model_id()
     problem: str | None = None
+    kind: str | None = None
     try:
         model = models(model_id)
     except UsageError as exc:
-        problem = str(exc)
+        problem, kind = str(exc), getattr(exc, "kind", "usage")
         model = UnavailableModel(model_id, problem)
     runtimes = runtime_factory(options, approver, persist=persist)
     runtime = runtimes(model, rules, options.session_choice())
-    return UiSession(runtime, options.root, models, runtimes, model_problem=problem)
+    session = UiSession(runtime, options.root, models, runtimes, model_problem=problem)
+    session.model_problem_kind = kind
+    return session
 
 
 WARM_MODULES = (

@@ -71,9 +71,15 @@ class ModelActions:
     async def keys(self, args: list[str]) -> None:
         self.open_wizard(provider=args[0].lower() if args else None)
 
-    async def key_problem(self, problem: str, model_id: str | None = None) -> None:
-        """No usable key for `model_id` (default: the session's model): say so, and open the
-        key wizard when zizou can set up keys for its provider."""
+    async def key_problem(
+        self, problem: str, model_id: str | None = None, *, wizard: bool = True
+    ) -> None:
+        """The model is unusable (default: the session's): say so, and for a missing key open
+        the key wizard when zizou can set up keys for its provider (`wizard`; a misspelt model
+        id is no key problem: then the message and /models are the way on)."""
+        if not wizard:
+            await self.say(problem, "error", "/models picks a model; /model switches by id.")
+            return
         await self.say(problem, "error", "/keys sets up a key; /models picks a model.")
         self.open_for_model(model_id or self.app.session.model_id, problem)
 

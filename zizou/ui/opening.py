@@ -132,7 +132,8 @@ class Opening:
         app.show_sandbox(runtime.sandbox_status)
         keys = app.slash.model_actions
         if session.model_problem:
-            await keys.key_problem(session.model_problem)
+            wizard = session.model_problem_kind in ("missing_key", "usage")
+            await keys.key_problem(session.model_problem, wizard=wizard)
         elif app.setup is not None:
             keys.open_setup(reset=app.setup == "reset")
         app.run_worker(self._render_prompt, thread=True, group="prompt", exit_on_error=False)

@@ -19,8 +19,9 @@ from zizou import confined
 from zizou.core.events import Usage
 from zizou.errors import PathError
 from zizou.sessions import SessionStore
-from zizou.sessions.records import MessageRecord, Record, TurnRecord
+from zizou.sessions.records import CompactedRecord, MessageRecord, Record, TurnRecord
 from zizou.sessions.store import MAX_SESSION_BYTES
+from zizou.sessions.store import replay as replay_line
 from zizou.ui.outcome import outcome_of
 from zizou.ui.session import UiSession
 from zizou.ui.shell import SHARED, read_note, shell_row
@@ -63,9 +64,13 @@ def session_records(session: UiSession) -> list[Record]:
             records.append(_RECORD.validate_json(line))
         except ValidationError:
             continue  # blank, torn or unknown: loading the session warned about it already
-    if [r.message for r in records if isinstance(r, MessageRecord)] != messages:
+    loaded: list[dict[str, Any]] = []  # the conversation as loading the file rebuilds it
+    for record in records:
+        if isinstance(record, MessageRecord | CompactedRecord):
+            replay_line(loaded, record)
+    if loaded != messages:
         return [MessageRecord(message=m) for m in messages]
-    return records
+    return records  # shown whole: a history shortened for the model is still what was said
 
 
 async def show_resumed(chat: ChatView, session: UiSession) -> None:

@@ -64,6 +64,7 @@ class UiSession:
     model_factory: ModelFactory
     runtime_factory: RuntimeFactory
     model_problem: str | None = None  # why the model is unusable; the key wizard's seam
+    model_problem_kind: str | None = None  # "missing_key" opens the wizard; an unknown id not
     totals: Usage = field(default_factory=Usage)
     last_turn: Usage | None = None
     last_request_tokens: int = 0  # the prompt size of the latest step: the context in use
@@ -113,7 +114,7 @@ class UiSession:
     ) -> None:
         """Use `model_id` from the next request on; a UsageError (no key) leaves all as it was."""
         self.runtime.agent.model = self.model_factory(model_id, api_key=api_key, api_base=api_base)
-        self.model_problem = None
+        self.model_problem = self.model_problem_kind = None
 
     def new_conversation(self) -> None:
         """A new session with the same model, rules and pinned files; the old one is closed."""
