@@ -1,16 +1,37 @@
 """Models zizou can talk to: litellm for real providers, a scripted fake for tests.
 
-Importing this package does not import litellm (that takes ~2 s); the first request does.
+Importing this package imports nothing heavy: not litellm (that takes ~2 s; the first request
+does), and not the model classes either until one is asked for, so that the key resolver, which
+needs only the provider catalog, stays cheap at start-up.
 """
 
 from __future__ import annotations
 
-from zizou.config.settings import RetrySettings, TimeoutSettings
-from zizou.core.protocols import Model
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from zizou.providers.catalog import env_var_for, key_from_env, provider_of
-from zizou.providers.fake import ScriptedModel
-from zizou.providers.litellm_model import LiteLLMModel, preload
-from zizou.providers.retry import RetryingModel
+
+if TYPE_CHECKING:
+    from zizou.config.settings import RetrySettings, TimeoutSettings
+    from zizou.core.protocols import Model
+    from zizou.providers.fake import ScriptedModel
+    from zizou.providers.litellm_model import LiteLLMModel, preload
+    from zizou.providers.retry import RetryingModel
+
+_LAZY = {
+    "LiteLLMModel": "zizou.providers.litellm_model",
+    "preload": "zizou.providers.litellm_model",
+    "RetryingModel": "zizou.providers.retry",
+    "ScriptedModel": "zizou.providers.fake",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
 
 
 def make_model(
@@ -25,6 +46,9 @@ def make_model(
     (None takes the defaults of config.toml's `[retry]` / `[timeouts]`). With a custom
     `api_base`, a bare OpenAI-style name is sent as "openai/<name>", which is how litellm
     reaches any OpenAI-compatible server."""
+    from zizou.providers.litellm_model import LiteLLMModel
+    from zizou.providers.retry import RetryingModel
+
     model = model_id.strip()
     if api_base and "/" not in model and provider_of(model) == "openai":
         model = f"openai/{model}"
