@@ -15,6 +15,7 @@ from zizou import __version__
 from zizou.errors import UsageError, ZizouError
 
 if TYPE_CHECKING:
+    from zizou.config.settings import Settings
     from zizou.core.permissions import Rules
     from zizou.sandbox import SandboxMode, SandboxStatus
 
@@ -120,13 +121,15 @@ def cli(
     With -p it runs one turn headless and prints the answer; without it, the full-screen app.
     """
     root = _project_root(cwd)
-    sandbox = _sandbox(sandbox_mode, network)
     if prompt is None:
         from zizou.ui.early_keys import keys_held
 
         with keys_held() as typed_ahead:  # from here, keys wait for the app as typed
             from zizou.config.settings import load_settings
             from zizou.ui.launch import TuiOptions, run_tui  # the TUI path alone imports Textual
+
+            settings = load_settings()
+            sandbox = _sandbox(sandbox_mode, network, settings)
 
             options = TuiOptions(
                 root,
@@ -137,7 +140,7 @@ def cli(
                 prompt_arg,
                 resume=resume,
                 continue_last=continue_last,
-                debug_log=load_settings().debug_log and not no_debug_log,
+                debug_log=settings.debug_log and not no_debug_log,
                 setup="reset" if reset else "setup" if setup else None,
                 typed_ahead=typed_ahead,
                 sandbox=sandbox,
@@ -155,6 +158,8 @@ def cli(
     from zizou.headless import HeadlessApprover, HeadlessRun
     from zizou.runtime import SessionChoice, build_runtime
 
+    settings = load_settings()
+    sandbox = _sandbox(sandbox_mode, network, settings)
     if resume or continue_last:  # from a subdirectory, the project whose sessions these are
         from zizou.sessions import find_project
 
@@ -162,7 +167,7 @@ def cli(
     rules = _rules(allow, yes, sandbox)
     llm = open_model(model, api_base, api_key, warn=lambda w: click.echo(f"zizou: {w}", err=True))
     session = SessionChoice(resume=resume, continue_last=continue_last)
-    debug_log = load_settings().debug_log and not no_debug_log
+    debug_log = settings.debug_log and not no_debug_log
     runtime = build_runtime(
         root,
         llm,
@@ -194,15 +199,13 @@ def _rules(allow: tuple[str, ...], yes: bool, sandbox: SandboxStatus) -> Rules:
         raise UsageError(str(exc)) from exc
 
 
-def _sandbox(flag: str | None, network: bool) -> SandboxStatus:
+def _sandbox(flag: str | None, network: bool, settings: Settings) -> SandboxStatus:
     """The sandbox the model's commands run in: the flag, else config.toml, else auto."""
     import os
 
-    from zizou.config.settings import load_settings
     from zizou.sandbox import detect
     from zizou.tools._env import scrubbed_env
 
-    settings = load_settings()
     mode = cast("SandboxMode", flag or settings.sandbox)
     allow_network = network or settings.sandbox_network
     status = detect(mode, network=allow_network, env=scrubbed_env(os.environ))

@@ -126,17 +126,27 @@ def git_command(repo: Repository, args: Sequence[str]) -> list[str]:
 
 
 def run_git(
-    root: Path, args: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT_S
+    root: Path,
+    args: Sequence[str],
+    *,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    reads_contents: bool = True,
 ) -> subprocess.CompletedProcess[bytes] | None:
     """Run `git ARGS` for the project at `root` (cwd = root, so paths that git prints relative
     to the current directory are relative to `root`). None when `root` is in no repository,
     git cannot be started, or it ran out of time; otherwise the finished process, whatever
-    its exit code."""
+    its exit code.
+
+    A command that may read file contents (`status` does, to compare them) first has every
+    filter driver emptied, which costs one more git process; pass `reads_contents=False`
+    only for one that reads names alone (`ls-files`, `rev-parse`)."""
     repo = find_repository(root)
     if repo is None:
         return None
     env = git_environment(os.environ, repo.work_tree)
     cwd = root.resolve()
+    if not reads_contents:
+        return _run(repo, cwd, env, args, timeout)
     filters = _run(repo, cwd, env, ["config", "-z", "--name-only", "--get-regexp", r"^filter\."])
     if filters is None or filters.returncode not in (0, 1):  # 1: no filter configured
         return None

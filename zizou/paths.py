@@ -51,15 +51,17 @@ def project_dir(root: Path) -> Path:
     return root / PROJECT_DIR_NAME
 
 
-def write_project_file(root: Path, name: str, data: bytes) -> Path:
+def write_project_file(root: Path, name: str, data: bytes, *, durable: bool = True) -> None:
     """Write `<root>/.zizou/<name>` (e.g. `compiled/prompt.md`) whole, through directories
-    opened by fd without following symlinks; new files are private (0600)."""
-    directory = project_dir(root)
+    opened by fd without following symlinks; new files are private (0600). `durable=False`
+    for a copy rewritten at every step (no fsync)."""
+    project_dir(root)
     try:
-        confined.atomic_write(root, f"{PROJECT_DIR_NAME}/{name}", data, new_mode=0o600)
+        confined.atomic_write(
+            root, f"{PROJECT_DIR_NAME}/{name}", data, new_mode=0o600, durable=durable
+        )
     except PathError as err:
         raise _unsafe(root, err) from err
-    return directory / name
 
 
 def read_project_file(root: Path, name: str, max_bytes: int) -> bytes | None:
@@ -81,10 +83,6 @@ def _unsafe(root: Path, err: PathError) -> UnsafeProjectDir:
         f"zizou's project dir {root / PROJECT_DIR_NAME} cannot be used safely: {err}. "
         f"Remove it or make it a real directory; until then zizou keeps nothing there"
     )
-
-
-def compiled_prompt_path(root: Path) -> Path:
-    return root / PROJECT_DIR_NAME / COMPILED_PROMPT
 
 
 def debug_log_path(root: Path) -> Path:

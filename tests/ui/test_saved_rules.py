@@ -15,7 +15,7 @@ from zizou.providers.fake import ScriptedModel
 from zizou.ui.app import ZizouApp
 from zizou.ui.approver import TuiApprover
 from zizou.ui.key_setup import KeyServices
-from zizou.ui.launch import TuiOptions, open_project_session, with_saved_rules
+from zizou.ui.launch import TuiOptions, build_session, with_saved_rules
 from zizou.ui.screens.approval import ApprovalScreen
 from zizou.ui.widgets.messages import Notice
 
@@ -35,7 +35,7 @@ def launched_app(root: Path, replies: list[dict[str, Any]]) -> ZizouApp:
     model = ScriptedModel(replies, id="scripted")
     approver = TuiApprover(root, save_prefix)
     options = TuiOptions(root, model="scripted", debug_log=False)
-    session = open_project_session(
+    session = build_session(
         options, approver, Rules(), models=scripted_factory(model), persist=False
     )
     session.runtime.session_id = SESSION_ID

@@ -229,11 +229,18 @@ def _read(root: Path, path: Path | str, limit: int) -> bytes:
 
 
 def atomic_write(
-    root: Path, path: Path | str, data: bytes, *, new_mode: int = NEW_FILE_MODE
+    root: Path,
+    path: Path | str,
+    data: bytes,
+    *,
+    new_mode: int = NEW_FILE_MODE,
+    durable: bool = True,
 ) -> None:
     """Replace `path` inside `root` with `data` via a temp file in the same directory (opened
     by fd, so a swapped directory cannot redirect it). An existing file keeps its mode; missing
     parents are made. On failure the temp file is removed and the old file is left as it was.
+    `durable=False` skips the fsyncs: for copies and caches rewritten often and safe to lose
+    (the rename still leaves either the old file or the new one whole).
     """
     base, parts = _split(root, path)
     if not parts:
@@ -243,7 +250,7 @@ def atomic_write(
         mode = _mode_to_keep(dir_fd, name, rel, new_mode)
         temp = f".{name[:200]}.{secrets.token_hex(4)}.tmp"
         try:
-            _write_temp(dir_fd, temp, data, mode)
+            _write_temp(dir_fd, temp, data, mode, durable)
             os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         except BaseException as exc:
             with contextlib.suppress(OSError):
@@ -251,8 +258,9 @@ def atomic_write(
             if isinstance(exc, OSError):
                 raise failure(rel, exc) from exc
             raise
-        with contextlib.suppress(OSError):
-            os.fsync(dir_fd)  # make the rename durable
+        if durable:
+            with contextlib.suppress(OSError):
+                os.fsync(dir_fd)  # make the rename durable
 
 
 def _mode_to_keep(dir_fd: int, name: str, rel: str, new_mode: int) -> int:
@@ -273,14 +281,15 @@ def _mode_to_keep(dir_fd: int, name: str, rel: str, new_mode: int) -> int:
     return st.S_IMODE(info.st_mode)
 
 
-def _write_temp(dir_fd: int, name: str, data: bytes, mode: int) -> None:
+def _write_temp(dir_fd: int, name: str, data: bytes, mode: int, durable: bool) -> None:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(name, flags, 0o600, dir_fd=dir_fd)
     try:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
         os.fchmod(fd, mode)
     finally:
         os.close(fd)

@@ -17,12 +17,11 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from zizou.core.events import PermissionDecided, PermissionRequested
-from zizou.core.permissions import Decision, Rules, decide
+from zizou.core.permissions import RUN_BASH, Decision, Rules, decide
 from zizou.core.protocols import Approval, Approver, PermissionRequest, ToolCall
 from zizou.errors import PathError
 from zizou.tools import Registry, Tool, ToolContext, ToolResult
 
-RUN_BASH = "run_bash"
 RunnerItem = PermissionRequested | PermissionDecided | ToolResult
 
 
@@ -55,6 +54,7 @@ class CallRunner:
             yield ToolResult.error(str(exc))
             return
         decision = decide(tool.name, access, self.rules)
+        ctx = self.ctx
         sandbox = self.rules.sandbox if access.kind == "exec" else None
         if decision.verdict != "ask":
             if decision.verdict == "deny" or decision.by != "policy":  # not a plain read or write
@@ -69,8 +69,8 @@ class CallRunner:
                 tool.name,
                 request.summary,
                 request.detail,
-                decision.suggested_rules,
-                decision.protected,
+                request.suggested_rules,
+                request.protected,
             )
             approval = await self.approver.ask(request)
             yield _answered(call.id, tool.name, approval, request, sandbox)
@@ -81,9 +81,8 @@ class CallRunner:
             if approval.verdict == "always":
                 self.rules = _always(self.rules, tool.name, decision.suggested_rules)
             if approval.network and request.network_choice:
-                yield await _run_tool(tool, parsed, dataclasses.replace(self.ctx, network=True))
-                return
-        yield await _run_tool(tool, parsed, self.ctx)
+                ctx = dataclasses.replace(self.ctx, network=True)  # this call alone
+        yield await _run_tool(tool, parsed, ctx)
 
 
 def _parse_args(tool: Tool[Any], raw: str) -> Any:
@@ -120,7 +119,7 @@ def _request(
         detail = f"(no preview: {exc})"
     sandbox = ctx.sandbox
     network_choice = (
-        tool.name == "run_bash"
+        tool.name == RUN_BASH
         and sandbox is not None
         and sandbox.active
         and not (ctx.network or sandbox.status.network)

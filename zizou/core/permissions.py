@@ -45,6 +45,7 @@ from zizou.tools.base import Access
 
 __all__ = [
     "PROTECTED_PATTERNS",
+    "RUN_BASH",
     "SECRET_PATTERNS",
     "Decision",
     "Rules",

@@ -204,7 +204,7 @@ def _instructions(root: Path) -> tuple[tuple[str, str] | None, list[str]]:
 
 def _write_compiled(root: Path, text: str) -> None:
     try:
-        write_project_file(root, COMPILED_PROMPT, text.encode("utf-8") + b"\n")
+        write_project_file(root, COMPILED_PROMPT, text.encode("utf-8") + b"\n", durable=False)
     except (OSError, PathError):
         pass  # a read-only project, or an unsafe `.zizou/`: the agent runs on without the copy
 

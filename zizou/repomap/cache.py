@@ -176,7 +176,9 @@ def _save(path: Path, payload: Any, root: Path | None = None) -> None:
         header = MAGIC + _version().to_bytes(2, "big") + zlib.crc32(body).to_bytes(4, "big")
         if root is None:
             path.parent.mkdir(parents=True, exist_ok=True)
-        confined.atomic_write(root or path.parent, path, header + body, new_mode=0o600)
+        confined.atomic_write(
+            root or path.parent, path, header + body, new_mode=0o600, durable=False
+        )
     except (OSError, PathError, ValueError):
         pass
 

@@ -125,7 +125,10 @@ def read_source(root: Path, rel: str) -> tuple[os.stat_result, bytes]:
     """The stat and content of a listed file, resolved strictly and read through one fd that
     was opened without following symlinks: a link out of the root, or a directory swapped for
     one since the listing, is a PathError, never a read outside the project."""
-    fd = confined.open_file(root, confined.resolve(root, rel), os.O_RDONLY)
+    try:  # most files: the O_NOFOLLOW walk alone opens them
+        fd = confined.open_file(root, rel, os.O_RDONLY)
+    except PathError:  # a symlink on the way: resolve it strictly (a link out is refused)
+        fd = confined.open_file(root, confined.resolve(root, rel), os.O_RDONLY)
     with os.fdopen(fd, "rb") as handle:
         return os.fstat(fd), handle.read()
 

@@ -7,11 +7,7 @@ the file's mode and its CRLF/LF convention the same way, and show the same kind 
 from __future__ import annotations
 
 import difflib
-from pathlib import Path
 
-from zizou import confined
-
-NEW_FILE_MODE = 0o644
 NO_EOL = "\n\\ No newline at end of file\n"
 
 
@@ -39,17 +35,6 @@ def with_newline(text: str, newline: str) -> str:
     """`text` with every line break written as `newline`."""
     text = to_lf(text)
     return text if newline == "\n" else text.replace("\n", newline)
-
-
-def atomic_write(root: Path, path: Path, data: bytes) -> None:
-    """Replace `path` (resolved inside `root`) with `data` via a temp file in the same directory,
-    keeping its mode; see `zizou.confined.atomic_write`.
-
-    Parent directories are created. On failure the temp file is removed and the old file is
-    left untouched. Every directory is opened by fd without following symlinks, so a directory
-    swapped for a symlink after the path was resolved is a PathError, not a write elsewhere.
-    """
-    confined.atomic_write(root, path, data, new_mode=NEW_FILE_MODE)
 
 
 def unified_diff(rel_path: str, old: str | None, new: str) -> str:

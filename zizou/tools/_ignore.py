@@ -43,7 +43,7 @@ def project_files(root: Path, base: Path) -> list[str]:
 def _git_files(root: Path, base_rel: str) -> list[str] | None:
     """Tracked and untracked-but-not-ignored files per git, or None when git cannot say."""
     command = ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]
-    done = run_git(root, [*command, "--", base_rel], timeout=GIT_TIMEOUT_S)
+    done = run_git(root, [*command, "--", base_rel], timeout=GIT_TIMEOUT_S, reads_contents=False)
     if done is None or done.returncode != 0:
         return None
     names = done.stdout.decode("utf-8", "surrogateescape").split("\0")

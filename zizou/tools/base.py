@@ -10,11 +10,12 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from zizou.sandbox import Sandbox
+if TYPE_CHECKING:
+    from zizou.sandbox import Sandbox
 
 AccessKind = Literal["read", "write", "exec", "open", "meta"]
 

@@ -12,9 +12,9 @@ from pathlib import Path
 from pydantic import Field
 
 from zizou import confined
+from zizou.confined import atomic_write
 from zizou.errors import PathError
 from zizou.tools._atomic import (
-    atomic_write,
     detect_newline,
     split_lines,
     unified_diff,

@@ -13,7 +13,6 @@ for that message and says why once, in `problem`, for the front end to show.
 
 from __future__ import annotations
 
-import errno
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -118,10 +117,7 @@ class DebugLog:
         except PathError as exc:  # a symlink, a FIFO, a directory: nothing zizou writes through
             self._fail(f"{self.path} cannot be written safely ({exc})")
         except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                self._fail(f"{self.path} is a symbolic link, which zizou will not write through")
-            else:
-                self._fail(f"could not write {self.path}: {exc.strerror or exc}")
+            self._fail(f"could not write {self.path}: {exc.strerror or exc}")
         except Exception as exc:  # a bug in the log must not end the user's turn either
             self._fail(f"the debug log failed ({type(exc).__name__}: {self._quiet(str(exc))})")
 

@@ -24,7 +24,12 @@ GIT_TIMEOUT_S = 5.0
 
 def exclude_file(root: Path) -> Path | None:
     """The repository's info/exclude file, or None when `root` is not in a git work tree."""
-    result = run_git(root, ["rev-parse", "--git-path", "info/exclude"], timeout=GIT_TIMEOUT_S)
+    result = run_git(
+        root,
+        ["rev-parse", "--git-path", "info/exclude"],
+        timeout=GIT_TIMEOUT_S,
+        reads_contents=False,
+    )
     if result is None:
         return None  # outside git, no git on PATH, or it hung: nothing to protect from commits
     path = result.stdout.decode("utf-8", "surrogateescape").strip()

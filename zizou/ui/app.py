@@ -93,7 +93,6 @@ class ZizouApp(App[int]):
         self.setup = setup  # "setup" or "reset": open the key wizard at once
         self._keys = keys
         self.turns = Turns(self)
-        approver.on_answer = self.turns.approval_answered
         self.completer = Completer(self.opening.root)
         self.slash = SlashActions(self)
         self.last_key_at: float | None = None  # streamed text waits for a pause in typing

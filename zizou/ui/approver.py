@@ -24,7 +24,6 @@ class TuiApprover:
         self.save_rule = save_rule
         self.app: App[Any] | None = None
         self.saved: list[str] = []
-        self.on_answer: Callable[[PermissionRequest, Approval], None] | None = None
 
     def bind(self, app: App[Any]) -> None:
         self.app = app
@@ -50,8 +49,6 @@ class TuiApprover:
                     screen.dismiss(Approval("deny", "interrupted"))
             raise
         self._remember(request, approval)
-        if self.on_answer is not None:  # the row stops waiting; its clock starts now
-            self.on_answer(request, approval)
         return approval
 
     def _remember(self, request: PermissionRequest, approval: Approval) -> None:

@@ -26,7 +26,6 @@ from zizou.core.events import (
     TurnStarted,
     Usage,
 )
-from zizou.core.protocols import Approval
 from zizou.ui.outcome import Outcome, outcome_of, recorded_result
 from zizou.ui.session import UiSession
 from zizou.ui.widgets.chat_view import ChatView
@@ -84,15 +83,6 @@ class EventRenderer:
                 content = recorded_result(self._messages(), row.call_id) or CANCELLED
                 await row.show_outcome(outcome_of(content), row.elapsed_s)
 
-    def answered(self, call_id: str, approval: Approval) -> None:
-        """The person answered the approval dialog for `call_id`."""
-        row = self.rows.get(call_id)
-        if approval.verdict == "deny" or row is None:
-            self.host.set_status("thinking…")
-            return
-        row.approved()
-        self.host.set_status(f"running {row.tool}…")
-
     def _messages(self) -> list[dict[str, object]]:
         return self.session.runtime.agent.conversation.messages
 
@@ -138,9 +128,15 @@ class EventRenderer:
         self.host.set_status(f"waiting for your approval of {event.tool}")
 
     async def _decided(self, event: Event) -> None:
-        """An audit record (the debug log keeps it): the row shows the outcome when the call
-        finishes, and the approver already said when the person answered."""
+        """A call was allowed or refused (by the person, a rule or the policy): a row that
+        waited for approval stops waiting, and its clock starts now."""
         assert isinstance(event, PermissionDecided)
+        row = self.rows.get(event.call_id)
+        if event.verdict == "deny" or row is None:
+            self.host.set_status("thinking…")
+            return
+        row.approved()
+        self.host.set_status(f"running {row.tool}…")
 
     async def _tool_finished(self, event: Event) -> None:
         assert isinstance(event, ToolCallFinished)

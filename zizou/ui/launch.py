@@ -59,7 +59,7 @@ def run_tui(options: TuiOptions, rules: Rules) -> int:
     approver = TuiApprover(options.root, save_prefix)
 
     def open_session() -> UiSession:  # in a thread, once the first frame is up
-        return open_project_session(options, approver, rules)
+        return build_session(options, approver, rules)
 
     # Resuming opens the session first, so a wrong -r / -c is reported before any screen.
     app = ZizouApp(
@@ -92,22 +92,6 @@ def with_saved_rules(root: Path, rules: Rules) -> tuple[Rules, list[str]]:
     merged = dataclasses.replace(rules, bash_prefixes=(*rules.bash_prefixes, *saved))
     ignored = ignored_project_file(root)
     return merged, [ignored] if ignored else []
-
-
-def open_project_session(
-    options: TuiOptions,
-    approver: Approver,
-    rules: Rules,
-    *,
-    models: ModelFactory | None = None,
-    persist: bool = True,
-) -> UiSession:
-    """`build_session` with the rules the user saved for the project; a warning about a rules
-    file in the project is shown once, with the session's own warnings."""
-    merged, warnings = with_saved_rules(options.root, rules)
-    session = build_session(options, approver, merged, models=models, persist=persist)
-    session.runtime.warnings.extend(warnings)
-    return session
 
 
 def model_factory(base: str | None, key: str | None = None) -> ModelFactory:
@@ -150,8 +134,10 @@ def build_session(
     models: ModelFactory | None = None,
     persist: bool = True,
 ) -> UiSession:
-    """The runtime as headless mode builds it, plus what the app tracks. A missing key does not
-    stop the app: it opens and says what to do (the key wizard's seam)."""
+    """The runtime as headless mode builds it, plus what the app tracks: `rules` with the ones
+    the user saved for this project (a rules file the project ships is named once, with the
+    session's warnings). A missing key does not stop the app: it opens and says what to do
+    (the key wizard's seam)."""
     from zizou.config.model_choice import default_model_id
     from zizou.ui.session import UiSession, UnavailableModel
 
@@ -165,10 +151,12 @@ def build_session(
         problem, kind = str(exc), getattr(exc, "kind", "usage")
         model = UnavailableModel(model_id, problem)
     runtimes = runtime_factory(options, approver, persist=persist)
-    runtime = runtimes(model, rules, options.session_choice())
-    session = UiSession(runtime, options.root, models, runtimes, model_problem=problem)
-    session.model_problem_kind = kind
-    return session
+    merged, ignored = with_saved_rules(options.root, rules)
+    runtime = runtimes(model, merged, options.session_choice())
+    runtime.warnings.extend(ignored)
+    return UiSession(
+        runtime, options.root, models, runtimes, model_problem=problem, model_problem_kind=kind
+    )
 
 
 WARM_MODULES = (
@@ -195,7 +183,6 @@ __all__ = [
     "TuiOptions",
     "build_session",
     "model_factory",
-    "open_project_session",
     "run_tui",
     "runtime_factory",
     "with_saved_rules",

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from textual.worker import Worker, WorkerState
 
-from zizou.core.protocols import Approval, PermissionRequest
 from zizou.ui.message_queue import MessageQueue
 from zizou.ui.widgets.queue_panel import QueueList, QueuePanel
 from zizou.ui.widgets.status_bar import StatusBar
@@ -87,10 +86,6 @@ class Turns:
         panel.editing = self.queue.editing
         if not self.queue.items and isinstance(self.app.focused, QueueList):
             self.app.composer.focus_prompt()  # the list it was in is gone
-
-    def approval_answered(self, request: PermissionRequest, approval: Approval) -> None:
-        if self.renderer is not None:
-            self.renderer.answered(request.call_id, approval)
 
     def share(self, note: str) -> None:
         """Put `note` in the conversation for the model to read with the next message: now, or
