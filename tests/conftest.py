@@ -38,6 +38,19 @@ def zizou_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
+def sandbox_on() -> None:
+    """For tests of the sandbox itself: skipped on a machine without one, but a failure under
+    CI (which installs bubblewrap), before any hostile command could run unsandboxed."""
+    from zizou.sandbox import detect
+
+    status = detect()
+    if status.state != "on":
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"CI needs the sandbox: {status.problem}")
+        pytest.skip(f"no sandbox on this machine: {status.problem}")
+
+
+@pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "project"
     root.mkdir()

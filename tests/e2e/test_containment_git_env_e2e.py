@@ -12,13 +12,10 @@ import pytest
 from conftest import run_cli
 from loopback import LoopbackServer
 
-from zizou.cli import cli
-
 KEY = "sk-test-containment-0123456789wxyz"
-CLI_OPTIONS = {option for param in cli.params for option in param.opts}
 # With a sandbox the command cannot reach zizou's process at all; without one, zizou's own
 # start-up capture must keep the key out of what it can read.
-NO_SANDBOX = ["--sandbox", "off"] if "--sandbox" in CLI_OPTIONS else None
+NO_SANDBOX = ["--sandbox", "off"]
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:
@@ -68,10 +65,8 @@ def test_a_bare_repository_written_by_the_model_runs_nothing(
 
 @pytest.mark.parametrize("extra", [[], NO_SANDBOX], ids=["default", "unsandboxed"])
 def test_commands_never_see_the_key_in_zizous_environment(
-    project: Path, zizou_home: Path, extra: list[str] | None
+    project: Path, zizou_home: Path, extra: list[str]
 ) -> None:
-    if extra is None:
-        pytest.skip("this zizou has no --sandbox option: the default run is unsandboxed")
     command = "cat /proc/$PPID/environ | tr '\\0' '\\n'; ps eww; echo listed"
     script = [{"tool_calls": [call("run_bash", command=command)]}, {"text": "done"}]
     with LoopbackServer(script) as srv:

@@ -16,11 +16,7 @@ import pytest
 from conftest import run_cli
 from loopback import LoopbackServer
 
-from zizou.sandbox import detect
-
-needs_sandbox = pytest.mark.skipif(
-    detect().state != "on" and not os.environ.get("CI"), reason="no sandbox on this machine"
-)
+needs_sandbox = pytest.mark.usefixtures("sandbox_on")
 KEY = "sk-e2e-containment-0123456789abcdef"
 
 

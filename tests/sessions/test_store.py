@@ -129,6 +129,12 @@ def test_a_symlinked_sessions_dir_is_refused_and_never_read(project: Path, outsi
 def test_a_planted_active_session_that_climbs_out_is_ignored(project: Path) -> None:
     (project / ".zizou").mkdir()
     (project / ".zizou" / "info.json").write_text('{"active_session": "../../../etc/x"}\n')
+    planted = project.parent / "etc" / "x.jsonl"  # a real session where the climb would land
+    planted.parent.mkdir()
+    planted.write_text(
+        '{"kind": "meta", "v": 1, "id": "x", "created": "2026-01-01T00:00:00Z"}\n'
+        '{"kind": "message", "message": {"role": "user", "content": "planted"}}\n'
+    )
     store = SessionStore(project)
     assert store.active_id() is None
     with pytest.raises(UsageError, match="cannot read session"):

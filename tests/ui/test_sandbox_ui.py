@@ -4,7 +4,6 @@ approval dialog's `w`, which lets one command use the network."""
 from __future__ import annotations
 
 import json
-import os
 import socket
 import threading
 from collections.abc import Iterator
@@ -25,9 +24,7 @@ from zizou.ui.screens.approval import ApprovalScreen
 from zizou.ui.widgets.messages import Notice
 from zizou.ui.widgets.status_bar import StatusBar
 
-needs_sandbox = pytest.mark.skipif(
-    detect().state != "on" and not os.environ.get("CI"), reason="no sandbox on this machine"
-)
+needs_sandbox = pytest.mark.usefixtures("sandbox_on")
 
 
 def app_with(root: Path, replies: list[dict[str, object]], sandbox: SandboxStatus) -> ZizouApp:

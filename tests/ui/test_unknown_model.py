@@ -1,5 +1,5 @@
-"""A misspelt model id in the app: the message names the fix, and no key wizard opens for a
-provider that was only guessed."""
+"""A misspelt model id in the app, opened as the app opens models: the message names the fix,
+and no key wizard opens for a provider that was only guessed."""
 
 from __future__ import annotations
 
@@ -8,25 +8,19 @@ from pathlib import Path
 from ui_harness import scripted_session, settle
 
 from zizou.core.permissions import Rules
-from zizou.core.protocols import Model
-from zizou.providers.model_ids import UnknownModel
 from zizou.ui.app import ZizouApp
 from zizou.ui.key_setup import KeyServices
-from zizou.ui.launch import TuiOptions, build_session
+from zizou.ui.launch import TuiOptions, build_session, model_factory
 from zizou.ui.screens.key_wizard import KeyWizardScreen
 from zizou.ui.widgets.messages import Notice
 
 MESSAGE = "unknown model gpt-4o-typo: did you mean gpt-4o? see `zizou models`"
 
 
-def unknown(model_id: str, *, api_key: str | None = None, api_base: str | None = None) -> Model:
-    raise UnknownModel(MESSAGE)
-
-
 async def test_a_misspelt_model_says_so_without_opening_the_key_wizard(project: Path) -> None:
     _, approver = scripted_session(project)
     options = TuiOptions(project, model="gpt-4o-typo", debug_log=False)
-    session = build_session(options, approver, Rules(), models=unknown, persist=False)
+    session = build_session(options, approver, Rules(), models=model_factory(None), persist=False)
     assert session.model_problem_kind == "unknown_model"
     app = ZizouApp(session, approver, fade=False, keys=KeyServices(environ={}))
     async with app.run_test(size=(110, 30)) as pilot:
