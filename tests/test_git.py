@@ -11,7 +11,7 @@ import pytest
 
 from zizou.core.git_info import git_summary
 from zizou.git import Repository, find_repository, git_command, git_environment, run_git
-from zizou.tools._ignore import project_files
+from zizou.ignore import project_files
 from zizou.trace.git_exclude import ensure_excluded
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

@@ -53,3 +53,126 @@ def test_headless_path_imports_neither_litellm_nor_textual() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# The layers, lowest first: a module may import its own layer and those below, never above.
+# A module is placed by the longest prefix listed; the subcommands (`zizou keys`, `zizou map`...)
+# sit with the front ends whatever package holds them.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("base", ("zizou", "errors", "env", "secret_files", "skipped_dirs", "redact")),
+    ("system", ("confined", "paths", "git", "ignore", "sandbox")),
+    ("contracts", ("core.events", "core.protocols", "core.compaction")),
+    ("services", ("providers", "repomap")),
+    ("tools", ("tools",)),
+    ("agent", ("core",)),
+    ("records", ("sessions", "trace")),
+    ("config", ("config",)),
+    ("assembly", ("runtime", "headless")),
+    ("front", ("ui", "cli", "__main__")),
+)
+COMMAND_MODULES = ("command", "keys_command", "models_command", "config_command")
+
+
+def _module_name(path: Path, package: Path = PACKAGE) -> str:
+    parts = path.relative_to(package.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _layer(module: str) -> tuple[int, str]:
+    """(rank, unit) of a `zizou...` module: its layer's rank and the prefix that placed it."""
+    inner = module.removeprefix("zizou").removeprefix(".") or "zizou"
+    if inner.rsplit(".", 1)[-1] in COMMAND_MODULES:
+        return len(LAYERS) - 1, inner
+    best: tuple[int, int, str] | None = None
+    for rank, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (inner == prefix or inner.startswith(prefix + ".")) and (
+                best is None or len(prefix) > best[1]
+            ):
+                best = (rank, len(prefix), prefix)
+    assert best is not None, f"{module} is in no layer: add it to LAYERS"
+    return best[0], best[2]
+
+
+def _zizou_imports(path: Path, package: Path) -> set[str]:
+    """Every module of `package` that `path` imports, anywhere in it (lazy and type-only
+    imports count; `from a import b` counts `a.b` when `b` is a module)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:  # relative: from the importing module's package
+                base = _module_name(path, package).split(".")
+                base = base[: len(base) - node.level + (path.name == "__init__.py")]
+                module = ".".join([*base, module] if module else base)
+            names |= {module, *(f"{module}.{alias.name}" for alias in node.names)}
+    return names
+
+
+def _graph(package: Path) -> dict[str, set[str]]:
+    """module -> the modules of `package` it imports."""
+    modules = {_module_name(p, package): p for p in package.rglob("*.py")}
+    return {m: _zizou_imports(p, package) & modules.keys() - {m} for m, p in modules.items()}
+
+
+def back_arrows(package: Path) -> list[str]:
+    """Every import that runs up a layer, as `importer (layer) -> imported (layer)`."""
+    found = []
+    for module, targets in sorted(_graph(package).items()):
+        for target in sorted(targets):
+            mine, theirs = _layer(module)[0], _layer(target)[0]
+            if theirs > mine:
+                found.append(f"{module} ({LAYERS[mine][0]}) -> {target} ({LAYERS[theirs][0]})")
+    return found
+
+
+def circles(package: Path) -> list[list[str]]:
+    """The import circles among units (the prefixes that place modules in layers)."""
+    units: dict[str, set[str]] = {}
+    for module, targets in _graph(package).items():
+        unit = _layer(module)[1]
+        units.setdefault(unit, set()).update(_layer(t)[1] for t in targets)
+        units[unit].discard(unit)
+    found: list[list[str]] = []
+    done: set[str] = set()
+
+    def visit(unit: str, trail: list[str]) -> None:
+        for target in sorted(units.get(unit, ())):
+            if target in trail:
+                found.append([*trail[trail.index(target) :], target])
+            elif target not in done:
+                visit(target, [*trail, target])
+        done.add(unit)
+
+    for unit in sorted(units):
+        visit(unit, [unit])
+    return found
+
+
+def test_every_import_points_down_the_layers() -> None:
+    assert back_arrows(PACKAGE) == []
+
+
+def test_no_circle_among_the_units() -> None:
+    assert circles(PACKAGE) == []
+
+
+def test_the_checks_catch_a_back_arrow_and_a_circle(tmp_path: Path) -> None:
+    package = tmp_path / "zizou"
+    for name, text in {
+        "__init__.py": "",
+        "repomap/__init__.py": "",
+        "repomap/files.py": "from zizou.tools import base\n",  # services -> tools: upward
+        "tools/__init__.py": "",
+        "tools/base.py": "from ..repomap import files\n",  # and back: a circle
+        "ui/app.py": "import zizou.tools.base\n",  # downward: fine
+    }.items():
+        (package / name).parent.mkdir(parents=True, exist_ok=True)
+        (package / name).write_text(text)
+    assert back_arrows(package) == [
+        "zizou.repomap.files (services) -> zizou.tools (tools)",
+        "zizou.repomap.files (services) -> zizou.tools.base (tools)",
+    ]
+    assert ["repomap", "tools", "repomap"] in circles(package)

@@ -203,8 +203,8 @@ def _sandbox(flag: str | None, network: bool, settings: Settings) -> SandboxStat
     """The sandbox the model's commands run in: the flag, else config.toml, else auto."""
     import os
 
+    from zizou.env import scrubbed_env
     from zizou.sandbox import detect
-    from zizou.tools._env import scrubbed_env
 
     mode = cast("SandboxMode", flag or settings.sandbox)
     allow_network = network or settings.sandbox_network

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from zizou.tools._env import scrubbed_env
+from zizou.env import scrubbed_env
 
 DEFAULT_TIMEOUT_S = 10.0
 GITDIR_FILE_LIMIT = 4096

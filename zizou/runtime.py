@@ -21,12 +21,13 @@ from zizou.core.loop import Agent, AgentConfig
 from zizou.core.permissions import Rules
 from zizou.core.prompt import PromptBuilder, latest_user_message
 from zizou.core.protocols import Approver, Model, TurnRecorder
+from zizou.env import scrubbed_env
 from zizou.errors import PathError, UsageError
 from zizou.paths import user_config_dir
+from zizou.repomap import repo_map_for
 from zizou.sandbox import Sandbox, SandboxStatus, detect, hidden_dirs_for
 from zizou.sessions import SessionStore, SessionWriter
 from zizou.tools import ToolContext, default_registry
-from zizou.tools._env import scrubbed_env
 from zizou.trace import DebugLog, ensure_excluded, open_debug_log, redactor_for
 
 
@@ -83,7 +84,7 @@ def build_runtime(
     env = scrubbed_env(os.environ)
     status = sandbox or detect(env=env)
     boxed = Sandbox(root, status, hidden_dirs_for(user_config_dir()))
-    ctx = ToolContext(root=root, env=env, sandbox=boxed)
+    ctx = ToolContext(root=root, env=env, sandbox=boxed, code_map=repo_map_for(root))
     prompt = PromptBuilder(root, registry, ctx.workspace)
     runner = CallRunner(registry, ctx, approver, rules)
     if redact is None:  # session files never hold a key: the same redactor as the debug log

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from zizou.config.settings import RetrySettings
 from zizou.core.compaction import TOOL_PLACEHOLDER, TURN_PLACEHOLDER
 from zizou.core.events import Retrying
 from zizou.core.protocols import Model, ModelReply, ModelRequest, TextPiece
@@ -17,6 +16,7 @@ from zizou.errors import ProviderError
 from zizou.providers import ScriptedModel
 from zizou.providers.errors import ContextOverflowError
 from zizou.providers.retry import RetryingModel
+from zizou.providers.settings import RetrySettings
 
 REQUEST = ModelRequest(system="s", messages=[{"role": "user", "content": "hi"}], tools=[])
 NOW = datetime(2025, 11, 22, 14, 0, 0)

@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 from loopback import LoopbackServer  # tests/ is on sys.path (tests/conftest.py)
 
-from zizou.config.settings import TimeoutSettings
 from zizou.core.protocols import ModelReply, ModelRequest, TextPiece
 from zizou.errors import ProviderError
 from zizou.providers import LiteLLMModel
+from zizou.providers.settings import TimeoutSettings
 
 REQUEST = ModelRequest(system="s", messages=[{"role": "user", "content": "hi"}], tools=[])
 SHORT = TimeoutSettings(connect_s=0.4, first_token_s=0.4, idle_s=0.4)

@@ -8,13 +8,16 @@ import pytest
 from pydantic import ValidationError
 
 from zizou.errors import PathError
+from zizou.repomap import repo_map_for
 from zizou.tools import default_registry
 from zizou.tools.base import ToolContext
 from zizou.tools.repo_map import TOOL, RepoMapArgs
 
 
 async def _run(project: Path, **args: object) -> tuple[bool, str]:
-    result = await TOOL.run(RepoMapArgs(**args), ToolContext(root=project))  # type: ignore[arg-type]
+    result = await TOOL.run(
+        RepoMapArgs(**args), ToolContext(root=project, code_map=repo_map_for(project))
+    )  # type: ignore[arg-type]
     return result.ok, result.output
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from zizou.errors import PathError
-from zizou.tools._ignore import project_files
+from zizou.ignore import project_files
 from zizou.tools.base import ToolContext
 from zizou.tools.glob import TOOL, GlobArgs, glob_to_regex
 

@@ -4,8 +4,9 @@ from pathlib import Path
 
 import pytest
 
+from zizou.confined import relative
+from zizou.confined import resolve as resolve_in_root
 from zizou.errors import PathError
-from zizou.tools._paths import relative, resolve_in_root
 
 
 def test_relative_path_inside_resolves(root: Path) -> None:

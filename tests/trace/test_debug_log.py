@@ -24,9 +24,9 @@ from zizou.core.events import (
 from zizou.core.loop import Agent
 from zizou.core.protocols import ModelRequest
 from zizou.errors import ProviderError
+from zizou.redact import Redactor
 from zizou.tools import default_registry
 from zizou.trace.debug_log import DebugLog
-from zizou.trace.redact import Redactor
 from zizou.trace.sections import SECTIONS, parse_headings
 
 LOG = "zizou-debug.log"

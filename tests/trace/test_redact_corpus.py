@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from zizou.trace.redact import MARKER, Redactor
+from zizou.redact import MARKER, Redactor
 
 SHORT_KEYS = ["x", "0x", "sk", "test", "abc1234", "ollama"]  # too short to be keys
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from zizou.config.settings import RetrySettings, TimeoutSettings
 from zizou.providers import make_model
+from zizou.providers.settings import RetrySettings, TimeoutSettings
 from zizou.trace import model_call_parameters, session_secrets
 
 

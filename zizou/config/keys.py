@@ -34,7 +34,6 @@ import ctypes
 import os
 import re
 import sys
-import threading
 from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +43,7 @@ from zizou.config.keys_file import delete_file_key, keys_file_path, read_keys, s
 from zizou.errors import UsageError
 from zizou.providers.catalog import PROVIDERS, Provider, env_var_for, find_provider
 from zizou.providers.key_check import Validation, list_ollama_models, validate_key
+from zizou.redact import loaded_secrets, remember_secret
 
 KEYRING_SERVICE = "zizou"
 StoreChoice = Literal["keyring", "file"]
@@ -69,20 +69,9 @@ class StoreStatus:
     detail: str
 
 
-_loaded: dict[str, None] = {}  # insertion-ordered set
-_loaded_lock = threading.Lock()
-
-
 def _remember(value: str) -> str:
-    with _loaded_lock:
-        _loaded[value] = None
+    remember_secret(value)
     return value
-
-
-def loaded_secrets() -> tuple[str, ...]:
-    """Every key value this process has resolved or saved, for exact-value redaction."""
-    with _loaded_lock:
-        return tuple(_loaded)
 
 
 _KEY_VARIABLE = re.compile(r"[A-Z0-9_]+_API_KEY")

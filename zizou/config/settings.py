@@ -14,23 +14,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from zizou.errors import UsageError
 from zizou.paths import user_config_dir
+from zizou.providers.settings import RetrySettings, TimeoutSettings
 
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class RetrySettings(_Section):
-    max_attempts: int = Field(default=5, ge=1, le=10)
-    base_delay_s: float = Field(default=1.0, ge=0)
-    max_delay_s: float = Field(default=30.0, ge=0)
-    max_retry_after_s: float = Field(default=60.0, ge=0)
-
-
-class TimeoutSettings(_Section):
-    connect_s: float = Field(default=15.0, gt=0)
-    first_token_s: float = Field(default=120.0, gt=0)
-    idle_s: float = Field(default=90.0, gt=0)
 
 
 class Settings(_Section):

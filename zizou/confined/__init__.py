@@ -28,6 +28,7 @@ from zizou.confined._resolve import (
     failure,
     read_link,
     real_root,
+    relative,
     resolve,
 )
 
@@ -44,6 +45,7 @@ __all__ = [
     "read_head",
     "read_link",
     "real_root",
+    "relative",
     "resolve",
     "scandir",
     "stat",

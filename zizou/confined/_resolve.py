@@ -167,4 +167,10 @@ def failure(rel: str, err: OSError) -> PathError:
     return PathError(f"{rel or '.'}: {why}")
 
 
-__all__ = ["MAX_HOPS", "check_text", "failure", "read_link", "real_root", "resolve"]
+def relative(root: Path, path: Path) -> str:
+    """`path` relative to the real root, as a POSIX string (`.` for the root itself)."""
+    text = path.relative_to(real_root(root)).as_posix()
+    return text or "."
+
+
+__all__ = ["MAX_HOPS", "check_text", "failure", "read_link", "real_root", "relative", "resolve"]

@@ -59,6 +59,16 @@ class ToolCallStarted(Event):
 
 
 @dataclass(frozen=True)
+class ToolProgress(Event):
+    """A running tool's word on how far it is (a command's latest output line, a count)."""
+
+    type: ClassVar[str] = "tool_progress"
+    call_id: str
+    name: str
+    text: str
+
+
+@dataclass(frozen=True)
 class PermissionRequested(Event):
     type: ClassVar[str] = "permission_requested"
     call_id: str
@@ -128,7 +138,21 @@ class Retrying(Event):
 
 
 @dataclass(frozen=True)
+class ModelReplied(Event):
+    """The model's whole reply for a step, before any of its tool calls run."""
+
+    type: ClassVar[str] = "model_replied"
+    step: int
+    text: str
+    tool_calls: tuple[str, ...] = ()  # the names of the calls it asked for, in order
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str | None = None
+
+
+@dataclass(frozen=True)
 class StepFinished(Event):
+    """The step is over: the model replied and every tool call it asked for has finished."""
+
     type: ClassVar[str] = "step_finished"
     step: int
     usage: Usage = field(default_factory=Usage)
@@ -137,9 +161,13 @@ class StepFinished(Event):
 
 @dataclass(frozen=True)
 class AgentError(Event):
+    """Something failed. `detail` holds a traceback when the failure was a bug in zizou: the
+    debug log keeps it, front ends show `message`."""
+
     type: ClassVar[str] = "error"
     message: str
     fatal: bool = True
+    detail: str | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -152,10 +180,48 @@ class TurnFinished(Event):
     message: str | None = None  # why the turn stopped early, for the user
 
 
+AnyEvent = (
+    TurnStarted
+    | StepStarted
+    | TextDelta
+    | Retrying
+    | ModelReplied
+    | ToolCallStarted
+    | ToolProgress
+    | PermissionRequested
+    | PermissionDecided
+    | ToolCallFinished
+    | StepFinished
+    | AgentError
+    | TurnFinished
+)
+"""Every event the loop yields. Consumers `match` on it and end with `assert_never`, so a kind
+one of them misses fails the type check."""
+
+EVENT_TYPES: tuple[type[Event], ...] = (
+    TurnStarted,
+    StepStarted,
+    TextDelta,
+    Retrying,
+    ModelReplied,
+    ToolCallStarted,
+    ToolProgress,
+    PermissionRequested,
+    PermissionDecided,
+    ToolCallFinished,
+    StepFinished,
+    AgentError,
+    TurnFinished,
+)
+
+
 __all__ = [
+    "EVENT_TYPES",
     "AgentError",
+    "AnyEvent",
     "Event",
     "FinishReason",
+    "ModelReplied",
     "PermissionDecided",
     "PermissionRequested",
     "Retrying",
@@ -164,6 +230,7 @@ __all__ = [
     "TextDelta",
     "ToolCallFinished",
     "ToolCallStarted",
+    "ToolProgress",
     "TurnFinished",
     "TurnStarted",
     "Usage",

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 from zizou.providers.catalog import env_var_for, key_from_env, provider_of
 
 if TYPE_CHECKING:
-    from zizou.config.settings import RetrySettings, TimeoutSettings
     from zizou.core.protocols import Model
     from zizou.providers.fake import ScriptedModel
     from zizou.providers.litellm_model import LiteLLMModel, preload
     from zizou.providers.retry import RetryingModel
+    from zizou.providers.settings import RetrySettings, TimeoutSettings
 
 _LAZY = {
     "LiteLLMModel": "zizou.providers.litellm_model",

@@ -20,12 +20,12 @@ import os
 from collections.abc import AsyncIterator
 from typing import Any
 
-from zizou.config.settings import TimeoutSettings
 from zizou.core.events import Usage
 from zizou.core.protocols import ModelEvent, ModelReply, ModelRequest, TextPiece, ToolCall
 from zizou.errors import ProviderError
 from zizou.providers.catalog import model_info, provider_of
 from zizou.providers.errors import mask_key, to_provider_error
+from zizou.providers.settings import TimeoutSettings
 
 _END = object()
 

@@ -26,12 +26,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from zizou.config.settings import RetrySettings
 from zizou.core.compaction import compact, estimate_tokens
 from zizou.core.events import Retrying
 from zizou.core.protocols import Model, ModelEvent, ModelRequest
 from zizou.errors import ProviderError
 from zizou.providers.errors import ContextOverflowError
+from zizou.providers.settings import RetrySettings
 
 COMPACT_TARGET = 0.6  # aim the shortened request at this share of the window (a rough estimate)
 

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import click
 
+from zizou.confined import relative
+from zizou.confined import resolve as resolve_in_root
 from zizou.errors import PathError, UsageError
 from zizou.repomap.mapper import RepoMap
 from zizou.repomap.request import DEFAULT_MAP_TOKENS, MapRequest, MapStats
-from zizou.tools._paths import relative, resolve_in_root
 
 MAX_TOKENS = 65_536
 

@@ -16,10 +16,10 @@ from pathlib import Path
 
 from zizou import confined
 from zizou.errors import PathError
+from zizou.ignore import project_files
 from zizou.paths import DEBUG_LOG_NAME
 from zizou.repomap.tags import language_for
 from zizou.secret_files import is_secret_name
-from zizou.tools._ignore import project_files
 
 MAX_SOURCE_BYTES = 1_000_000
 

@@ -70,6 +70,14 @@ class RepoMap:
         )
         self._lines: LineCounter | None = None
 
+    def focused(self, focus: tuple[str, ...], identifiers: tuple[str, ...], max_tokens: int) -> str:
+        """The map the repo_map tool returns: the focus files' and the identifiers'
+        definitions first, then what they use (tools.base.CodeMap)."""
+        request = MapRequest(
+            max_tokens=max_tokens, focus=focus, identifiers=identifiers, show_focus=True
+        )
+        return self.render(request).text
+
     def render(self, request: MapRequest) -> MapResult:
         with self._lock, _paused_gc():
             return self._render(request)

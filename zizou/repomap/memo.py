@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from zizou import __version__
+from zizou.redact import Redactor
 from zizou.repomap import cache
 from zizou.repomap.files import ProjectFiles
 from zizou.repomap.graph import graph_fingerprint
@@ -72,10 +73,7 @@ class MapMemo:
         self._memo = {**dict(recent), key: (result, now)}
         stats = result.stats
         # On disk the map holds lines of source: a credential pasted in a file stays out of it
-        # (credential-shaped strings: the map knows no loaded keys). Imported here: the trace
-        # package imports the prompt, which imports this one.
-        from zizou.trace.redact import Redactor
-
+        # (credential-shaped strings: the map knows no loaded keys).
         text = Redactor().redact(result.text)
         memo = {**self._on_disk(), key: (text, now, stats.memo_counts(), stats.tokenizer)}
         self._disk = dict(sorted(memo.items(), key=lambda kv: (kv[1][1], kv[0]))[-MEMO_SIZE:])

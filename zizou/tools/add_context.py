@@ -11,8 +11,9 @@ from pathlib import Path
 from pydantic import Field
 
 from zizou import confined
+from zizou.confined import relative
+from zizou.confined import resolve as resolve_in_root
 from zizou.errors import PathError
-from zizou.tools._paths import relative, resolve_in_root
 from zizou.tools.base import Access, Pin, Tool, ToolArgs, ToolContext, ToolResult
 from zizou.tools.read_file import FileProblem, format_line, load_text
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -102,6 +102,16 @@ class Workspace:
         return len(self.pins) != before
 
 
+class CodeMap(Protocol):
+    """The project's repo map, as the repo_map tool asks it (the prompt's warm map: the tools
+    layer sits below repomap's users and does not import it)."""
+
+    def focused(self, focus: tuple[str, ...], identifiers: tuple[str, ...], max_tokens: int) -> str:
+        """The map within `max_tokens`, the focus files' and the identifiers' definitions
+        first; empty when there is no source to map."""
+        ...
+
+
 @dataclass
 class ToolContext:
     """Everything a tool may use. The project root never comes from a model argument."""
@@ -112,6 +122,7 @@ class ToolContext:
     env: dict[str, str] | None = None  # child environment for commands (secrets removed)
     sandbox: Sandbox | None = None  # where commands run; None: unsandboxed
     network: bool = False  # this call's command may use the network (an approval said so)
+    code_map: CodeMap | None = None  # the repo map service; None where there is none
 
 
 SUMMARY_MAX_CHARS = 100

@@ -15,9 +15,10 @@ from pathlib import Path
 from pydantic import Field
 
 from zizou import confined
+from zizou.confined import relative
+from zizou.confined import resolve as resolve_in_root
 from zizou.errors import PathError
-from zizou.tools._ignore import project_files
-from zizou.tools._paths import relative, resolve_in_root
+from zizou.ignore import project_files
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
 
 MAX_RESULTS = 200

@@ -19,9 +19,10 @@ from pathlib import Path
 from pydantic import Field
 
 from zizou import confined
+from zizou.confined import relative
+from zizou.confined import resolve as resolve_in_root
 from zizou.errors import PathError
-from zizou.tools._ignore import IGNORED_DIRS, SECRET_FILE_GLOBS, is_secret_name
-from zizou.tools._paths import relative, resolve_in_root
+from zizou.ignore import IGNORED_DIRS, SECRET_FILE_GLOBS, is_secret_name
 from zizou.tools._rg import RG_MISSING, find_rg
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
 

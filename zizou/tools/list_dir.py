@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from pydantic import Field
 
 from zizou import confined
+from zizou.confined import relative
+from zizou.confined import resolve as resolve_in_root
 from zizou.errors import PathError
-from zizou.tools._ignore import IGNORED_DIRS
-from zizou.tools._paths import relative, resolve_in_root
+from zizou.ignore import IGNORED_DIRS
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
 
 MAX_ENTRIES = 500

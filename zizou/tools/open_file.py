@@ -14,9 +14,10 @@ import sys
 from pydantic import Field
 
 from zizou import confined
+from zizou.confined import relative
+from zizou.confined import resolve as resolve_in_root
+from zizou.env import scrubbed_env
 from zizou.errors import PathError
-from zizou.tools._env import scrubbed_env
-from zizou.tools._paths import relative, resolve_in_root
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
 
 OPENER_WAIT_S = 2.0

@@ -12,9 +12,10 @@ from pathlib import Path
 from pydantic import Field
 
 from zizou import confined
+from zizou.confined import relative
+from zizou.confined import resolve as resolve_in_root
 from zizou.errors import PathError
 from zizou.tools._atomic import split_lines, to_lf
-from zizou.tools._paths import relative, resolve_in_root
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
 
 MAX_LINES = 2_000

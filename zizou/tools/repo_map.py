@@ -13,9 +13,9 @@ import re
 from pydantic import Field, field_validator
 
 from zizou import confined
+from zizou.confined import relative
+from zizou.confined import resolve as resolve_in_root
 from zizou.errors import PathError
-from zizou.repomap import MapRequest, repo_map_for
-from zizou.tools._paths import relative, resolve_in_root
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
@@ -78,16 +78,15 @@ class RepoMap(Tool[RepoMapArgs]):
             if info is None:
                 return ToolResult.error(f"{raw} does not exist; give a file or directory")
             focus.append(relative(ctx.root, path))
-        request = MapRequest(
-            max_tokens=args.max_tokens,
-            focus=tuple(focus),
-            identifiers=tuple(args.identifiers),
-            show_focus=True,
+        if ctx.code_map is None:
+            return ToolResult.error("the repo map is not available in this session")
+        focused = ctx.code_map.focused
+        text = await asyncio.to_thread(
+            focused, tuple(focus), tuple(args.identifiers), args.max_tokens
         )
-        result = await asyncio.to_thread(repo_map_for(ctx.root).render, request)
-        if not result.text:
+        if not text:
             return ToolResult(ok=True, output="No source files to map in this project.")
-        return ToolResult(ok=True, output=result.text)
+        return ToolResult(ok=True, output=text)
 
 
 TOOL = RepoMap()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from zizou.tools._env import scrubbed_env
+from zizou.env import scrubbed_env
 from zizou.tools._procgroup import kill_process_group
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
 

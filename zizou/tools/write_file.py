@@ -12,7 +12,8 @@ from pathlib import Path
 from pydantic import Field
 
 from zizou import confined
-from zizou.confined import atomic_write
+from zizou.confined import atomic_write, relative
+from zizou.confined import resolve as resolve_in_root
 from zizou.errors import PathError
 from zizou.tools._atomic import (
     detect_newline,
@@ -20,7 +21,6 @@ from zizou.tools._atomic import (
     unified_diff,
     with_newline,
 )
-from zizou.tools._paths import relative, resolve_in_root
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
 from zizou.tools.read_file import MAX_FILE_BYTES
 

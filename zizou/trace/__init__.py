@@ -7,15 +7,14 @@ mid-session is logged as it is.
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from zizou.redact import MARKER, Redactor, env_secrets, loaded_secrets
 from zizou.trace.debug_log import DebugLog, PromptRecord
 from zizou.trace.git_exclude import ensure_excluded
-from zizou.trace.redact import MARKER, Redactor, env_secrets
 from zizou.trace.sections import HIDDEN_PARAMETERS
 
 if TYPE_CHECKING:
@@ -32,20 +31,10 @@ def _layers(model: object) -> Iterator[object]:
         current = getattr(current, "inner", None)
 
 
-def loaded_key_values() -> tuple[str, ...]:
-    """`zizou.config.keys.loaded_secrets()`: every key value this process resolved or saved."""
-    try:
-        keys = importlib.import_module("zizou.config.keys")
-    except ImportError:
-        return ()
-    loaded = getattr(keys, "loaded_secrets", None)
-    return tuple(loaded()) if callable(loaded) else ()
-
-
 def session_secrets(model: object, environ: Mapping[str, str] | None = None) -> list[str | None]:
     """Exact values to redact: the model's key, every key zizou loaded, secret env values."""
     keys: list[str | None] = [getattr(layer, "api_key", None) for layer in _layers(model)]
-    keys += loaded_key_values()
+    keys += loaded_secrets()
     keys += env_secrets(os.environ if environ is None else environ)
     return keys
 
@@ -88,7 +77,6 @@ __all__ = [
     "DebugLog",
     "Redactor",
     "ensure_excluded",
-    "loaded_key_values",
     "model_call_parameters",
     "open_debug_log",
     "redactor_for",

@@ -27,9 +27,9 @@ from zizou.core.prompt import CompiledPrompt
 from zizou.core.protocols import ModelRequest
 from zizou.errors import PathError
 from zizou.paths import debug_log_path
+from zizou.redact import Redactor
 from zizou.trace import sections as fmt
 from zizou.trace.event_records import event_record, text_record, usage_summary
-from zizou.trace.redact import Redactor
 
 CallParameters = Mapping[str, Any] | Callable[[], Mapping[str, Any]]
 FILE_MODE = 0o600

@@ -58,7 +58,7 @@ class Completer:
 
     def load_files(self) -> list[str]:
         """List the project's files (git ls-files, else a gitignore-aware walk). Blocking."""
-        from zizou.tools._ignore import project_files
+        from zizou.ignore import project_files
 
         with self._lock:
             if self.files is None:

@@ -15,7 +15,7 @@ import time
 from itertools import count
 from typing import TYPE_CHECKING
 
-from zizou.tools._env import scrubbed_env
+from zizou.env import scrubbed_env
 from zizou.tools.run_bash import run_shell
 from zizou.ui.text import one_line
 from zizou.ui.widgets.tool_row import ToolRow

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 
 from textual.app import SystemCommand
 
+from zizou.confined import relative
+from zizou.confined import resolve as resolve_in_root
 from zizou.errors import PathError, ZizouError
 from zizou.paths import debug_log_path
-from zizou.tools._paths import relative, resolve_in_root
 from zizou.tools.base import Pin
 from zizou.ui.model_actions import ModelActions
 from zizou.ui.screens.picker import Entry, PickerScreen

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from zizou.trace.redact import MARKER, Redactor, env_secrets
+from zizou.redact import MARKER, Redactor, env_secrets
 
 R = MARKER
 OPENAI = "sk-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0u1V2w3X4"

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from zizou.tools._env import is_secret_variable, scrubbed_env
+from zizou.env import is_secret_variable, scrubbed_env
 
 
 @pytest.mark.parametrize(

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pathspec
 
+from zizou.confined import relative
 from zizou.git import run_git
 from zizou.secret_files import SECRET_NAME_GLOBS, is_secret_name
 from zizou.skipped_dirs import SKIPPED_DIRS
-from zizou.tools._paths import relative
 
 IGNORED_DIRS = SKIPPED_DIRS
 

@@ -10,11 +10,28 @@ with a literal, so a megabyte of tool output is scanned in milliseconds.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterable, Mapping
 
-from zizou.tools._env import is_secret_variable
+from zizou.env import is_secret_variable
 
 MARKER = "[REDACTED]"
+_loaded: dict[str, None] = {}  # insertion-ordered set of every key value this process loaded
+_loaded_lock = threading.Lock()
+
+
+def remember_secret(value: str) -> None:
+    """Record a key value zizou resolved or saved, so every redactor masks it from now on."""
+    with _loaded_lock:
+        _loaded[value] = None
+
+
+def loaded_secrets() -> tuple[str, ...]:
+    """Every key value this process has resolved or saved, for exact-value redaction."""
+    with _loaded_lock:
+        return tuple(_loaded)
+
+
 # A shorter "secret" (a test key `x`, `test`, `ollama`) would erase ordinary words and mask every
 # `x` of a hex address; real keys are far longer, and none of these shapes is a credential.
 MIN_SECRET_CHARS = 8
@@ -111,4 +128,4 @@ def env_secrets(environ: Mapping[str, str]) -> list[str]:
     ]
 
 
-__all__ = ["MARKER", "Redactor", "env_secrets"]
+__all__ = ["MARKER", "Redactor", "env_secrets", "loaded_secrets", "remember_secret"]
