@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
+from scripted_agent import assert_history_valid, call, collect, make_agent
 
 from zizou.core.approvers import ScriptedApprover
-from zizou.core.calls import CallRunner
 from zizou.core.events import (
     AgentError,
     Event,
@@ -21,47 +19,10 @@ from zizou.core.events import (
     ToolCallFinished,
     TurnFinished,
 )
-from zizou.core.loop import Agent, AgentConfig
 from zizou.core.permissions import Rules
-from zizou.core.prompt import PromptBuilder
 from zizou.core.protocols import Approval
 from zizou.errors import ProviderError
 from zizou.providers.fake import ScriptedModel
-from zizou.tools import ToolContext, default_registry
-
-
-def call(name: str, **arguments: Any) -> dict[str, Any]:
-    return {"name": name, "arguments": json.dumps(arguments)}
-
-
-def make_agent(
-    root: Path,
-    replies: list[Any],
-    approver: ScriptedApprover | None = None,
-    rules: Rules | None = None,
-    max_steps: int = 15,
-) -> tuple[Agent, ScriptedModel]:
-    model = ScriptedModel(replies)
-    registry = default_registry()
-    ctx = ToolContext(root=root)
-    runner = CallRunner(registry, ctx, approver or ScriptedApprover(), rules or Rules())
-    prompt = PromptBuilder(root, registry, ctx.workspace)
-    return Agent(model, runner, prompt, config=AgentConfig(max_steps=max_steps)), model
-
-
-async def collect(agent: Agent, text: str) -> list[Event]:
-    return [event async for event in agent.run_turn(text)]
-
-
-def assert_history_valid(messages: list[dict[str, Any]]) -> None:
-    pending: set[str] = set()
-    for message in messages:
-        if message["role"] == "tool":
-            pending.remove(message["tool_call_id"])
-        else:
-            assert not pending, f"unanswered tool calls {pending} before a {message['role']}"
-            pending = {c["id"] for c in message.get("tool_calls") or []}
-    assert not pending
 
 
 async def test_a_plain_answer_streams_and_finishes(tmp_path: Path) -> None:

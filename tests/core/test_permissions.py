@@ -117,8 +117,12 @@ EVERYTHING = Rules(TOOLS, ("git status",), yes=True)
 @pytest.mark.parametrize(
     ("tool", "access", "rules", "verdict", "protected"),
     [
-        # meta and plain reads
-        ("add_context", Access("meta"), NONE, "allow", False),
+        # a tool that declares nothing asks, unless --allow or --yes approved it
+        ("mcp_search", Access("undeclared"), NONE, "ask", False),
+        ("mcp_search", Access("undeclared"), YES, "allow", False),
+        ("mcp_search", Access("undeclared"), Rules(frozenset({"mcp_search"})), "allow", False),
+        ("web_fetch", Access("network"), NONE, "ask", False),
+        # plain reads
         ("read_file", read("src/app.py"), NONE, "allow", False),
         ("read_file", read(".git/config"), NONE, "allow", False),
         ("read_file", read(".env.example"), NONE, "allow", False),

@@ -150,7 +150,7 @@ def bash(command: str) -> ToolCall:
 
 
 async def run_call(runner: CallRunner, call: ToolCall) -> list[Any]:
-    return [item async for item in runner.run(call)]
+    return [item async for item in runner.run(runner.parse(call))]
 
 
 @pytest.mark.parametrize(

@@ -22,6 +22,7 @@ from zizou.confined._fd import (
     scandir,
     stat,
 )
+from zizou.confined._handle import PathHandle, open_handle
 from zizou.confined._resolve import (
     MAX_HOPS,
     check_text,
@@ -35,12 +36,14 @@ from zizou.confined._resolve import (
 __all__ = [
     "MAX_HOPS",
     "Listed",
+    "PathHandle",
     "atomic_write",
     "check_text",
     "failure",
     "make_dirs",
     "open_dir_fd",
     "open_file",
+    "open_handle",
     "read_bytes",
     "read_head",
     "read_link",

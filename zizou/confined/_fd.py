@@ -248,19 +248,25 @@ def atomic_write(
     rel, name = "/".join(parts), parts[-1]
     with _parent(base, parts, create=True) as dir_fd:
         mode = _mode_to_keep(dir_fd, name, rel, new_mode)
-        temp = f".{name[:200]}.{secrets.token_hex(4)}.tmp"
-        try:
-            _write_temp(dir_fd, temp, data, mode, durable)
-            os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-        except BaseException as exc:
-            with contextlib.suppress(OSError):
-                os.unlink(temp, dir_fd=dir_fd)
-            if isinstance(exc, OSError):
-                raise failure(rel, exc) from exc
-            raise
-        if durable:
-            with contextlib.suppress(OSError):
-                os.fsync(dir_fd)  # make the rename durable
+        replace_in(dir_fd, name, rel, data, mode, durable)
+
+
+def replace_in(dir_fd: int, name: str, rel: str, data: bytes, mode: int, durable: bool) -> None:
+    """Replace `name` in the directory `dir_fd` with `data`: a temp file beside it, renamed
+    over it; on failure the temp file is removed and the old file is left as it was."""
+    temp = f".{name[:200]}.{secrets.token_hex(4)}.tmp"
+    try:
+        _write_temp(dir_fd, temp, data, mode, durable)
+        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temp, dir_fd=dir_fd)
+        if isinstance(exc, OSError):
+            raise failure(rel, exc) from exc
+        raise
+    if durable:
+        with contextlib.suppress(OSError):
+            os.fsync(dir_fd)  # make the rename durable
 
 
 def _mode_to_keep(dir_fd: int, name: str, rel: str, new_mode: int) -> int:

@@ -1,28 +1,71 @@
-"""Running one tool call: parse and validate its arguments, check permission, run it.
+"""Running one tool call: parse and validate its arguments once, resolve what it touches once,
+check permission, run it.
 
+`prepare` turns the model's raw call into a `ResolvedCall`: the tool, its validated arguments,
+and its Access with the files it touches already opened. The approval is built from that object
+and the tool's work is handed the very same one, so what the person approved is what runs.
 Every way a call can go wrong (malformed JSON, arguments that fail the tool's model, an unknown
 tool, an unsafe path, a denial, a crash inside the tool) becomes a `ToolResult` the model reads.
 Every call that asked, that a rule or `--yes` let through, or that the policy refused yields a
-`PermissionDecided` saying what decided it.
+`PermissionDecided` saying what decided it; a running tool's progress lines come as
+`ToolProgress` events.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import json
+import logging
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from zizou.core.events import PermissionDecided, PermissionRequested
+from zizou.core.events import PermissionDecided, PermissionRequested, ToolProgress
 from zizou.core.permissions import RUN_BASH, Decision, Rules, decide
 from zizou.core.protocols import Approval, Approver, PermissionRequest, ToolCall
 from zizou.errors import PathError
-from zizou.tools import Registry, Tool, ToolContext, ToolResult
+from zizou.tools import Access, Registry, Tool, ToolArgs, ToolContext, ToolResult
 
-RunnerItem = PermissionRequested | PermissionDecided | ToolResult
+RunnerItem = PermissionRequested | PermissionDecided | ToolProgress | ToolResult
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ParsedCall:
+    """A model's tool call read once: its tool and validated arguments, or why not."""
+
+    call: ToolCall
+    tool: Tool[Any] | None
+    args: ToolArgs | None
+    problem: ToolResult | None  # set when the call cannot run as sent
+
+    @property
+    def label(self) -> str:
+        """The call in a person's words: its main argument (the path, the command)."""
+        if self.tool is not None and self.args is not None:
+            return self.tool.label(self.args)
+        return self.call.arguments
+
+    def canonical(self) -> str:
+        """The arguments in one spelling, for spotting the same call made again."""
+        if self.args is not None:
+            return json.dumps(self.args.model_dump(mode="json"), sort_keys=True)
+        return self.call.arguments
+
+
+@dataclass(frozen=True)
+class ResolvedCall:
+    """A call ready to decide on and run: parsed, validated and resolved, files opened."""
+
+    call: ToolCall
+    tool: Tool[Any]
+    args: ToolArgs
+    access: Access
 
 
 class CallRunner:
@@ -36,23 +79,39 @@ class CallRunner:
         self.approver = approver
         self.rules = rules
 
-    async def run(self, call: ToolCall) -> AsyncIterator[RunnerItem]:
-        """Run `call`: yields a PermissionRequested when the approver is asked, a
-        PermissionDecided once the call is allowed or denied, and last of all the ToolResult."""
+    def parse(self, call: ToolCall) -> ParsedCall:
+        """Read the call once: which tool, and its arguments validated against its `Args`."""
         tool = self.registry.get(call.name)
         if tool is None:
             known = ", ".join(self.registry.names())
-            yield ToolResult.error(f"unknown tool {call.name!r}; the tools are: {known}")
-            return
+            problem = ToolResult.error(f"unknown tool {call.name!r}; the tools are: {known}")
+            return ParsedCall(call, None, None, problem)
         parsed = _parse_args(tool, call.arguments)
         if isinstance(parsed, ToolResult):
-            yield parsed
+            return ParsedCall(call, tool, None, parsed)
+        return ParsedCall(call, tool, parsed, None)
+
+    async def run(self, parsed: ParsedCall) -> AsyncIterator[RunnerItem]:
+        """Run the call: yields a PermissionRequested when the approver is asked, a
+        PermissionDecided once the call is allowed or denied, its progress, and last of all
+        the ToolResult."""
+        if parsed.problem is not None or parsed.tool is None or parsed.args is None:
+            yield parsed.problem or ToolResult.error("the call could not be read")
             return
         try:
-            access = tool.access(parsed, self.ctx)
+            access = parsed.tool.access(parsed.args, self.ctx)
         except PathError as exc:
             yield ToolResult.error(str(exc))
             return
+        try:
+            resolved = ResolvedCall(parsed.call, parsed.tool, parsed.args, access)
+            async for item in self._decide_and_run(resolved):
+                yield item
+        finally:
+            access.close()
+
+    async def _decide_and_run(self, resolved: ResolvedCall) -> AsyncIterator[RunnerItem]:
+        call, tool, access = resolved.call, resolved.tool, resolved.access
         decision = decide(tool.name, access, self.rules)
         ctx = self.ctx
         sandbox = self.rules.sandbox if access.kind == "exec" else None
@@ -63,7 +122,7 @@ class CallRunner:
                 yield ToolResult.error(f"refused: {decision.reason}")
                 return
         else:
-            request = _request(call, tool, parsed, decision, self.ctx)
+            request = _request(resolved, decision, self.ctx)
             yield PermissionRequested(
                 call.id,
                 tool.name,
@@ -79,13 +138,14 @@ class CallRunner:
                 yield ToolResult.error(f"the user did not approve this call{why}")
                 return
             if approval.verdict == "always":
-                self.rules = _always(self.rules, tool.name, decision.suggested_rules)
+                self.rules = _always(self.rules, tool.name, access, decision.suggested_rules)
             if approval.network and request.network_choice:
-                ctx = dataclasses.replace(self.ctx, network=True)  # this call alone
-        yield await _run_tool(tool, parsed, ctx)
+                ctx = dataclasses.replace(ctx, network=True)  # this call alone
+        async for item in _run_tool(resolved, ctx):
+            yield item
 
 
-def _parse_args(tool: Tool[Any], raw: str) -> Any:
+def _parse_args(tool: Tool[Any], raw: str) -> ToolArgs | ToolResult:
     try:
         data = json.loads(raw or "{}")
     except ValueError as exc:
@@ -105,27 +165,27 @@ def _parse_args(tool: Tool[Any], raw: str) -> Any:
         return ToolResult.error(f"invalid arguments for {tool.name}: {problems}")
 
 
-def _request(
-    call: ToolCall, tool: Tool[Any], args: Any, decision: Decision, ctx: ToolContext
-) -> PermissionRequest:
-    fields = args.model_dump()
-    if "command" in fields:
-        summary = str(fields["command"])
+def _request(resolved: ResolvedCall, decision: Decision, ctx: ToolContext) -> PermissionRequest:
+    """What the person is asked, from the resolved call: the command, or the resolved paths."""
+    tool, access = resolved.tool, resolved.access
+    if access.kind == "exec" and access.command is not None:
+        summary = access.command
     else:
-        summary = f"{tool.name} {fields.get('path', '')}".strip()
+        summary = f"{tool.name} {' '.join(access.paths) or tool.label(resolved.args)}".strip()
     try:
-        detail = tool.preview(args, ctx)
+        detail = tool.preview(resolved.args, access, ctx)
     except Exception as exc:  # a preview is a courtesy; the request still goes to the user
+        log.warning("the preview of %s failed: %s", tool.name, exc)
         detail = f"(no preview: {exc})"
     sandbox = ctx.sandbox
     network_choice = (
-        tool.name == RUN_BASH
+        access.kind == "exec"
         and sandbox is not None
         and sandbox.active
         and not (ctx.network or sandbox.status.network)
     )
     return PermissionRequest(
-        call.id,
+        resolved.call.id,
         tool.name,
         summary,
         detail,
@@ -134,22 +194,49 @@ def _request(
         decision.rule_scope,
         network_choice,
         decision.reason,
+        access.kind,
     )
 
 
-async def _run_tool(tool: Tool[Any], args: Any, ctx: ToolContext) -> ToolResult:
+async def _run_tool(resolved: ResolvedCall, ctx: ToolContext) -> AsyncIterator[RunnerItem]:
+    """The tool's work, with its progress lines as they come (from any thread), then its
+    result. A tool that raises is a failed result the model reads; its traceback is logged."""
+    call, tool = resolved.call, resolved.tool
+    loop = asyncio.get_running_loop()
+    lines: asyncio.Queue[str] = asyncio.Queue()
+
+    def emit(text: str) -> None:
+        loop.call_soon_threadsafe(lines.put_nowait, text)
+
     started = time.monotonic()
+    work = asyncio.ensure_future(
+        tool.execute(resolved.args, resolved.access, dataclasses.replace(ctx, emit=emit))
+    )
     try:
-        result = await tool.run(args, ctx)
+        while not work.done():
+            waiter = asyncio.ensure_future(lines.get())
+            await asyncio.wait({work, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            if waiter.done():
+                yield ToolProgress(call.id, tool.name, waiter.result())
+            else:
+                waiter.cancel()
+        while not lines.empty():
+            yield ToolProgress(call.id, tool.name, lines.get_nowait())
+        result = work.result()
     except Exception as exc:  # a bug in a tool must not end the turn
-        detail = f"{type(exc).__name__}: {exc}"
-        result = ToolResult.error(f"{tool.name} failed unexpectedly: {detail}")
-    return dataclasses.replace(result, duration_s=time.monotonic() - started)
+        log.exception("the tool %s raised", tool.name)  # its traceback, in the debug log
+        result = ToolResult.error(f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}")
+    finally:
+        if not work.done():  # the turn was cancelled: the tool stops too, and cleans up
+            work.cancel()
+            with contextlib.suppress(BaseException):
+                await work
+    yield dataclasses.replace(result, duration_s=time.monotonic() - started)
 
 
-def _always(rules: Rules, tool: str, suggested: tuple[str, ...]) -> Rules:
+def _always(rules: Rules, tool: str, access: Access, suggested: tuple[str, ...]) -> Rules:
     """The rules after the user chose "always allow" for this call."""
-    if tool == RUN_BASH:
+    if access.kind == "exec":
         new = tuple(rule for rule in suggested if rule not in rules.bash_prefixes)
         return dataclasses.replace(rules, bash_prefixes=(*rules.bash_prefixes, *new))
     return dataclasses.replace(rules, allowed_tools=rules.allowed_tools | {tool})
@@ -174,7 +261,7 @@ def _answered(
         network = approval.network and request.network_choice
         how = "w (allow once, with the network)" if network else "y (allow once)"
         return PermissionDecided(call_id, tool, "allow", approval.by, how, (), sandbox)
-    if tool != RUN_BASH:
+    if request.kind != "exec":
         return PermissionDecided(
             call_id, tool, "allow", approval.by, "a (always allow, this session)", (tool,)
         )

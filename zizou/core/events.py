@@ -56,6 +56,7 @@ class ToolCallStarted(Event):
     call_id: str
     name: str
     arguments: str  # the raw JSON text the model sent
+    label: str = ""  # the call in a person's words: its path, command or pattern
 
 
 @dataclass(frozen=True)
@@ -178,6 +179,7 @@ class TurnFinished(Event):
     steps: int
     usage: Usage = field(default_factory=Usage)
     message: str | None = None  # why the turn stopped early, for the user
+    error_kind: str | None = None  # for reason "error": "provider", or "runtime" (a bug)
 
 
 AnyEvent = (

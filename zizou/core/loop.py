@@ -12,20 +12,25 @@ the same Retrying event and records the shortening). The TUI and headless mode b
 from __future__ import annotations
 
 import asyncio
-import json
+import dataclasses
+import logging
 import time
+import traceback
 from collections import Counter
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from zizou.core.calls import CallRunner, model_text
+from zizou.core.calls import CallRunner, ParsedCall, model_text
 from zizou.core.conversation import Conversation
 from zizou.core.events import (
     AgentError,
-    Event,
+    AnyEvent,
+    FinishReason,
+    ModelReplied,
     Retrying,
     StepFinished,
     StepStarted,
@@ -46,6 +51,8 @@ from zizou.core.protocols import (
 )
 from zizou.errors import ProviderError
 from zizou.tools import ToolResult
+
+log = logging.getLogger(__name__)
 
 
 class AgentConfig(BaseModel):
@@ -68,6 +75,17 @@ class _StopTurn(Exception):
     def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
         self.reason = reason
+
+
+@dataclass
+class _Progress:
+    """How far the turn got: what a turn that ends early (cancelled, failed) reports."""
+
+    step: int = 0
+    usage: Usage = field(default_factory=Usage)
+    step_open: bool = False  # StepStarted sent, StepFinished not yet
+    step_usage: Usage = field(default_factory=Usage)
+    finished: bool = False  # TurnFinished went out
 
 
 class Agent:
@@ -95,15 +113,54 @@ class Agent:
             tools=self.runner.registry.schemas(),
         )
 
-    async def run_turn(self, user_text: str) -> AsyncIterator[Event]:
-        """Run one turn, yielding its events (each also goes to every recorder)."""
+    async def run_turn(self, user_text: str) -> AsyncIterator[AnyEvent]:
+        """Run one turn, yielding its events (each also goes to every recorder).
+
+        The lifecycle is the loop's: TurnStarted, then per step StepStarted, the text, one
+        ModelReplied, each tool call's start and finish, StepFinished once its tools are done,
+        and last one TurnFinished with its reason, always. Cancelled (the task running this is
+        cancelled), the open step finishes and TurnFinished("cancelled") is yielded before the
+        cancellation goes on; closed early (the consumer stops reading), the recorders still
+        get both, so the session file records how the turn ended.
+        """
+        progress = _Progress()
         for recorder in self.recorders:
             recorder.begin_turn(user_text, self.conversation.messages)
-        async with aclosing(self._turn(user_text)) as events:
-            async for event in events:
-                for recorder in self.recorders:
-                    recorder.emit(event)
+        try:
+            async with aclosing(self._turn(user_text, progress)) as events:
+                async for event in events:
+                    self._record(event, progress)
+                    yield event
+        except asyncio.CancelledError:
+            for event in self._ending(progress, "cancelled", "the turn was cancelled"):
+                self._record(event, progress)
                 yield event
+            raise
+        finally:
+            if not progress.finished:  # the consumer stopped reading: no one to yield to
+                for event in self._ending(progress, "cancelled", "the turn was stopped"):
+                    self._record(event, progress)
+
+    def _record(self, event: AnyEvent, progress: _Progress) -> None:
+        progress.finished = progress.finished or isinstance(event, TurnFinished)
+        for recorder in self.recorders:
+            try:
+                recorder.emit(event)
+            except Exception:  # a recorder's bug must not end the turn, nor hide the others
+                log.exception("recorder %s failed on %s", type(recorder).__name__, event.type)
+
+    def _ending(
+        self, progress: _Progress, reason: FinishReason, message: str, kind: str | None = None
+    ) -> list[AnyEvent]:
+        """The events that close a turn cut short: the open step's end, then the turn's."""
+        self.conversation.close_pending(f"not run: {message}")
+        events: list[AnyEvent] = []
+        if progress.step_open:
+            progress.step_open = False
+            events.append(StepFinished(progress.step, progress.step_usage, None))
+        text = _last_text(self.conversation) if reason != "error" else ""
+        events.append(TurnFinished(reason, text, progress.step, progress.usage, message, kind))
+        return events
 
     async def _request(self, step: int) -> ModelRequest:
         # The prompt is rendered in a thread: on a large repository the repo map can take a
@@ -114,57 +171,81 @@ class Agent:
             recorder.record_request(step, request)
         return request
 
-    async def _turn(self, user_text: str) -> AsyncGenerator[Event, None]:
+    async def _turn(self, user_text: str, progress: _Progress) -> AsyncGenerator[AnyEvent, None]:
         yield TurnStarted(user_text)
         self.conversation.add_user(user_text)
-        usage = Usage()
         seen: Counter[tuple[str, str]] = Counter()
         unknown: list[str] = []  # the names of the latest consecutive calls to unknown tools
-        step = 0
         try:
-            while step < self.config.max_steps:
-                step += 1
-                yield StepStarted(step)
+            while progress.step < self.config.max_steps:
+                progress.step += 1
+                progress.step_open, progress.step_usage = True, Usage()
+                yield StepStarted(progress.step)
                 reply: ModelReply | None = None
-                async for item in self.model.stream(await self._request(step)):
-                    if isinstance(item, TextPiece):
-                        yield TextDelta(item.text)
-                    elif isinstance(item, Retrying):
-                        if item.resent_messages is not None:  # shortened to fit: keep it so
-                            self.conversation.messages[:] = list(item.resent_messages)
-                        yield item
+                async for event in self._reply(progress):
+                    if isinstance(event, ModelReply):
+                        reply = event
                     else:
-                        reply = item
-                if reply is None:
-                    raise ProviderError("the model's stream ended without a reply")
-                usage += reply.usage
-                self.conversation.add_assistant(reply.text, reply.tool_calls)
-                yield StepFinished(step, reply.usage, reply.finish_reason)
-                if not reply.tool_calls:
-                    yield TurnFinished("done", reply.text, step, usage)
-                    return
-                for call in reply.tool_calls:
-                    self._guard(seen, call)
-                    async for event in self._run_call(call):
                         yield event
-                    self._guard_unknown(unknown, call)
+                assert reply is not None
+                for call in reply.tool_calls:
+                    parsed = self.runner.parse(call)
+                    self._guard(seen, parsed)
+                    async for tool_event in self._run_call(parsed):
+                        yield tool_event
+                    self._guard_unknown(unknown, parsed)
+                progress.step_open = False
+                yield StepFinished(progress.step, reply.usage, reply.finish_reason)
+                if not reply.tool_calls:
+                    yield TurnFinished("done", reply.text, progress.step, progress.usage)
+                    return
             message = (
-                f"stopped after {step} steps (the step cap); the work so far is kept. "
-                "Send another message to continue, or raise --max-steps."
+                f"stopped after {progress.step} steps (the step cap); the work so far is kept. "
+                "Send another message to continue, or raise max_steps."
             )
-            yield TurnFinished("max_steps", _last_text(self.conversation), step, usage, message)
+            text = _last_text(self.conversation)
+            yield TurnFinished("max_steps", text, progress.step, progress.usage, message)
         except _StopTurn as stop:
-            self.conversation.close_pending(f"not run: {stop}")
-            yield TurnFinished("loop_guard", _last_text(self.conversation), step, usage, str(stop))
+            for event in self._ending(progress, "loop_guard", str(stop)):
+                yield event
         except ProviderError as exc:
-            self.conversation.close_pending("not run: the provider failed")
             yield AgentError(str(exc))
-            yield TurnFinished("error", "", step, usage, str(exc))
+            for event in self._ending(progress, "error", str(exc), "provider"):
+                yield event
+        except Exception as exc:  # a bug: said plainly, its traceback kept in the debug log
+            log.exception("the turn failed")
+            message = f"zizou failed: {type(exc).__name__}: {exc}"
+            yield AgentError(message, detail=traceback.format_exc())
+            for event in self._ending(progress, "error", message, "runtime"):
+                yield event
         finally:
             self.conversation.close_pending("not run: the turn was cancelled")
 
-    def _guard(self, seen: Counter[tuple[str, str]], call: ToolCall) -> None:
-        key = (call.name, _canonical(call.arguments))
+    async def _reply(self, progress: _Progress) -> AsyncIterator[AnyEvent | ModelReply]:
+        """One model call: its text and retry notices, then ModelReplied and the reply."""
+        reply: ModelReply | None = None
+        async for item in self.model.stream(await self._request(progress.step)):
+            if isinstance(item, TextPiece):
+                yield TextDelta(item.text)
+            elif isinstance(item, Retrying):
+                if item.resent_messages is not None:  # shortened to fit: keep it so
+                    self.conversation.messages[:] = list(item.resent_messages)
+                yield item
+            else:
+                reply = item
+        if reply is None:
+            raise ProviderError("the model's stream ended without a reply")
+        reply = _with_unique_ids(reply)
+        progress.usage += reply.usage
+        progress.step_usage = reply.usage
+        self.conversation.add_assistant(reply.text, reply.tool_calls)
+        names = tuple(call.name for call in reply.tool_calls)
+        yield ModelReplied(progress.step, reply.text, names, reply.usage, reply.finish_reason)
+        yield reply
+
+    def _guard(self, seen: Counter[tuple[str, str]], parsed: ParsedCall) -> None:
+        call = parsed.call
+        key = (call.name, parsed.canonical())
         seen[key] += 1
         if seen[key] >= self.config.loop_guard_repeats:
             raise _StopTurn(
@@ -173,11 +254,11 @@ class Agent:
                 "this turn, so the turn was stopped; rephrase the request or give more detail.",
             )
 
-    def _guard_unknown(self, unknown: list[str], call: ToolCall) -> None:
-        if self.runner.registry.get(call.name) is not None:
+    def _guard_unknown(self, unknown: list[str], parsed: ParsedCall) -> None:
+        if parsed.tool is not None:
             unknown.clear()
             return
-        unknown.append(call.name)
+        unknown.append(parsed.call.name)
         if len(unknown) >= self.config.unknown_tool_limit:
             names = ", ".join(repr(name) for name in dict.fromkeys(unknown))
             raise _StopTurn(
@@ -188,11 +269,12 @@ class Agent:
                 "the request.",
             )
 
-    async def _run_call(self, call: ToolCall) -> AsyncIterator[Event]:
-        yield ToolCallStarted(call.id, call.name, call.arguments)
+    async def _run_call(self, parsed: ParsedCall) -> AsyncIterator[AnyEvent]:
+        call = parsed.call
+        yield ToolCallStarted(call.id, call.name, call.arguments, parsed.label)
         started = time.monotonic()
         result = ToolResult.error("the tool produced no result")
-        async for item in self.runner.run(call):
+        async for item in self.runner.run(parsed):
             if isinstance(item, ToolResult):
                 result = item
             else:
@@ -208,11 +290,18 @@ class Agent:
         )
 
 
-def _canonical(arguments: str) -> str:
-    try:
-        return json.dumps(json.loads(arguments or "{}"), sort_keys=True)
-    except ValueError:
-        return arguments
+def _with_unique_ids(reply: ModelReply) -> ModelReply:
+    """`reply` with every tool call's id distinct: some local servers send one id twice (or
+    none), and each result must answer exactly one call."""
+    seen: set[str] = set()
+    calls: list[ToolCall] = []
+    for index, call in enumerate(reply.tool_calls):
+        call_id = call.id or f"call_{index}"
+        while call_id in seen:
+            call_id = f"{call_id}_{index}"
+        seen.add(call_id)
+        calls.append(call if call_id == call.id else dataclasses.replace(call, id=call_id))
+    return dataclasses.replace(reply, tool_calls=tuple(calls))
 
 
 def _last_text(conversation: Conversation) -> str:

@@ -136,20 +136,33 @@ def is_secret(rel_path: str) -> bool:
 
 
 def decide(tool: str, access: Access, rules: Rules) -> Decision:
-    """Allow, ask or deny one call of `tool` that touches `access`."""
+    """Allow, ask or deny one call of `tool`, by what it touches (`access`), never by its name."""
     match access.kind:
-        case "meta":
-            return Decision("allow", "touches no files")
         case "read":
             return _decide_read(access.paths, rules)
         case "write":
             return _decide_write(access.paths)
         case "exec":
             return _decide_exec(tool, access.command or "", rules)
-        case "open":
-            return _decide_open(tool, access.paths, rules)
+        case "open" | "network" | "undeclared":
+            return _decide_asked(tool, access, rules)
         case _:
             assert_never(access.kind)
+
+
+def _decide_asked(tool: str, access: Access, rules: Rules) -> Decision:
+    """A call that asks unless `--allow TOOL` or `--yes` approved it up front."""
+    if tool in rules.allowed_tools:
+        return Decision("allow", f"{tool} is allowed by --allow", by="--allow", rules=(tool,))
+    if rules.yes:
+        return _YES
+    where = " ".join(f"`{p}`" for p in access.paths) or "a file"
+    reasons = {
+        "open": f"opens {where} in its default application, which may run it",
+        "network": f"{tool} reaches the network",
+        "undeclared": f"{tool} does not declare what it touches, so it always asks",
+    }
+    return Decision("ask", reasons[access.kind])
 
 
 def _decide_read(paths: Iterable[str], rules: Rules) -> Decision:
@@ -174,15 +187,6 @@ def _decide_write(paths: Iterable[str]) -> Decision:
                 protected=True,
             )
     return Decision("allow", "writing inside the project is allowed")
-
-
-def _decide_open(tool: str, paths: Iterable[str], rules: Rules) -> Decision:
-    if tool in rules.allowed_tools:
-        return Decision("allow", f"{tool} is allowed by --allow", by="--allow", rules=(tool,))
-    if rules.yes:
-        return _YES
-    where = " ".join(f"`{p}`" for p in paths) or "a file"
-    return Decision("ask", f"opens {where} in its default application, which may run it")
 
 
 def _decide_exec(tool: str, command: str, rules: Rules) -> Decision:

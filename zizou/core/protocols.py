@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from zizou.core.events import Event, Retrying, Usage
+from zizou.core.events import AnyEvent, Retrying, Usage
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,7 @@ class PermissionRequest:
     rule_scope: str | None = None  # what those rules would permit, in words
     network_choice: bool = False  # the person may let this command use the network
     reason: str = ""  # why the policy asks
+    kind: str = "undeclared"  # what the call touches: read, write, exec, network, open...
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ class Approver(Protocol):
 
 
 class EventSink(Protocol):
-    def emit(self, event: Event) -> None: ...
+    def emit(self, event: AnyEvent) -> None: ...
 
 
 class TurnRecorder(EventSink, Protocol):

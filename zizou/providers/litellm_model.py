@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 from zizou.core.events import Usage
@@ -101,6 +102,8 @@ class LiteLLMModel:
         except ProviderError:
             raise
         except Exception as exc:
+            if _raised_by_zizou(exc):  # a bug in reading the chunks, not the provider failing
+                raise
             raise to_provider_error(exc, self, mid_stream=bool(chunks)) from exc
         finally:
             if response is not None and hasattr(response, "aclose"):
@@ -201,6 +204,19 @@ class LiteLLMModel:
             ),
             finish_reason=choice.finish_reason,
         )
+
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+def _raised_by_zizou(exc: BaseException) -> bool:
+    """Whether the innermost frame of `exc` is zizou's own code (a bug to report as one)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and Path(tb.tb_frame.f_code.co_filename).resolve().is_relative_to(
+        _PACKAGE
+    )
 
 
 def _has_content(chunk: Any) -> bool:

@@ -20,12 +20,27 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, assert_never
 
 from pydantic import TypeAdapter, ValidationError
 
 from zizou import confined
-from zizou.core.events import Event, Retrying, TurnFinished, TurnStarted
+from zizou.core.events import (
+    AgentError,
+    AnyEvent,
+    ModelReplied,
+    PermissionDecided,
+    PermissionRequested,
+    Retrying,
+    StepFinished,
+    StepStarted,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolProgress,
+    TurnFinished,
+    TurnStarted,
+)
 from zizou.core.protocols import ModelRequest
 from zizou.errors import PathError, UsageError
 from zizou.paths import (
@@ -138,17 +153,32 @@ class SessionWriter:
     def record_request(self, step: int, request: ModelRequest) -> None:
         return None
 
-    def emit(self, event: Event) -> None:
-        if isinstance(event, TurnFinished):
-            usage = {
-                "input_tokens": event.usage.input_tokens,
-                "output_tokens": event.usage.output_tokens,
-            }
-            self.write(TurnRecord(event="finished", ts=_now(), reason=event.reason, usage=usage))
-        elif isinstance(event, Retrying) and event.resent_messages is not None:
-            self.record_compaction(list(event.resent_messages))
-        elif isinstance(event, TurnStarted):
-            return
+    def emit(self, event: AnyEvent) -> None:
+        """The session keeps messages (appended as the conversation grows), how each turn
+        ended, and a shortened history; the rest of a turn's events are the debug log's."""
+        match event:
+            case TurnFinished(reason=reason, usage=used):
+                usage = {"input_tokens": used.input_tokens, "output_tokens": used.output_tokens}
+                self.write(TurnRecord(event="finished", ts=_now(), reason=reason, usage=usage))
+            case Retrying(resent_messages=resent):
+                if resent is not None:
+                    self.record_compaction(list(resent))
+            case (
+                TurnStarted()
+                | StepStarted()
+                | TextDelta()
+                | ModelReplied()
+                | ToolCallStarted()
+                | ToolProgress()
+                | PermissionRequested()
+                | PermissionDecided()
+                | ToolCallFinished()
+                | StepFinished()
+                | AgentError()
+            ):
+                pass
+            case _:
+                assert_never(event)
 
     def record_compaction(self, messages: list[dict[str, Any]]) -> None:
         """The conversation is now `messages`, shortened to fit the context window."""

@@ -10,11 +10,9 @@ from pathlib import Path
 
 from pydantic import Field
 
-from zizou import confined
-from zizou.confined import relative
-from zizou.confined import resolve as resolve_in_root
+from zizou.confined import open_handle
 from zizou.errors import PathError
-from zizou.tools.base import Access, Pin, Tool, ToolArgs, ToolContext, ToolResult
+from zizou.tools.base import Access, Pin, Tool, ToolArgs, ToolContext, ToolResult, file_access
 from zizou.tools.read_file import FileProblem, format_line, load_text
 
 RENDER_MAX_CHARS = 20_000
@@ -44,14 +42,12 @@ class AddContext(Tool[AddContextArgs]):
     Args = AddContextArgs
 
     def access(self, args: AddContextArgs, ctx: ToolContext) -> Access:
-        path = resolve_in_root(ctx.root, args.path)
-        return Access(kind="read", paths=(relative(ctx.root, path),))
+        return file_access("read", ctx, args.path)
 
-    async def run(self, args: AddContextArgs, ctx: ToolContext) -> ToolResult:
+    def work(self, args: AddContextArgs, access: Access, ctx: ToolContext) -> ToolResult:
+        rel = access.handle().rel
         try:
-            path = resolve_in_root(ctx.root, args.path)
-            rel = relative(ctx.root, path)
-            _, lines = load_text(ctx.root, path, rel)
+            _, lines = load_text(access.handle())
         except (PathError, FileProblem) as err:
             return ToolResult.error(str(err))
         except OSError as err:
@@ -89,10 +85,10 @@ def render_pin(root: Path, pin: Pin, max_chars: int = RENDER_MAX_CHARS) -> str:
     of the project, or whose directory was swapped for one, shows an error line, not the content.
     """
     try:
-        path = resolve_in_root(root, pin.path)
-        if confined.stat(root, path) is None:
-            return f"[{pin.path} no longer exists]"
-        _, lines = load_text(root, path, pin.path)
+        with open_handle(root, pin.path) as file:
+            if file.stat() is None:
+                return f"[{pin.path} no longer exists]"
+            _, lines = load_text(file)
     except PathError as err:
         return f"[{pin.path}: {err}]"
     except FileProblem as err:

@@ -1,23 +1,35 @@
 """The contract every tool implements, and the per-session state tools share.
 
-A tool is a class with a pydantic `Args` model, a docstring (the description the model reads),
-a one-sentence `summary` (its line in the prompt's tool guide) and an async `run`. Failures are
-returned as `ToolResult(ok=False, ...)`, never raised: the model reads the message and recovers.
+A tool is a class with a pydantic `Args` model (its JSON schema is what the model gets), a
+docstring (the description the model reads), a one-sentence `summary` (its line in the prompt's
+tool guide), an `access` that declares and resolves what a call touches, and the work itself:
+`work` (synchronous, run in a worker thread so the screen never waits) or `execute` (async).
+
+A call is parsed and validated once; `access` resolves it once, opening its files as
+`PathHandle`s; the approval shows that Access and the work uses the same handles, so what was
+approved is what is written. A tool that declares no access is "undeclared": asked for, never
+allowed silently. Failures are returned as `ToolResult(ok=False, ...)`, never raised: the model
+reads the message and recovers.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from zizou.confined import PathHandle, open_handle, relative, resolve
+from zizou.errors import PathError
+
 if TYPE_CHECKING:
     from zizou.sandbox import Sandbox
 
-AccessKind = Literal["read", "write", "exec", "open", "meta"]
+AccessKind = Literal["read", "write", "exec", "network", "open", "undeclared"]
 
 
 class ToolArgs(BaseModel):
@@ -45,11 +57,39 @@ class ToolResult:
 
 @dataclass(frozen=True)
 class Access:
-    """What a call will touch, for the permission check (core/permissions.py)."""
+    """What a call will touch, for the permission check (core/permissions.py) and the approval.
+
+    `handles` are the files the call reads or writes, opened when the call was resolved: the
+    work uses them, never the raw path again. The runner closes them when the call ends.
+    """
 
     kind: AccessKind
     paths: tuple[str, ...] = ()  # project-relative POSIX paths, already resolved
-    command: str | None = None
+    command: str | None = None  # for "exec": the exact command line
+    handles: tuple[PathHandle, ...] = field(default=(), compare=False)
+    places: tuple[Path, ...] = ()  # the real paths of `paths`, for tools that walk a directory
+
+    def handle(self) -> PathHandle:
+        """The call's one file."""
+        [only] = self.handles
+        return only
+
+    def close(self) -> None:
+        for handle in self.handles:
+            handle.close()
+
+
+def place_access(kind: AccessKind, ctx: ToolContext, *raw: str) -> Access:
+    """The Access of a call on places found by path (a directory to walk, a file to hand to
+    another program): resolved now; the work uses `places`, never the raw paths again."""
+    places = tuple(resolve(ctx.root, one) for one in raw)
+    return Access(kind=kind, paths=tuple(relative(ctx.root, p) for p in places), places=places)
+
+
+def file_access(kind: AccessKind, ctx: ToolContext, raw: str) -> Access:
+    """The Access of a call on one file: resolved and opened now (a PathError when unsafe)."""
+    handle = open_handle(ctx.root, raw)
+    return Access(kind=kind, paths=(handle.rel,), handles=(handle,))
 
 
 def content_hash(data: bytes) -> str:
@@ -123,23 +163,31 @@ class ToolContext:
     sandbox: Sandbox | None = None  # where commands run; None: unsandboxed
     network: bool = False  # this call's command may use the network (an approval said so)
     code_map: CodeMap | None = None  # the repo map service; None where there is none
+    emit: Callable[[str], None] | None = None  # this call's progress lines (thread-safe)
+
+    def progress(self, text: str) -> None:
+        """Tell the person how far the call is (a ToolProgress event); a no-op outside a run."""
+        if self.emit is not None:
+            self.emit(text)
 
 
 SUMMARY_MAX_CHARS = 100
 
 
 class Tool(Generic[A]):
-    """Subclass with `name`, `summary`, `Args`, a docstring, `run`, and `access` when it touches
-    files.
+    """Subclass with `name`, `summary`, `Args`, a docstring, `access`, and `work` (or `execute`
+    when the work awaits).
 
     `summary` is the tool's line in the system prompt's tool guide: one whole sentence of at most
     SUMMARY_MAX_CHARS characters, written to fit (the guide never cuts it). The docstring is the
-    full description sent with the tool's schema.
+    full description sent with the tool's schema. `label_field` names the argument a person
+    recognises a call by (the path, the command, the pattern).
     """
 
     name: ClassVar[str]
     summary: ClassVar[str]
     Args: ClassVar[type[ToolArgs]]
+    label_field: ClassVar[str | None] = "path"
 
     @classmethod
     def description(cls) -> str:
@@ -159,16 +207,40 @@ class Tool(Generic[A]):
             "function": {"name": cls.name, "description": cls.description(), "parameters": params},
         }
 
-    def access(self, args: A, ctx: ToolContext) -> Access:
-        """What this call touches. Raise `PathError` for an unsafe path."""
-        return Access(kind="meta")
+    def label(self, args: A) -> str:
+        """How a person recognises this call in one line: its main argument."""
+        fields = args.model_dump()
+        value = fields.get(self.label_field) if self.label_field else None
+        if isinstance(value, str):
+            return value
+        return " ".join(str(v) for v in fields.values() if isinstance(v, str | int | float))
 
-    def preview(self, args: A, ctx: ToolContext) -> str | None:
+    def access(self, args: A, ctx: ToolContext) -> Access:
+        """What this call touches, resolved (files opened as handles). Raise `PathError` for an
+        unsafe path. A tool that does not say is "undeclared": the policy asks for it."""
+        return Access(kind="undeclared")
+
+    def preview(self, args: A, access: Access, ctx: ToolContext) -> str | None:
         """What the user is shown when asked to approve this call (a diff, the cwd...)."""
         import json
 
         fields = {k: v for k, v in args.model_dump().items() if k != "path"}
         return json.dumps(fields, indent=2)[:4000] if fields else None
 
+    async def execute(self, args: A, access: Access, ctx: ToolContext) -> ToolResult:
+        """Do the call's work. By default `work` runs in a worker thread."""
+        return await asyncio.to_thread(self.work, args, access, ctx)
+
+    def work(self, args: A, access: Access, ctx: ToolContext) -> ToolResult:
+        raise NotImplementedError(f"{self.name} has neither work() nor execute()")
+
     async def run(self, args: A, ctx: ToolContext) -> ToolResult:
-        raise NotImplementedError
+        """Resolve and execute in one go, without asking anyone (scripts and tests)."""
+        try:
+            access = self.access(args, ctx)
+        except PathError as err:
+            return ToolResult.error(str(err))
+        try:
+            return await self.execute(args, access, ctx)
+        finally:
+            access.close()

@@ -9,13 +9,10 @@ from __future__ import annotations
 import difflib
 import re
 import stat
-from pathlib import Path
 
 from pydantic import Field
 
-from zizou import confined
-from zizou.confined import atomic_write, relative
-from zizou.confined import resolve as resolve_in_root
+from zizou.confined import PathHandle
 from zizou.errors import PathError
 from zizou.tools._atomic import (
     detect_newline,
@@ -24,7 +21,7 @@ from zizou.tools._atomic import (
     unified_diff,
     with_newline,
 )
-from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
+from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult, file_access
 from zizou.tools.read_file import MAX_FILE_BYTES, decode_text, format_line
 
 MAX_SIMILARITY_LINES = 20_000
@@ -62,10 +59,9 @@ class EditFile(Tool[EditFileArgs]):
     Args = EditFileArgs
 
     def access(self, args: EditFileArgs, ctx: ToolContext) -> Access:
-        path = resolve_in_root(ctx.root, args.path)
-        return Access(kind="write", paths=(relative(ctx.root, path),))
+        return file_access("write", ctx, args.path)
 
-    async def run(self, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
+    def work(self, args: EditFileArgs, access: Access, ctx: ToolContext) -> ToolResult:
         if not args.old_string:
             return ToolResult.error(
                 "old_string is empty; to create a file or replace all of it, use write_file"
@@ -73,21 +69,21 @@ class EditFile(Tool[EditFileArgs]):
         if to_lf(args.old_string) == to_lf(args.new_string):
             return ToolResult.error("old_string and new_string are the same; nothing to change")
         try:
-            path = resolve_in_root(ctx.root, args.path)
-            return _edit(path, relative(ctx.root, path), args, ctx)
+            return _edit(access.handle(), args, ctx)
         except PathError as err:
             return ToolResult.error(str(err))
         except OSError as err:
             return ToolResult.error(f"could not edit {args.path}: {err.strerror or err}")
 
 
-def _edit(path: Path, rel: str, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
-    info = confined.stat(ctx.root, path)
+def _edit(file: PathHandle, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
+    rel, path = file.rel, file.path
+    info = file.stat()
     if info is None:
         return ToolResult.error(f"{rel} does not exist; to create it, use write_file")
     if not stat.S_ISREG(info.st_mode):
         return ToolResult.error(f"{rel} is not a regular file; only files can be edited")
-    data = confined.read_bytes(ctx.root, path, MAX_FILE_BYTES)
+    data = file.read_bytes(MAX_FILE_BYTES)
     reason = ctx.ledger.check(path, data)
     if reason is not None:
         return ToolResult.error(f"cannot edit {rel}: {reason}")
@@ -107,7 +103,7 @@ def _edit(path: Path, rel: str, args: EditFileArgs, ctx: ToolContext) -> ToolRes
     starts = starts if args.replace_all else starts[:1]
     new_text = text.replace(old, new, len(starts))
     out = with_newline(new_text, detect_newline(data)).encode("utf-8")
-    atomic_write(ctx.root, path, out)
+    file.atomic_write(out)
     ctx.ledger.record(path, out)
     shift = len(new) - len(old)
     moved = [start + k * shift for k, start in enumerate(starts)]

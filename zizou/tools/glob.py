@@ -16,10 +16,9 @@ from pydantic import Field
 
 from zizou import confined
 from zizou.confined import relative
-from zizou.confined import resolve as resolve_in_root
 from zizou.errors import PathError
 from zizou.ignore import project_files
-from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
+from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult, place_access
 
 MAX_RESULTS = 200
 
@@ -122,16 +121,14 @@ class Glob(Tool[GlobArgs]):
     Args = GlobArgs
 
     def access(self, args: GlobArgs, ctx: ToolContext) -> Access:
-        path = resolve_in_root(ctx.root, args.path or ".")
-        return Access(kind="read", paths=(relative(ctx.root, path),))
+        return place_access("read", ctx, args.path or ".")
 
-    async def run(self, args: GlobArgs, ctx: ToolContext) -> ToolResult:
+    async def execute(self, args: GlobArgs, access: Access, ctx: ToolContext) -> ToolResult:
+        [base], [base_rel] = access.places, access.paths
         try:
-            base = resolve_in_root(ctx.root, args.path or ".")
             info = confined.stat(ctx.root, base)
         except PathError as err:
             return ToolResult.error(str(err))
-        base_rel = relative(ctx.root, base)
         if info is None or not stat.S_ISDIR(info.st_mode):
             what = "does not exist" if info is None else "is not a directory"
             return ToolResult.error(f"{base_rel} {what}; give a directory to search in")

@@ -19,12 +19,10 @@ from pathlib import Path
 from pydantic import Field
 
 from zizou import confined
-from zizou.confined import relative
-from zizou.confined import resolve as resolve_in_root
 from zizou.errors import PathError
 from zizou.ignore import IGNORED_DIRS, SECRET_FILE_GLOBS, is_secret_name
 from zizou.tools._rg import RG_MISSING, find_rg
-from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
+from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult, place_access
 
 MAX_LINES = 100
 MAX_BYTES = 30_000
@@ -132,16 +130,14 @@ class Grep(Tool[GrepArgs]):
     Args = GrepArgs
 
     def access(self, args: GrepArgs, ctx: ToolContext) -> Access:
-        path = resolve_in_root(ctx.root, args.path or ".")
-        return Access(kind="read", paths=(relative(ctx.root, path),))
+        return place_access("read", ctx, args.path or ".")
 
-    async def run(self, args: GrepArgs, ctx: ToolContext) -> ToolResult:
+    async def execute(self, args: GrepArgs, access: Access, ctx: ToolContext) -> ToolResult:
+        [target], [rel] = access.places, access.paths
         try:
-            target = resolve_in_root(ctx.root, args.path or ".")
             info = confined.stat(ctx.root, target)
         except PathError as err:
             return ToolResult.error(str(err))
-        rel = relative(ctx.root, target)
         if is_secret_name(target.name) or is_secret_name(Path(args.path or ".").name):
             return ToolResult.error(f"{rel} looks like a secret file; its contents are not read")
         if info is None:

@@ -12,11 +12,9 @@ from dataclasses import dataclass
 from pydantic import Field
 
 from zizou import confined
-from zizou.confined import relative
-from zizou.confined import resolve as resolve_in_root
 from zizou.errors import PathError
 from zizou.ignore import IGNORED_DIRS
-from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
+from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult, place_access
 
 MAX_ENTRIES = 500
 
@@ -68,13 +66,11 @@ class ListDir(Tool[ListDirArgs]):
     Args = ListDirArgs
 
     def access(self, args: ListDirArgs, ctx: ToolContext) -> Access:
-        path = resolve_in_root(ctx.root, args.path or ".")
-        return Access(kind="read", paths=(relative(ctx.root, path),))
+        return place_access("read", ctx, args.path or ".")
 
-    async def run(self, args: ListDirArgs, ctx: ToolContext) -> ToolResult:
+    def work(self, args: ListDirArgs, access: Access, ctx: ToolContext) -> ToolResult:
+        [directory], [rel] = access.places, access.paths
         try:
-            directory = resolve_in_root(ctx.root, args.path or ".")
-            rel = relative(ctx.root, directory)
             info = confined.stat(ctx.root, directory)
             if info is None or not stat.S_ISDIR(info.st_mode):
                 what = "does not exist" if info is None else "is not a directory"

@@ -14,11 +14,9 @@ import sys
 from pydantic import Field
 
 from zizou import confined
-from zizou.confined import relative
-from zizou.confined import resolve as resolve_in_root
 from zizou.env import scrubbed_env
 from zizou.errors import PathError
-from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
+from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult, place_access
 
 OPENER_WAIT_S = 2.0
 
@@ -58,16 +56,14 @@ class OpenFile(Tool[OpenFileArgs]):
         self._waiting: set[asyncio.Task[int]] = set()
 
     def access(self, args: OpenFileArgs, ctx: ToolContext) -> Access:
-        path = resolve_in_root(ctx.root, args.path)
-        return Access(kind="open", paths=(relative(ctx.root, path),))
+        return place_access("open", ctx, args.path)
 
-    async def run(self, args: OpenFileArgs, ctx: ToolContext) -> ToolResult:
+    async def execute(self, args: OpenFileArgs, access: Access, ctx: ToolContext) -> ToolResult:
+        [path], [rel] = access.places, access.paths
         try:
-            path = resolve_in_root(ctx.root, args.path)
             info = confined.stat(ctx.root, path)
         except PathError as err:
             return ToolResult.error(str(err))
-        rel = relative(ctx.root, path)
         if info is None:
             return ToolResult.error(f"{rel} does not exist; use glob to find the file you mean")
         opener = self.opener or default_opener()

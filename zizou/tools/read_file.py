@@ -7,16 +7,13 @@ every tool that shows file lines numbers them the same way.
 from __future__ import annotations
 
 import stat
-from pathlib import Path
 
 from pydantic import Field
 
-from zizou import confined
-from zizou.confined import relative
-from zizou.confined import resolve as resolve_in_root
+from zizou.confined import PathHandle
 from zizou.errors import PathError
 from zizou.tools._atomic import split_lines, to_lf
-from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
+from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult, file_access
 
 MAX_LINES = 2_000
 MAX_OUTPUT_BYTES = 100_000
@@ -48,10 +45,11 @@ def format_line(number: int, line: str) -> str:
     return f"{number:>6}\t{line}"
 
 
-def load_text(root: Path, path: Path, rel: str) -> tuple[bytes, list[str]]:
-    """The bytes and lines of `path` (resolved inside `root`), read by fd without following
-    symlinks; FileProblem names what to do instead, PathError says the path is unsafe."""
-    info = confined.stat(root, path)
+def load_text(file: PathHandle) -> tuple[bytes, list[str]]:
+    """The bytes and lines of the file `file` holds, read by fd without following symlinks;
+    FileProblem names what to do instead, PathError says the path is unsafe."""
+    rel = file.rel
+    info = file.stat()
     if info is None:
         raise FileProblem(f"{rel} does not exist; use glob to find the file you mean")
     if stat.S_ISDIR(info.st_mode):
@@ -61,7 +59,7 @@ def load_text(root: Path, path: Path, rel: str) -> tuple[bytes, list[str]]:
     if info.st_size > MAX_FILE_BYTES:
         size = info.st_size
         raise FileProblem(f"{rel} is too large to read ({size:,} bytes); use grep to search it")
-    data = confined.read_bytes(root, path, MAX_FILE_BYTES)
+    data = file.read_bytes(MAX_FILE_BYTES)
     text = decode_text(data)
     if text is None:
         raise FileProblem(f"{rel} looks binary ({len(data):,} bytes); only text files can be read")
@@ -94,19 +92,18 @@ class ReadFile(Tool[ReadFileArgs]):
     Args = ReadFileArgs
 
     def access(self, args: ReadFileArgs, ctx: ToolContext) -> Access:
-        path = resolve_in_root(ctx.root, args.path)
-        return Access(kind="read", paths=(relative(ctx.root, path),))
+        return file_access("read", ctx, args.path)
 
-    async def run(self, args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
+    def work(self, args: ReadFileArgs, access: Access, ctx: ToolContext) -> ToolResult:
+        file = access.handle()
+        rel = file.rel
         try:
-            path = resolve_in_root(ctx.root, args.path)
-            rel = relative(ctx.root, path)
-            data, lines = load_text(ctx.root, path, rel)
+            data, lines = load_text(file)
         except (PathError, FileProblem) as err:
             return ToolResult.error(str(err))
         except OSError as err:
             return ToolResult.error(f"could not read {args.path}: {err.strerror or err}")
-        ctx.ledger.record(path, data)
+        ctx.ledger.record(file.path, data)
         if not lines:
             return ToolResult(ok=True, output=f"{rel} is empty (0 lines, {len(data)} bytes).")
         return _window(rel, lines, args.start_line or 1, args.end_line)

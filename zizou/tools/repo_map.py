@@ -13,10 +13,8 @@ import re
 from pydantic import Field, field_validator
 
 from zizou import confined
-from zizou.confined import relative
-from zizou.confined import resolve as resolve_in_root
 from zizou.errors import PathError
-from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
+from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult, place_access
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 
@@ -64,20 +62,17 @@ class RepoMap(Tool[RepoMapArgs]):
     Args = RepoMapArgs
 
     def access(self, args: RepoMapArgs, ctx: ToolContext) -> Access:
-        paths = tuple(relative(ctx.root, resolve_in_root(ctx.root, p)) for p in args.paths)
-        return Access(kind="read", paths=paths or (".",))
+        return place_access("read", ctx, *(args.paths or ["."]))
 
-    async def run(self, args: RepoMapArgs, ctx: ToolContext) -> ToolResult:
-        focus: list[str] = []
-        for raw in args.paths:
+    async def execute(self, args: RepoMapArgs, access: Access, ctx: ToolContext) -> ToolResult:
+        focus = list(access.paths) if args.paths else []
+        for path, rel in zip(access.places, access.paths, strict=True):
             try:
-                path = resolve_in_root(ctx.root, raw)
                 info = confined.stat(ctx.root, path)
             except PathError as err:
                 return ToolResult.error(str(err))
             if info is None:
-                return ToolResult.error(f"{raw} does not exist; give a file or directory")
-            focus.append(relative(ctx.root, path))
+                return ToolResult.error(f"{rel} does not exist; give a file or directory")
         if ctx.code_map is None:
             return ToolResult.error("the repo map is not available in this session")
         focused = ctx.code_map.focused

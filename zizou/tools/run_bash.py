@@ -204,7 +204,7 @@ class RunBash(Tool[RunBashArgs]):
     def access(self, args: RunBashArgs, ctx: ToolContext) -> Access:
         return Access(kind="exec", command=args.command)
 
-    async def run(self, args: RunBashArgs, ctx: ToolContext) -> ToolResult:
+    async def execute(self, args: RunBashArgs, access: Access, ctx: ToolContext) -> ToolResult:
         if not args.command.strip():
             return ToolResult.error("the command is empty")
         env = scrubbed_env(ctx.env if ctx.env is not None else os.environ)

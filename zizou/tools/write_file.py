@@ -7,13 +7,10 @@ and CRLF style, and records the new content so the model may edit what it just w
 from __future__ import annotations
 
 import stat
-from pathlib import Path
 
 from pydantic import Field
 
-from zizou import confined
-from zizou.confined import atomic_write, relative
-from zizou.confined import resolve as resolve_in_root
+from zizou.confined import PathHandle
 from zizou.errors import PathError
 from zizou.tools._atomic import (
     detect_newline,
@@ -21,7 +18,7 @@ from zizou.tools._atomic import (
     unified_diff,
     with_newline,
 )
-from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
+from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult, file_access
 from zizou.tools.read_file import MAX_FILE_BYTES
 
 
@@ -43,31 +40,30 @@ class WriteFile(Tool[WriteFileArgs]):
     Args = WriteFileArgs
 
     def access(self, args: WriteFileArgs, ctx: ToolContext) -> Access:
-        path = resolve_in_root(ctx.root, args.path)
-        return Access(kind="write", paths=(relative(ctx.root, path),))
+        return file_access("write", ctx, args.path)
 
-    async def run(self, args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
+    def work(self, args: WriteFileArgs, access: Access, ctx: ToolContext) -> ToolResult:
         try:
-            path = resolve_in_root(ctx.root, args.path)
-            return _write(path, relative(ctx.root, path), args.content, ctx)
+            return _write(access.handle(), args.content, ctx)
         except PathError as err:
             return ToolResult.error(str(err))
         except OSError as err:
             return ToolResult.error(f"could not write {args.path}: {err.strerror or err}")
 
 
-def _write(path: Path, rel: str, content: str, ctx: ToolContext) -> ToolResult:
-    info = confined.stat(ctx.root, path)
+def _write(file: PathHandle, content: str, ctx: ToolContext) -> ToolResult:
+    rel, path = file.rel, file.path
+    info = file.stat()
     if info is not None and stat.S_ISDIR(info.st_mode):
         return ToolResult.error(f"{rel} is a directory; give the path of a file inside it")
     if info is not None and not stat.S_ISREG(info.st_mode):
         return ToolResult.error(f"{rel} is not a regular file; it cannot be overwritten")
-    old = None if info is None else confined.read_bytes(ctx.root, path, MAX_FILE_BYTES)
+    old = None if info is None else file.read_bytes(MAX_FILE_BYTES)
     if old is not None and detect_newline(old) == "\r\n":
         content = with_newline(content, "\r\n")
     data = content.encode("utf-8")
     if old != data:
-        atomic_write(ctx.root, path, data)
+        file.atomic_write(data)
     ctx.ledger.record(path, data)
     old_text = None if old is None else old.decode("utf-8", errors="replace")
     size = f"{len(split_lines(content))} lines, {len(data):,} bytes"

@@ -13,8 +13,11 @@ for that message and says why once, in `problem`, for the front end to show.
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
 import time
+import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -22,7 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from zizou import confined
-from zizou.core.events import Event, Retrying, TextDelta, TurnFinished
+from zizou.core.events import AnyEvent, Retrying, TextDelta, TurnFinished
 from zizou.core.prompt import CompiledPrompt
 from zizou.core.protocols import ModelRequest
 from zizou.errors import PathError
@@ -74,6 +77,8 @@ class DebugLog:
         self.problem: str | None = None  # why the log is off for this message, if it is
         self._file: TextIO | None = None
         self._turn = _Turn(0)
+        self._lock = threading.RLock()  # log records come from worker threads too
+        self._handler = _Records(self)
 
     # The TurnRecorder protocol.
 
@@ -82,16 +87,24 @@ class DebugLog:
         self.problem = None
         self._turn = _Turn(len(history))
         self._safely(self._open)
+        if self._file is not None:
+            logging.getLogger("zizou").addHandler(self._handler)
 
     def record_request(self, step: int, request: ModelRequest) -> None:
         if self._file is not None:
             self._safely(lambda: self._record_request(step, request))
 
-    def emit(self, event: Event) -> None:
+    def emit(self, event: AnyEvent) -> None:
         if self._file is not None:
             self._safely(lambda: self._record_event(event))
 
+    def log(self, record: logging.LogRecord) -> None:
+        """A record zizou logged while the turn ran: a LOG record, its traceback with it."""
+        if self._file is not None:
+            self._safely(lambda: self._out(self._stamp(_log_record(record))))
+
     def close(self) -> None:
+        logging.getLogger("zizou").removeHandler(self._handler)
         file, self._file = self._file, None
         if file is not None:
             try:
@@ -113,7 +126,8 @@ class DebugLog:
 
     def _safely(self, action: Callable[[], None]) -> None:
         try:
-            action()
+            with self._lock:
+                action()
         except PathError as exc:  # a symlink, a FIFO, a directory: nothing zizou writes through
             self._fail(f"{self.path} cannot be written safely ({exc})")
         except OSError as exc:
@@ -189,7 +203,7 @@ class DebugLog:
             self._write(record)
         self._turn.pending.clear()
 
-    def _record_event(self, event: Event) -> None:
+    def _record_event(self, event: AnyEvent) -> None:
         turn = self._turn
         if isinstance(event, TextDelta):
             if not turn.deltas:
@@ -217,6 +231,24 @@ class DebugLog:
             record = text_record(turn.deltas, took, discarded)
             turn.deltas = []
             self._out(self._stamp(record, at=turn.deltas_started))
+
+
+class _Records(logging.Handler):
+    """Hands the "zizou" logger's records to the debug log of the running turn."""
+
+    def __init__(self, log: DebugLog) -> None:
+        super().__init__(logging.INFO)
+        self.debug_log = log
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.debug_log.log(record)
+
+
+def _log_record(record: logging.LogRecord) -> str:
+    text = f"LOG {record.levelname} {record.name}: {record.getMessage()}\n"
+    if record.exc_info and record.exc_info[1] is not None:
+        text += fmt.block("".join(traceback.format_exception(record.exc_info[1])))
+    return text
 
 
 __all__ = ["FILE_MODE", "CallParameters", "DebugLog", "PromptRecord"]

@@ -1,15 +1,18 @@
 """The records of section 6 of `zizou-debug.log`, LIVE STREAM EVENTS: one per event the loop
 yields, labelled as context.md lists them (STEP-START, TEXT-DELTA, TOOL-CALL, TOOL-RESULT,
-TOOL-ERROR, RETRY, STEP-FINISH, FINISH, ERROR, and TURN-START, PERMISSION-ASK,
-PERMISSION-DECIDED), then the usage
+TOOL-ERROR, RETRY, STEP-FINISH, FINISH, ERROR, and TURN-START, MODEL-REPLY, TOOL-PROGRESS,
+PERMISSION-ASK, PERMISSION-DECIDED), then the usage
 and cost of the whole message. Pure text; debug_log.py stamps, redacts and writes them.
 """
 
 from __future__ import annotations
 
+from typing import assert_never
+
 from zizou.core.events import (
     AgentError,
-    Event,
+    AnyEvent,
+    ModelReplied,
     PermissionDecided,
     PermissionRequested,
     Retrying,
@@ -18,11 +21,12 @@ from zizou.core.events import (
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
+    ToolProgress,
     TurnFinished,
     TurnStarted,
     Usage,
 )
-from zizou.trace.sections import block, chars, count, to_json
+from zizou.trace.sections import block, chars, count
 
 
 def _usage(usage: Usage) -> str:
@@ -30,7 +34,7 @@ def _usage(usage: Usage) -> str:
     return f"{usage.input_tokens:,} in / {usage.output_tokens:,} out tokens, {cost}"
 
 
-def event_record(event: Event) -> str:
+def event_record(event: AnyEvent) -> str:
     """The log record of one event (TEXT-DELTAs are gathered by the caller, see text_record)."""
     match event:
         case TurnStarted(user_text=text):
@@ -39,6 +43,12 @@ def event_record(event: Event) -> str:
             return f"STEP-START step {step}\n"
         case TextDelta(text=text):
             return f"TEXT-DELTA\n{block(text)}"
+        case ModelReplied(step=step, text=text, tool_calls=names, finish_reason=finish):
+            calls = f"tool calls {', '.join(names)}" if names else "no tool calls"
+            size = chars(len(text))
+            return f"MODEL-REPLY step {step}: text of {size}, {calls}, finish_reason={finish}\n"
+        case ToolProgress(call_id=call_id, name=name, text=text):
+            return f"TOOL-PROGRESS {call_id} {name}: {text}\n"
         case ToolCallStarted(call_id=call_id, name=name, arguments=arguments):
             return f"TOOL-CALL {call_id} {name}, arguments as sent:\n{block(arguments)}"
         case PermissionRequested(call_id=call_id, tool=tool, summary=summary, detail=detail):
@@ -59,13 +69,16 @@ def event_record(event: Event) -> str:
             return f"RETRY attempt {attempt} in {delay:.1f}s: {reason}\n"
         case StepFinished(step=step, usage=usage, finish_reason=finish):
             return f"STEP-FINISH step {step}, finish_reason={finish}, {_usage(usage)}\n"
-        case AgentError(message=text, fatal=fatal):
-            return f"ERROR{'' if fatal else ' (not fatal)'}: {text}\n"
+        case AgentError(message=text, fatal=fatal, detail=detail):
+            return f"ERROR{'' if fatal else ' (not fatal)'}: {text}\n" + (
+                block(detail) if detail else ""
+            )
         case TurnFinished(reason=reason, steps=steps, message=text):
             return f"FINISH {reason} after {count(steps, 'step')}" + (
                 f": {text}\n" if text else "\n"
             )
-    return f"{event.type.upper()} {to_json(event.to_dict())}\n"
+        case _:
+            assert_never(event)
 
 
 def text_record(pieces: list[str], seconds: float, discarded: bool = False) -> str:
