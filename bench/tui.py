@@ -177,21 +177,15 @@ def long_answer(size: int = 100_000) -> str:
 
 
 async def headless_time(reply: dict[str, object]) -> float:
+    from zizou.config.options import RunOptions
     from zizou.core.approvers import ScriptedApprover
-    from zizou.core.permissions import Rules
     from zizou.headless import HeadlessRun
     from zizou.providers.fake import ScriptedModel
     from zizou.runtime import build_runtime
 
     project = Path(tempfile.mkdtemp(prefix="zizou-bench-"))
-    runtime = build_runtime(
-        project,
-        ScriptedModel([reply]),
-        ScriptedApprover(),
-        Rules(),
-        persist=False,
-        debug_log=False,
-    )
+    options = RunOptions(root=project, debug_log=False)
+    runtime = build_runtime(options, ScriptedModel([reply]), ScriptedApprover(), persist=False)
     run = HeadlessRun(runtime, "text", out=io.StringIO(), err=io.StringIO())
     started = time.perf_counter()
     await run.run("go")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,6 +16,11 @@ import pytest
 
 TESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS))
+# Test modules take the helpers below with `from conftest import run_cli`. pytest imports this
+# file under its own name (importlib mode), and tests/ui puts its directory, with its own
+# conftest.py, on the path too; so `conftest` is made to mean this file, whatever the order in
+# which the directories are collected, instead of whichever conftest.py the path finds first.
+sys.modules.setdefault("conftest", sys.modules[__name__])
 
 from loopback import LoopbackServer  # noqa: E402
 
@@ -48,6 +54,14 @@ def sandbox_on() -> None:
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail(f"CI needs the sandbox: {status.problem}")
         pytest.skip(f"no sandbox on this machine: {status.problem}")
+
+
+@pytest.fixture(scope="session")
+def git_installed() -> None:
+    """For tests that need the git program: skipped where it is missing (asked once, when the
+    first such test runs, not while the tests are collected)."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
 
 
 @pytest.fixture

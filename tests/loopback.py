@@ -101,6 +101,7 @@ class LoopbackServer:
         self.port = port
         self.requests: list[RecordedRequest] = []
         self.closing = threading.Event()
+        self.stalling = threading.Event()  # set when a stream reaches its scripted stall
         self._lock = threading.Lock()
         self._served = 0
         self._ids = itertools.count(1)
@@ -297,6 +298,8 @@ class _Handler(BaseHTTPRequestHandler):
         for number, chunk in enumerate(chunks):
             pause = reply.chunk_delay_s if number else 0.0
             pause += reply.stall_s if number == reply.stall_after + 1 else 0.0  # 0 is the role
+            if reply.stall_s and number == reply.stall_after + 1:
+                self.owner.stalling.set()
             if pause and self.owner.closing.wait(pause):
                 return
             self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())

@@ -9,10 +9,12 @@ from typing import Any
 
 from zizou.core.approvers import ScriptedApprover
 from zizou.core.calls import CallRunner
+from zizou.core.conversation import Conversation
 from zizou.core.events import AnyEvent
 from zizou.core.loop import Agent, AgentConfig
 from zizou.core.permissions import Rules
 from zizou.core.prompt import PromptBuilder
+from zizou.core.state import SessionState
 from zizou.providers.fake import ScriptedModel
 from zizou.tools import ToolContext, default_registry
 
@@ -27,13 +29,20 @@ def make_agent(
     approver: ScriptedApprover | None = None,
     rules: Rules | None = None,
     max_steps: int = 15,
+    *,
+    model: ScriptedModel | None = None,
+    history: list[dict[str, Any]] | None = None,
+    write_compiled: bool = True,
 ) -> tuple[Agent, ScriptedModel]:
-    model = ScriptedModel(replies)
+    """An agent over `model` (default: one playing `replies`), its history `history`."""
+    model = model or ScriptedModel(replies)
     registry = default_registry()
-    ctx = ToolContext(root=root)
+    state = SessionState(Conversation(history))
+    ctx = ToolContext(root=root, state=state)
     runner = CallRunner(registry, ctx, approver or ScriptedApprover(), rules or Rules())
-    prompt = PromptBuilder(root, registry, ctx.workspace)
-    return Agent(model, runner, prompt, config=AgentConfig(max_steps=max_steps)), model
+    prompt = PromptBuilder(root, registry, state, write_compiled=write_compiled)
+    limits = AgentConfig(max_steps=max_steps)
+    return Agent(model, runner, prompt, state.conversation, limits), model
 
 
 async def collect(agent: Agent, text: str) -> list[AnyEvent]:

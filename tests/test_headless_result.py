@@ -8,14 +8,14 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from zizou.config.options import RunOptions
 from zizou.core.approvers import ScriptedApprover
-from zizou.core.permissions import Rules
-from zizou.core.protocols import ModelEvent, ModelRequest, TextPiece
+from zizou.core.protocols import Model, ModelEvent, ModelRequest, TextPiece
 from zizou.headless import HeadlessRun
 from zizou.runtime import build_runtime
 
 
-class BrokenModel:
+class BrokenModel(Model):
     id = "openai/broken"
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
@@ -24,8 +24,10 @@ class BrokenModel:
         yield TextPiece("never")
 
 
-async def test_a_bug_in_the_turn_still_ends_with_one_result(tmp_path: Path) -> None:
-    runtime = build_runtime(tmp_path, BrokenModel(), ScriptedApprover(), Rules(), debug_log=False)
+async def test_a_bug_in_the_turn_ends_it_with_an_error_record_not_a_traceback(
+    tmp_path: Path,
+) -> None:
+    runtime = build_runtime(RunOptions(root=tmp_path), BrokenModel(), ScriptedApprover())
     out, err = io.StringIO(), io.StringIO()
     try:
         code = await HeadlessRun(runtime, "json", out=out, err=err).run("hi")
@@ -35,5 +37,11 @@ async def test_a_bug_in_the_turn_still_ends_with_one_result(tmp_path: Path) -> N
     [line] = out.getvalue().splitlines()
     result = json.loads(line)
     assert result["subtype"] == "error" and result["session_id"] == runtime.session_id
-    assert result["error"] == {"kind": "runtime", "message": "boom"}
-    assert "Traceback" in err.getvalue() and "RuntimeError: boom" in err.getvalue()
+    assert result["error"] == {"kind": "runtime", "message": "zizou failed: RuntimeError: boom"}
+    assert "Traceback" not in err.getvalue()
+    log = (tmp_path / "zizou-debug.log").read_text(encoding="utf-8")
+    assert "ERROR: zizou failed: RuntimeError: boom" in log
+    assert "Traceback (most recent call last)" in log and 'raise RuntimeError("boom")' in log
+    session = (tmp_path / ".zizou" / "sessions" / f"{runtime.session_id}.jsonl").read_text()
+    [finished] = [json.loads(x) for x in session.splitlines() if '"finished"' in x]
+    assert finished["reason"] == "error"

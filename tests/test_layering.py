@@ -61,7 +61,17 @@ def test_headless_path_imports_neither_litellm_nor_textual() -> None:
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("zizou", "errors", "env", "secret_files", "skipped_dirs", "redact")),
     ("system", ("confined", "paths", "git", "ignore", "sandbox")),
-    ("contracts", ("core.events", "core.protocols", "core.compaction")),
+    (
+        "contracts",
+        (
+            "core.events",
+            "core.protocols",
+            "core.compaction",
+            "core.messages",
+            "core.conversation",
+            "core.state",
+        ),
+    ),
     ("services", ("providers", "repomap")),
     ("tools", ("tools",)),
     ("agent", ("core",)),

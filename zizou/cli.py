@@ -1,13 +1,13 @@
 """The command line: `zizou [PROMPT]` and `zizou -p PROMPT`. Kept at the edge: it parses flags,
-builds a runtime, and hands over to a front end."""
+resolves them into the run's options (`zizou.config.options`), and hands over to a front end."""
 
 from __future__ import annotations
 
-import asyncio
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -15,9 +15,7 @@ from zizou import __version__
 from zizou.errors import UsageError, ZizouError
 
 if TYPE_CHECKING:
-    from zizou.config.settings import Settings
-    from zizou.core.permissions import Rules
-    from zizou.sandbox import SandboxMode, SandboxStatus
+    from zizou.config.options import Flags
 
 EPILOG = """\b
 Commands:
@@ -25,6 +23,10 @@ Commands:
   zizou keys list | set | remove PROVIDER   API keys: where each comes from, save, delete
   zizou map [--tokens N] [--focus PATH]     print the repo map the model would get
   zizou models [PROVIDER]                   the model ids zizou can be given
+  zizou config [OPTIONS]                    the options in effect, and where each came from
+A setting comes from the first of: a flag, the environment ($ZIZOU_MODEL),
+the project (rules you saved for it), config.toml, the default; `zizou config`
+shows each value in effect and where it came from.
 Exit codes: 0 done, 1 provider or runtime failure, 2 usage or configuration
 error, 3 stopped at the step cap. --output-format json prints one result on every exit.
 Examples:
@@ -32,63 +34,100 @@ Examples:
   zizou -p - --output-format json --allow 'run_bash:pytest' < task.txt
 """
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+# The flags that shape a run, shared by `zizou` and `zizou config`. A flag not given is None
+# (or empty): the defaults live in `zizou.config.options`, and `zizou config` shows them.
+RUN_FLAGS = (
+    click.option(
+        "-m",
+        "--model",
+        help="Model id as litellm names it (else $ZIZOU_MODEL, `model` in config.toml, or the "
+        "default).",
+    ),
+    click.option("--api-base", help="Base URL of an OpenAI-compatible or self-hosted endpoint."),
+    click.option(
+        "--api-key",
+        metavar="KEY",
+        help="Key for the model's provider. Other users can see it in the process list: "
+        "prefer the provider's env var or `zizou keys set PROVIDER`.",
+    ),
+    click.option(
+        "--max-steps",
+        type=click.IntRange(1, 500),
+        help="Step cap per turn (else `max_steps` in config.toml, or the default).",
+    ),
+    click.option(
+        "--allow",
+        "allow",
+        multiple=True,
+        metavar="RULE",
+        help="Approve a tool or 'run_bash:PREFIX' (repeatable).",
+    ),
+    click.option(
+        "--yes", is_flag=True, help="Approve every request except writes to protected paths."
+    ),
+    click.option(
+        "--sandbox",
+        type=click.Choice(["auto", "required", "off"]),
+        help="Where the model's commands run: auto (in the OS sandbox where there is one), "
+        "required (refuse to run them without one), off (unsandboxed); else `sandbox` in "
+        "config.toml.",
+    ),
+    click.option(
+        "--network",
+        "sandbox_network",
+        is_flag=True,
+        default=None,
+        help="Let sandboxed commands use the network for this run.",
+    ),
+    click.option(
+        "-C",
+        "--cwd",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="Project directory (default: current).",
+    ),
+    click.option(
+        "-c", "--continue", "continue_last", is_flag=True, help="Continue the last session."
+    ),
+    click.option(
+        "-r", "--resume", metavar="ID", help="Resume a session (see `zizou sessions list`)."
+    ),
+    click.option(
+        "--no-debug-log",
+        "debug_log",
+        flag_value=False,
+        default=None,
+        help="Do not write zizou-debug.log for this run.",
+    ),
+)
+
+
+def run_flags(command: F) -> F:
+    """Decorate a click command with RUN_FLAGS, in the order listed."""
+    for option in reversed(RUN_FLAGS):
+        command = option(command)
+    return command
+
+
+def flags_from(params: dict[str, Any], **more: Any) -> Flags:
+    """The RUN_FLAGS a command was given (and `more`), as `resolve_options` reads them."""
+    from zizou.config.options import Flags
+
+    return Flags(**params, **more)
+
 
 @click.command(epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("prompt_arg", metavar="[PROMPT]", required=False)
 @click.option(
     "-p", "--print", "prompt", metavar="PROMPT", help="Run one turn headless ('-' reads stdin)."
 )
-@click.option(
-    "-m", "--model", help="Model id as litellm names it (default $ZIZOU_MODEL or openai/gpt-4o)."
-)
-@click.option("--api-base", help="Base URL of an OpenAI-compatible or self-hosted endpoint.")
-@click.option(
-    "--api-key",
-    metavar="KEY",
-    help="Key for the model's provider. Other users can see it in the process list: prefer "
-    "the provider's env var or `zizou keys set PROVIDER`.",
-)
+@run_flags
 @click.option(
     "--output-format",
     type=click.Choice(["text", "json", "stream-json"]),
-    default="text",
-    show_default=True,
-    help="Headless output.",
+    help="Headless output: text (default), json or stream-json.",
 )
-@click.option(
-    "--max-steps",
-    type=click.IntRange(1, 500),
-    default=15,
-    show_default=True,
-    help="Step cap per turn.",
-)
-@click.option(
-    "--allow",
-    "allow",
-    multiple=True,
-    metavar="RULE",
-    help="Approve a tool or 'run_bash:PREFIX' (repeatable).",
-)
-@click.option("--yes", is_flag=True, help="Approve every request except writes to protected paths.")
-@click.option(
-    "--sandbox",
-    "sandbox_mode",
-    type=click.Choice(["auto", "required", "off"]),
-    help="Run the model's commands in the OS sandbox: auto (default, or `sandbox` in "
-    "config.toml), required (refuse to run them without one), off.",
-)
-@click.option(
-    "--network", is_flag=True, help="Let sandboxed commands use the network for this run."
-)
-@click.option(
-    "-C",
-    "--cwd",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Project directory (default: current).",
-)
-@click.option("-c", "--continue", "continue_last", is_flag=True, help="Continue the last session.")
-@click.option("-r", "--resume", metavar="ID", help="Resume a session (see `zizou sessions list`).")
-@click.option("--no-debug-log", is_flag=True, help="Do not write zizou-debug.log for this run.")
 @click.option("--setup", is_flag=True, help="Open the key wizard first (the full-screen app).")
 @click.option(
     "--reset",
@@ -100,52 +139,25 @@ Examples:
 def cli(
     prompt_arg: str | None,
     prompt: str | None,
-    model: str | None,
-    api_base: str | None,
-    api_key: str | None,
-    output_format: str,
-    max_steps: int,
-    allow: tuple[str, ...],
-    yes: bool,
-    sandbox_mode: str | None,
-    network: bool,
-    cwd: Path | None,
-    continue_last: bool,
-    resume: str | None,
-    no_debug_log: bool,
+    output_format: str | None,
     setup: bool,
     reset: bool,
+    **run: Any,
 ) -> int:
     """zizou: a coding agent in your terminal.
 
     With -p it runs one turn headless and prints the answer; without it, the full-screen app.
     """
-    root = _project_root(cwd)
     if prompt is None:
         from zizou.ui.early_keys import keys_held
 
         with keys_held() as typed_ahead:  # from here, keys wait for the app as typed
-            from zizou.config.settings import load_settings
-            from zizou.ui.launch import TuiOptions, run_tui  # the TUI path alone imports Textual
+            from zizou.config.options import resolve_options
+            from zizou.ui.launch import run_tui  # the TUI path alone imports Textual
 
-            settings = load_settings()
-            sandbox = _sandbox(sandbox_mode, network, settings)
-
-            options = TuiOptions(
-                root,
-                model,
-                api_base,
-                api_key,
-                max_steps,
-                prompt_arg,
-                resume=resume,
-                continue_last=continue_last,
-                debug_log=settings.debug_log and not no_debug_log,
-                setup="reset" if reset else "setup" if setup else None,
-                typed_ahead=typed_ahead,
-                sandbox=sandbox,
-            )
-            return run_tui(options, _rules(allow, yes, sandbox))
+            mode = "reset" if reset else "setup" if setup else None
+            options = resolve_options(flags_from(run, prompt=prompt_arg, setup=mode))
+            return run_tui(options, typed_ahead=typed_ahead)
     if setup or reset:
         raise UsageError("--setup and --reset open the key wizard of the full-screen app: drop -p")
     if prompt_arg is not None:
@@ -153,75 +165,11 @@ def cli(
     text = sys.stdin.read() if prompt == "-" else prompt
     if not text.strip():
         raise UsageError("the prompt is empty: pass text to -p, or pipe it in with `-p -`")
-    from zizou.config.model_choice import open_model
-    from zizou.config.settings import load_settings
-    from zizou.headless import HeadlessApprover, HeadlessRun
-    from zizou.runtime import SessionChoice, build_runtime
+    from zizou.config.options import resolve_options
+    from zizou.headless import run_headless
 
-    settings = load_settings()
-    sandbox = _sandbox(sandbox_mode, network, settings)
-    if resume or continue_last:  # from a subdirectory, the project whose sessions these are
-        from zizou.sessions import find_project
-
-        root = find_project(root)
-    rules = _rules(allow, yes, sandbox)
-    llm = open_model(model, api_base, api_key, warn=lambda w: click.echo(f"zizou: {w}", err=True))
-    session = SessionChoice(resume=resume, continue_last=continue_last)
-    debug_log = settings.debug_log and not no_debug_log
-    runtime = build_runtime(
-        root,
-        llm,
-        HeadlessApprover(),
-        rules,
-        max_steps,
-        session=session,
-        debug_log=debug_log,
-        sandbox=sandbox,
-    )
-    try:
-        for warning in runtime.warnings:
-            click.echo(f"zizou: {warning}", err=True)
-        run = HeadlessRun(runtime, output_format)  # type: ignore[arg-type]
-        return asyncio.run(run.run(text))
-    finally:
-        if runtime.debug_log is not None and runtime.debug_log.problem:
-            click.echo(f"zizou: {runtime.debug_log.problem}", err=True)
-        runtime.close()
-
-
-def _rules(allow: tuple[str, ...], yes: bool, sandbox: SandboxStatus) -> Rules:
-    from zizou.core.permissions import rules_from_allow
-    from zizou.tools import BUILTIN_MODULES
-
-    try:
-        return rules_from_allow(allow, BUILTIN_MODULES, yes=yes, sandbox=sandbox.state)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from exc
-
-
-def _sandbox(flag: str | None, network: bool, settings: Settings) -> SandboxStatus:
-    """The sandbox the model's commands run in: the flag, else config.toml, else auto."""
-    import os
-
-    from zizou.env import scrubbed_env
-    from zizou.sandbox import detect
-
-    mode = cast("SandboxMode", flag or settings.sandbox)
-    allow_network = network or settings.sandbox_network
-    status = detect(mode, network=allow_network, env=scrubbed_env(os.environ))
-    if mode == "required" and status.state != "on":
-        raise UsageError(
-            f"sandbox is required, but commands cannot be sandboxed here: {status.problem}; "
-            "install bubblewrap, or use --sandbox auto"
-        )
-    return status
-
-
-def _project_root(cwd: Path | None) -> Path:
-    root = (cwd or Path.cwd()).resolve()
-    if not root.is_dir():
-        raise UsageError(f"{root} is not a directory: pass an existing project with -C")
-    return root
+    options = resolve_options(flags_from(run, prompt=text, output_format=output_format))
+    return run_headless(options)
 
 
 # Subcommands, imported only when used so the main path stays fast.
@@ -230,6 +178,7 @@ SUBCOMMANDS: dict[str, str] = {
     "keys": "zizou.config.keys_command:keys",
     "map": "zizou.repomap.command:map_command",
     "models": "zizou.providers.models_command:models",
+    "config": "zizou.config.config_command:config_command",
 }
 
 

@@ -13,24 +13,33 @@ import json
 import sys
 import time
 import traceback
+from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import Any, Literal, TextIO
+from typing import Any, TextIO, assert_never
 
+from zizou.config.options import OutputFormat, RunOptions
 from zizou.core.events import (
     AgentError,
-    Event,
+    AnyEvent,
+    ModelReplied,
     PermissionDecided,
+    PermissionRequested,
     Retrying,
+    StepFinished,
+    StepStarted,
+    TextDelta,
     ToolCallFinished,
+    ToolCallStarted,
+    ToolProgress,
     TurnFinished,
+    TurnStarted,
     Usage,
 )
-from zizou.core.protocols import Approval, PermissionRequest
+from zizou.core.protocols import Approval, Model, PermissionRequest
 from zizou.errors import ProviderError, UsageError, ZizouError
-from zizou.runtime import Runtime
+from zizou.runtime import Runtime, build_runtime
 from zizou.tools.run_bash import strip_terminal_controls as _plain
 
-OutputFormat = Literal["text", "json", "stream-json"]
 EXIT_CODES = {"done": 0, "error": 1, "loop_guard": 1, "max_steps": 3, "cancelled": 130}
 SUBTYPES = {"done": "success", "max_steps": "max_steps"}
 ERROR_KINDS = {"error": "provider", "loop_guard": "runtime", "cancelled": "interrupted"}
@@ -71,7 +80,7 @@ def result_object(
         "tool_calls": tool_calls,
     }
     if result["subtype"] == "error":
-        kind = kind or ERROR_KINDS.get(finished.reason, "runtime")
+        kind = kind or finished.error_kind or ERROR_KINDS.get(finished.reason, "runtime")
         result["error"] = {"kind": kind, "message": finished.message or ""}
     return result
 
@@ -94,10 +103,10 @@ class HeadlessApprover:
     async def ask(self, request: PermissionRequest) -> Approval:
         if request.protected:
             how = "protected paths are never written without a person approving it"
-        elif request.tool == "run_bash" and request.suggested_rules:
+        elif request.kind == "exec" and request.suggested_rules:
             flags = " ".join(f"--allow {_quoted(f'run_bash:{r}')}" for r in request.suggested_rules)
             how = f"the user can re-run with {flags} added, or with --yes"
-        elif request.tool == "run_bash":
+        elif request.kind == "exec":
             how = f"{request.reason}; the user can re-run with --yes"
         else:
             how = f"the user can re-run with --allow {request.tool} or --yes"
@@ -108,6 +117,41 @@ class HeadlessApprover:
 def _quoted(text: str) -> str:
     """`text` in single quotes, as a shell reads it back (`'run_bash:rm -rf '"'"'a b'"'"''`)."""
     return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+def open_runtime(options: RunOptions, model: Model | None = None) -> Runtime:
+    """The runtime `zizou -p` runs: the model `options` name (or `model`), asking nobody."""
+    if model is None:
+        from zizou.config.model_choice import open_model
+
+        model = open_model(
+            options.model,
+            options.api_base,
+            options.api_key_value,
+            _warn,
+            retry=options.retry,
+            timeouts=options.timeouts,
+        )
+    return build_runtime(options, model, HeadlessApprover())
+
+
+def run_headless(options: RunOptions) -> int:
+    """`zizou -p`: `options.prompt` as one turn, printed as `options.output_format` says; the
+    exit code."""
+    runtime = open_runtime(options)
+    try:
+        for warning in runtime.warnings:
+            _warn(warning)
+        run = HeadlessRun(runtime, options.output_format)
+        return asyncio.run(run.run(options.prompt or ""))
+    finally:
+        if runtime.debug_log is not None and runtime.debug_log.problem:
+            _warn(runtime.debug_log.problem)
+        runtime.close()
+
+
+def _warn(message: str) -> None:
+    print(_plain(f"zizou: {message}"), file=sys.stderr)
 
 
 @dataclass
@@ -121,13 +165,18 @@ class HeadlessRun:
     async def run(self, prompt: str) -> int:
         started = time.monotonic()
         finished: TurnFinished | None = None
+        # run_turn is an async generator: closed even when interrupted, so the loop's own
+        # ending (TurnFinished, the session file's end record) always runs.
+        turn = self.runtime.agent.run_turn(prompt)
         try:
-            async for event in self.runtime.agent.run_turn(prompt):
-                self._render(event)
-                if isinstance(event, TurnFinished):
-                    finished = event
-        except asyncio.CancelledError:
-            finished = TurnFinished("cancelled", "", 0, message="interrupted")
+            async with aclosing(turn) as events:
+                async for event in events:
+                    self._render(event)
+                    if isinstance(event, TurnFinished):
+                        finished = event
+        except asyncio.CancelledError:  # Ctrl+C: the loop ended the turn ("cancelled") first
+            if finished is None:  # it never began: the interruption goes on (cli says so)
+                raise
         except Exception as exc:  # the turn's own failures end in TurnFinished: this is not one
             return self._crashed(exc, time.monotonic() - started)
         assert finished is not None
@@ -142,29 +191,56 @@ class HeadlessRun:
             traceback.print_exception(exc, file=self.err)
         if self.output_format != "text":
             finished = TurnFinished("error", "", 0, message=str(exc) or type(exc).__name__)
-            session_id = self.runtime.session_id
             kind = error_kind(exc)
-            self._json(result_object(finished, session_id, duration_s, self.tool_calls, kind))
+            self._json(result_object(finished, self._saved_as, duration_s, self.tool_calls, kind))
         return exc.exit_code if isinstance(exc, ZizouError) else 1
 
-    def _render(self, event: Event) -> None:
+    def _render(self, event: AnyEvent) -> None:
+        """stream-json prints every event; text prints the answer at the end (`_finish`) and,
+        on stderr, what the person who ran zizou should hear of on the way."""
         if isinstance(event, ToolCallFinished):
             self.tool_calls.append({"name": event.name, "ok": event.ok})
         if self.output_format == "stream-json":
             self._json(event.to_dict())
-        elif isinstance(event, ToolCallFinished) and self.err.isatty():
-            mark = "✓" if event.ok else "✗"
-            print(_plain(f"■ {event.name} · {event.duration_s:.2f}s {mark}"), file=self.err)
-        elif isinstance(event, AgentError) and self.output_format == "text":
-            print(_plain(f"zizou: {event.message}"), file=self.err)
-        elif isinstance(event, Retrying) and self.output_format == "text":
-            print(_plain(f"zizou: {event.reason}"), file=self.err)
-        elif (
-            isinstance(event, PermissionDecided)
-            and event.by == "headless"
-            and self.output_format == "text"
-        ):  # the model reads why it was denied; the person who ran zizou should too
-            print(_plain(f"zizou: {event.tool} was not run: {event.reason}"), file=self.err)
+            return
+        text = self.output_format == "text"
+        match event:
+            case TurnStarted():
+                pass
+            case StepStarted():
+                pass
+            case TextDelta():
+                pass  # the answer is printed whole when the turn ends
+            case ModelReplied():
+                pass
+            case ToolCallStarted():
+                pass
+            case ToolProgress():
+                pass
+            case PermissionRequested():
+                pass  # headless asks nobody: the decision follows
+            case PermissionDecided():
+                if text and event.by == "headless":  # the model reads why; the person should too
+                    self._say(f"{event.tool} was not run: {event.reason}")
+            case ToolCallFinished():
+                if self.err.isatty():
+                    mark = "✓" if event.ok else "✗"
+                    print(_plain(f"■ {event.name} · {event.duration_s:.2f}s {mark}"), file=self.err)
+            case StepFinished():
+                pass
+            case Retrying():
+                if text:
+                    self._say(event.reason)
+            case AgentError():
+                if text:
+                    self._say(event.message)
+            case TurnFinished():
+                pass  # `_finish` prints the answer or the result
+            case _:
+                assert_never(event)
+
+    def _say(self, message: str) -> None:
+        print(_plain(f"zizou: {message}"), file=self.err)
 
     def _finish(self, finished: TurnFinished, duration_s: float) -> None:
         if self.output_format == "text":
@@ -173,8 +249,13 @@ class HeadlessRun:
             if finished.message and finished.reason != "error":
                 print(_plain(f"zizou: {finished.message}"), file=self.err)
             return
-        session_id = self.runtime.session_id
-        self._json(result_object(finished, session_id, duration_s, self.tool_calls))
+        self._json(result_object(finished, self._saved_as, duration_s, self.tool_calls))
+
+    @property
+    def _saved_as(self) -> str | None:
+        """The session to resume this run with; None when it could not be kept (an unusable
+        `.zizou`: the warning on stderr says why)."""
+        return self.runtime.session_id if self.runtime.writer is not None else None
 
     def _json(self, obj: dict[str, Any]) -> None:
         _write_json(self.out, obj)

@@ -1,7 +1,8 @@
 """Assembles one agent session (model, tools, prompt, permissions, session file) for either
 front end.
 
-The TUI and headless mode both call `build_runtime`, so they run the very same loop.
+The TUI and headless mode both call `build_runtime` with the same `RunOptions`, so they run the
+very same loop under the same limits and rules.
 """
 
 from __future__ import annotations
@@ -9,18 +10,19 @@ from __future__ import annotations
 import os
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
 
+from zizou.config.options import RunOptions, SessionChoice
 from zizou.core.calls import CallRunner
 from zizou.core.conversation import Conversation
 from zizou.core.loop import Agent, AgentConfig
-from zizou.core.permissions import Rules
+from zizou.core.messages import Message
 from zizou.core.prompt import PromptBuilder, latest_user_message
 from zizou.core.protocols import Approver, Model, TurnRecorder
+from zizou.core.state import FileView, SessionState
 from zizou.env import scrubbed_env
 from zizou.errors import PathError, UsageError
 from zizou.paths import user_config_dir
@@ -28,15 +30,7 @@ from zizou.repomap import repo_map_for
 from zizou.sandbox import Sandbox, SandboxStatus, detect, hidden_dirs_for
 from zizou.sessions import SessionStore, SessionWriter
 from zizou.tools import ToolContext, default_registry
-from zizou.trace import DebugLog, ensure_excluded, open_debug_log, redactor_for
-
-
-@dataclass(frozen=True)
-class SessionChoice:
-    """Which conversation to run in: a new one, the active one (`-c`), or a given one (`-r`)."""
-
-    resume: str | None = None
-    continue_last: bool = False
+from zizou.trace import DebugLog, Redactor, ensure_excluded, open_debug_log, session_secrets
 
 
 @dataclass
@@ -48,6 +42,13 @@ class Runtime:
     writer: SessionWriter | None = None
     warnings: list[str] = field(default_factory=list)
     debug_log: DebugLog | None = None  # its `problem` says when writing it failed
+
+    @property
+    def state(self) -> SessionState:
+        """The session's state: the conversation, the files in view, what the model saw."""
+        state = self.ctx.state
+        assert isinstance(state, SessionState)
+        return state
 
     @property
     def sandbox_status(self) -> SandboxStatus:
@@ -65,42 +66,55 @@ def new_session_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
 
 
+class SessionRedaction:
+    """Redacts the session file and the compiled prompt as the debug log is redacted: the
+    running model's key, every key zizou has loaded and secret env values, asked again at each
+    write, so a key loaded after start-up (the key wizard, a model switch) is masked too."""
+
+    def __init__(self) -> None:
+        self.agent: Agent | None = None  # set once built; until then, the loaded keys only
+        self._redactor = Redactor(source=self._secrets)
+
+    def _secrets(self) -> list[str | None]:
+        return session_secrets(self.agent.model if self.agent is not None else None)
+
+    def __call__(self, text: str) -> str:
+        self._redactor.refresh()
+        return self._redactor.redact(text)
+
+
 def build_runtime(
-    root: Path,
-    model: Model,
-    approver: Approver,
-    rules: Rules,
-    max_steps: int = 15,
-    *,
-    session: SessionChoice | None = None,
-    persist: bool = True,
-    redact: Callable[[str], str] | None = None,
-    debug_log: bool = True,
-    call_parameters: Mapping[str, Any] | None = None,  # reported in the debug log, with the model's
-    sandbox: SandboxStatus | None = None,  # default: what this machine has, as config says
+    options: RunOptions, model: Model, approver: Approver, *, persist: bool = True
 ) -> Runtime:
+    """The runtime `options` describe, around `model`, asking `approver`; `persist=False` keeps
+    no session file (tests)."""
+    root = options.root
     ensure_excluded(root)  # zizou-debug.log and .zizou/ are never committed by accident
     registry = default_registry()
     env = scrubbed_env(os.environ)
-    status = sandbox or detect(env=env)
-    boxed = Sandbox(root, status, hidden_dirs_for(user_config_dir()))
-    ctx = ToolContext(root=root, env=env, sandbox=boxed, code_map=repo_map_for(root))
-    prompt = PromptBuilder(root, registry, ctx.workspace)
-    runner = CallRunner(registry, ctx, approver, rules)
-    if redact is None:  # session files never hold a key: the same redactor as the debug log
-        redact = redactor_for(model).redact
-    prompt.redact = redact  # nor does the compiled prompt written to .zizou/compiled/
-    session_id, conversation, writer, warnings = _open_session(
-        root, model.id, session or SessionChoice(), persist, redact
+    status = options.sandbox_status or detect(
+        options.sandbox, network=options.sandbox_network, env=env
     )
+    boxed = Sandbox(root, status, hidden_dirs_for(user_config_dir()))
+    redact = SessionRedaction()  # session files never hold a key
+    session_id, state, writer, opened = _open_session(
+        root, model.id, options.session, persist, redact
+    )
+    ctx = ToolContext(root=root, env=env, sandbox=boxed, code_map=repo_map_for(root), state=state)
+    prompt = PromptBuilder(root, registry, state)
+    prompt.redact = redact  # nor does the compiled prompt written to .zizou/compiled/
+    runner = CallRunner(registry, ctx, approver, options.rules)
+    warnings = [*options.warnings, *opened]
     if status.warning():
         warnings.append(str(status.warning()))
     recorders: list[TurnRecorder] = [writer] if writer else []
-    agent = Agent(model, runner, prompt, conversation, AgentConfig(max_steps=max_steps), recorders)
+    limits = AgentConfig(max_steps=options.max_steps)
+    agent = Agent(model, runner, prompt, state.conversation, limits, recorders)
+    redact.agent = agent
     prompt.mentions = lambda: latest_user_message(agent.conversation.messages)
     prompt.commands_note = _commands_note(status)
-    reported = {**(call_parameters or {}), "sandbox": status.describe()}
-    log = open_debug_log(root, agent, prompt, reported) if debug_log else None
+    reported = {"sandbox": status.describe()}
+    log = open_debug_log(root, agent, prompt, reported) if options.debug_log else None
     if log is not None:
         agent.recorders.append(log)
     return Runtime(session_id, agent, ctx, prompt, writer, warnings, log)
@@ -111,8 +125,9 @@ def _open_session(
     model_id: str,
     choice: SessionChoice,
     persist: bool,
-    redact: Callable[[str], str] | None,
-) -> tuple[str, Conversation, SessionWriter | None, list[str]]:
+    redact: Callable[[str], str],
+) -> tuple[str, SessionState, SessionWriter | None, list[str]]:
+    """The session's id, its state (resumed, or new), and the writer that keeps it."""
     store = SessionStore(root)
     session_id = None
     if choice.resume:
@@ -124,10 +139,11 @@ def _open_session(
     if session_id is None:
         session_id = new_session_id()
         writer, problems = _writer(partial(store.create, session_id, model_id, redact), persist)
-        return session_id, _conversation(writer, []), writer, problems
+        return session_id, _state(writer, [], ()), writer, problems
     loaded = store.load(session_id)
     writer, problems = _writer(partial(store.reopen, session_id, redact), persist)
-    return session_id, _conversation(writer, loaded.messages), writer, loaded.warnings + problems
+    state = _state(writer, loaded.messages, loaded.views)
+    return session_id, state, writer, loaded.warnings + problems
 
 
 def _writer(
@@ -142,8 +158,15 @@ def _writer(
         return None, [f"{exc}; this session is not saved"]
 
 
-def _conversation(writer: SessionWriter | None, messages: list[dict[str, object]]) -> Conversation:
-    return Conversation(messages, writer.append_message if writer else None)
+def _state(
+    writer: SessionWriter | None, messages: list[Message], views: tuple[FileView, ...]
+) -> SessionState:
+    """The session's state as it was left, kept by `writer` from now on."""
+    state = SessionState(Conversation(messages, writer.append_message if writer else None))
+    state.restore(views)
+    if writer is not None:
+        state.subscribe(writer.record_state)
+    return state
 
 
 def _commands_note(status: SandboxStatus) -> str:
@@ -162,3 +185,6 @@ def _commands_note(status: SandboxStatus) -> str:
             return (
                 "commands run with bash -c, unsandboxed (no sandbox here); the user approves each"
             )
+
+
+__all__ = ["Runtime", "SessionChoice", "SessionRedaction", "build_runtime", "new_session_id"]

@@ -23,7 +23,7 @@ from zizou.core.events import (
     TurnFinished,
     TurnStarted,
 )
-from zizou.core.protocols import ModelRequest
+from zizou.core.protocols import Model, ModelRequest
 from zizou.sessions import SessionStore
 
 
@@ -119,7 +119,7 @@ async def test_a_consumer_that_stops_reading_still_leaves_the_recorders_an_end(
     assert_history_valid(agent.conversation.messages)
 
 
-class Exploding:
+class Exploding(Model):
     id = "openai/exploding"
 
     def stream(self, request: ModelRequest) -> Any:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from scripted_agent import assert_history_valid, call, collect, make_agent
+from waiting import until
 
 from zizou.core.approvers import ScriptedApprover
 from zizou.core.events import (
@@ -65,8 +66,7 @@ async def test_the_prompt_is_rendered_while_the_event_loop_runs_on(tmp_path: Pat
     agent.prompt.render_text = slow_render  # type: ignore[method-assign]
 
     async def release() -> None:
-        while not started.is_set():
-            await asyncio.sleep(0.01)
+        await until(started.is_set, "the render to start")
         released.set()
 
     events, _ = await asyncio.gather(collect(agent, "hi"), release())
@@ -118,8 +118,7 @@ async def test_cancel_during_a_stalled_stream_keeps_history_valid(tmp_path: Path
             seen.append(event)
 
     task = asyncio.create_task(consume())
-    while sum(isinstance(e, StepStarted) for e in seen) != 2:
-        await asyncio.sleep(0.01)
+    await until(lambda: sum(isinstance(e, StepStarted) for e in seen) == 2, "the second step")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -128,12 +127,17 @@ async def test_cancel_during_a_stalled_stream_keeps_history_valid(tmp_path: Path
 
 async def test_cancel_during_a_command_answers_every_call(tmp_path: Path) -> None:
     replies = [
-        {"tool_calls": [call("run_bash", command="sleep 30"), call("list_dir", path=".")]},
+        {
+            "tool_calls": [
+                call("run_bash", command="touch started; sleep 30"),
+                call("list_dir", path="."),
+            ]
+        },
         {"text": "never"},
     ]
     agent, _ = make_agent(tmp_path, replies, rules=Rules(yes=True))
     task = asyncio.create_task(collect(agent, "go"))
-    await asyncio.sleep(0.5)
+    await until((tmp_path / "started").exists, "the command to start")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

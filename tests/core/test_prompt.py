@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from zizou.core.prompt import PromptBuilder
+from zizou.core.state import FileView, SessionState
 from zizou.tools import default_registry
-from zizou.tools.base import Pin, Workspace
 
 SECRET = "OUTSIDE-SECRET-LINE"
 
@@ -34,13 +34,13 @@ def builder(
     root: Path,
     *,
     write: bool = False,
-    workspace: Workspace | None = None,
+    workspace: SessionState | None = None,
     redact: Callable[[str], str] | None = None,
 ) -> PromptBuilder:
     return PromptBuilder(
         root,
         default_registry(),
-        workspace or Workspace(),
+        workspace or SessionState(),
         write_compiled=write,
         map_tokens=0,
         redact=redact,
@@ -97,7 +97,8 @@ def test_a_symlinked_compiled_dir_is_never_written_into(root: Path, outside: Pat
 
 def test_the_compiled_copy_is_redacted_and_the_model_still_gets_the_text(root: Path) -> None:
     (root / "notes.txt").write_text("token sk-live-123\n")
-    workspace = Workspace([Pin("notes.txt")])
+    workspace = SessionState()
+    workspace.pin(FileView("notes.txt"))
     prompt = builder(
         root, write=True, workspace=workspace, redact=lambda t: t.replace("sk-live-123", "[KEY]")
     )

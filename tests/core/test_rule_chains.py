@@ -124,7 +124,7 @@ def test_a_policy_refusal_says_so() -> None:
 
 
 def request(rules: tuple[str, ...], reason: str = "runs a shell command") -> PermissionRequest:
-    return PermissionRequest("c1", "run_bash", "cmd", None, rules, reason=reason)
+    return PermissionRequest("c1", "run_bash", "cmd", None, rules, reason=reason, kind="exec")
 
 
 @pytest.mark.parametrize(

@@ -10,15 +10,16 @@ from typing import Any
 import pytest
 
 from zizou.core.prompt import PromptBuilder
+from zizou.core.state import SessionState
 from zizou.tools import Tool, default_registry
-from zizou.tools.base import SUMMARY_MAX_CHARS, Workspace
+from zizou.tools.base import SUMMARY_MAX_CHARS
 
 TOOLS = list(default_registry())
 
 
 def session_context(root: Path) -> str:
     builder = PromptBuilder(
-        root, default_registry(), Workspace(), write_compiled=False, map_tokens=0
+        root, default_registry(), SessionState(), write_compiled=False, map_tokens=0
     )
     return next(s.text for s in builder.render().sections if s.name == "SESSION CONTEXT")
 

@@ -13,6 +13,7 @@ from conftest import CliResult, run_cli
 from loopback import LoopbackServer
 
 from zizou.core.compaction import TURN_PLACEHOLDER
+from zizou.core.messages import from_wire, to_wire
 from zizou.sessions import SessionStore
 
 CONFIG = "[retry]\nbase_delay_s = 0.05\n"
@@ -41,8 +42,10 @@ def conversation(request: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def as_sent(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Stored messages as the provider receives them (a `None` content is left out)."""
-    return [{k: v for k, v in m.items() if v is not None} for m in messages]
+    """Stored messages (typed records, or wire dicts in a compacted line) as the provider
+    receives them (a `None` content is left out)."""
+    wire = [to_wire(from_wire(m)) for m in messages]
+    return [{k: v for k, v in m.items() if v is not None} for m in wire]
 
 
 def session_lines(project: Path) -> list[dict[str, Any]]:
@@ -134,7 +137,7 @@ def test_a_crash_while_the_compacted_line_is_written_loses_nothing(
     ]
     # the resumed run appended to the torn line: its records are still read
     loaded = store.load(session_id)
-    assert loaded.turns == 3 and loaded.messages[-1] == {"role": "assistant", "content": "Done."}
+    assert loaded.turns == 3 and loaded.wire()[-1] == {"role": "assistant", "content": "Done."}
 
 
 def test_a_session_file_without_compacted_lines_still_resumes(

@@ -59,7 +59,7 @@ class Run:
         session_id = store.active_id()
         assert session_id is not None
         loaded = store.load(session_id)
-        return [m["content"] for m in loaded.messages if m["role"] == "user"]
+        return [m["content"] for m in loaded.wire() if m["role"] == "user"]
 
 
 def run(

@@ -6,7 +6,6 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from conftest import cli_env, run_cli
@@ -57,10 +56,7 @@ def test_kill_9_mid_stream_leaves_a_session_that_resumes_without_duplicates(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
-        deadline = time.monotonic() + 60
-        while not srv.chat_requests and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(0.3)  # the stream has started and stalls
+        assert srv.stalling.wait(60), "the stream never started"  # it has, and it stalls
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
 
@@ -68,7 +64,7 @@ def test_kill_9_mid_stream_leaves_a_session_that_resumes_without_duplicates(
         session_id = store.active_id()
         assert session_id is not None
         loaded = store.load(session_id)
-        assert [m["content"] for m in loaded.messages if m["role"] == "user"] == [prompt]
+        assert [m["content"] for m in loaded.wire() if m["role"] == "user"] == [prompt]
 
         again = run_cli(["-p", prompt, "-c", "--api-base", srv.base_url], project, zizou_home)
         requests = srv.chat_requests

@@ -74,7 +74,8 @@ def test_prompt_approve_and_read_the_answer(tmux: Tmux, project: Path) -> None:
     with LoopbackServer(script) as srv:
         argv = [sys.executable, "-m", "zizou", "--api-base", srv.base_url]
         argv += ["--model", "openai/test-model", "-C", str(project)]
-        tmux.run("new-session", "-d", "-s", "main", "-x", "100", "-y", "30", shlex.join(argv))
+        # Wide enough for the dialog's working directory, however long the temp path is.
+        tmux.run("new-session", "-d", "-s", "main", "-x", "200", "-y", "30", shlex.join(argv))
         tmux.wait_for(lambda s: "Ask zizou" in s, "the prompt")
         tmux.run("send-keys", "-t", "main", "-l", "make the file")
         tmux.run("send-keys", "-t", "main", "Enter")

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from waiting import until
 
 from zizou.core.protocols import Model, ModelReply, ModelRequest, TextPiece
 from zizou.errors import ProviderError
@@ -122,8 +123,7 @@ async def test_a_stalled_stream_can_be_cancelled() -> None:
 
     seen: list[Any] = []
     task = asyncio.create_task(consume(seen))
-    while not seen:
-        await asyncio.sleep(0.01)
+    await until(lambda: seen, "the first piece")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -46,7 +46,7 @@ def test_a_walk_honours_gitignore_and_skips_what_is_not_code(tmp_path: Path) -> 
     assert files.sources[0].language == "python" and files.sources[0].size > 0
 
 
-@pytest.mark.skipif(subprocess.run(["git", "--version"]).returncode != 0, reason="no git")
+@pytest.mark.usefixtures("git_installed")
 def test_git_lists_tracked_and_untracked_files_but_not_ignored_ones(tmp_path: Path) -> None:
     _write(tmp_path, LAYOUT)
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)

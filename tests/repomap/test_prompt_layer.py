@@ -5,15 +5,24 @@ from __future__ import annotations
 from pathlib import Path
 
 from zizou.core.prompt import MAP_TOKENS_BY_LEVEL, PromptBuilder, latest_user_message
+from zizou.core.state import FileView, SessionState
 from zizou.tools import default_registry
-from zizou.tools.base import Pin, Workspace
 
 
-def _builder(project: Path, workspace: Workspace | None = None, message: str = "") -> PromptBuilder:
+def pinned(*paths: str) -> SessionState:
+    state = SessionState()
+    for path in paths:
+        state.pin(FileView(path))
+    return state
+
+
+def _builder(
+    project: Path, workspace: SessionState | None = None, message: str = ""
+) -> PromptBuilder:
     return PromptBuilder(
         project,
         default_registry(),
-        workspace or Workspace(),
+        workspace or SessionState(),
         write_compiled=False,
         mentions=lambda: message,
     )
@@ -34,7 +43,7 @@ def test_the_prompt_carries_the_map_with_a_note(project: Path) -> None:
 
 
 def test_pinned_files_steer_the_map_and_are_left_out_of_it(project: Path) -> None:
-    text, _ = _layer(_builder(project, Workspace([Pin("app/views.py")])))
+    text, _ = _layer(_builder(project, pinned("app/views.py")))
     assert "app/views.py:" not in text
     assert text.splitlines()[1] in ("app/service.py:", "app/util.py:")
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from zizou.core.conversation import Conversation
 from zizou.core.events import Retrying
+from zizou.core.messages import from_wire
 from zizou.sessions import SessionStore, SessionWriter
 
 FULL: list[dict[str, Any]] = [
@@ -47,9 +48,9 @@ def test_loading_replays_the_shortening_and_keeps_what_follows(tmp_path: Path) -
     store = SessionStore(tmp_path)
     writer, _ = started(store)
     writer.emit(shortened([*SHORT[:2], FULL[2]]))
-    writer.append_message({"role": "assistant", "content": "Listed."})
+    writer.append_message(from_wire({"role": "assistant", "content": "Listed."}))
     assert kinds(store) == ["meta", "turn", "message", "message", "message", "compacted", "message"]
-    assert store.load("s1").messages == [*SHORT, {"role": "assistant", "content": "Listed."}]
+    assert store.load("s1").wire() == [*SHORT, {"role": "assistant", "content": "Listed."}]
 
 
 def test_the_compacted_line_says_how_many_messages_went(tmp_path: Path) -> None:
@@ -66,7 +67,7 @@ def test_a_later_shortening_replaces_the_earlier_one(tmp_path: Path) -> None:
     writer, _ = started(store)
     writer.emit(shortened(SHORT))
     writer.emit(shortened([SHORT[2]]))
-    assert store.load("s1").messages == [SHORT[2]]
+    assert store.load("s1").wire() == [SHORT[2]]
 
 
 def test_a_retry_that_did_not_shorten_writes_no_line(tmp_path: Path) -> None:
@@ -74,7 +75,7 @@ def test_a_retry_that_did_not_shorten_writes_no_line(tmp_path: Path) -> None:
     writer, _ = started(store)
     writer.emit(Retrying(2, 1.0, "rate limited, retrying in 1 s"))
     assert "compacted" not in kinds(store)
-    assert store.load("s1").messages == FULL
+    assert store.load("s1").wire() == FULL
 
 
 def test_a_torn_compacted_line_loads_the_full_history(tmp_path: Path) -> None:
@@ -85,7 +86,7 @@ def test_a_torn_compacted_line_loads_the_full_history(tmp_path: Path) -> None:
     raw = store.path("s1").read_bytes()
     store.path("s1").write_bytes(raw[: raw.index(b'{"kind":"compacted"') + 60])
     loaded = store.load("s1")
-    assert loaded.messages == FULL
+    assert loaded.wire() == FULL
     assert loaded.warnings == [
         "session s1: skipped a torn last line (an interrupted write) that could not be read"
     ]
@@ -100,8 +101,8 @@ def test_a_record_appended_to_a_torn_line_is_still_read(tmp_path: Path) -> None:
     store.path("s1").write_bytes(raw[: raw.index(b'{"kind":"compacted"') + 60])
     resumed = store.reopen("s1")  # the next run appends right after the torn bytes
     resumed.begin_turn("and now?", FULL)
-    resumed.append_message({"role": "user", "content": "and now?"})
+    resumed.append_message(from_wire({"role": "user", "content": "and now?"}))
     loaded = store.load("s1")
-    assert loaded.messages == [*FULL, {"role": "user", "content": "and now?"}]
+    assert loaded.wire() == [*FULL, {"role": "user", "content": "and now?"}]
     assert loaded.turns == 2
     assert any("the torn start of line" in warning for warning in loaded.warnings)

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from zizou.config.options import RunOptions, SessionChoice
 from zizou.core.approvers import ScriptedApprover
 from zizou.core.conversation import Conversation
-from zizou.core.permissions import Rules
 from zizou.providers.fake import ScriptedModel
-from zizou.runtime import SessionChoice, build_runtime
+from zizou.runtime import build_runtime
 from zizou.sessions import SessionStore
 
 
@@ -26,7 +26,7 @@ def test_a_run_that_said_nothing_leaves_no_session(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
     _said(store, "20260101-old", "the real work")
     runtime = build_runtime(
-        tmp_path, ScriptedModel([]), ScriptedApprover(), Rules(), debug_log=False
+        RunOptions(root=tmp_path, debug_log=False), ScriptedModel([]), ScriptedApprover()
     )
     runtime.close()
     assert not store.path(runtime.session_id).exists()
@@ -56,13 +56,7 @@ def test_an_empty_session_file_is_not_listed_nor_continued(tmp_path: Path) -> No
     store.set_active("20260102-empty")
     assert [s.id for s in store.list()] == ["20260101-old"]
     assert store.active_id() == "20260101-old"
-    runtime = build_runtime(
-        tmp_path,
-        ScriptedModel([]),
-        ScriptedApprover(),
-        Rules(),
-        session=SessionChoice(continue_last=True),
-        debug_log=False,
-    )
+    options = RunOptions(root=tmp_path, session=SessionChoice(continue_last=True), debug_log=False)
+    runtime = build_runtime(options, ScriptedModel([]), ScriptedApprover())
     runtime.close()
     assert runtime.session_id == "20260101-old"

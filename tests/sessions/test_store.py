@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from zizou.config.options import RunOptions
 from zizou.core.approvers import ScriptedApprover
 from zizou.core.conversation import Conversation
 from zizou.core.events import TurnFinished, Usage
-from zizou.core.permissions import Rules
+from zizou.core.messages import AssistantMessage, ToolMessage, from_wire
+from zizou.core.protocols import ToolCall
 from zizou.errors import UsageError
 from zizou.paths import UnsafeProjectDir
 from zizou.providers.fake import ScriptedModel
@@ -43,7 +45,7 @@ def test_a_session_round_trips_with_turn_counts(tmp_path: Path) -> None:
     writer.emit(TurnFinished("done", "hello", 1, Usage(3, 4)))
     writer.close()
     loaded = store.load("s1")
-    assert loaded.messages == conversation.messages
+    assert loaded.messages == conversation.records
     assert loaded.turns == 1 and loaded.warnings == []
     assert loaded.meta.model == "m"
 
@@ -51,12 +53,12 @@ def test_a_session_round_trips_with_turn_counts(tmp_path: Path) -> None:
 def test_a_torn_last_line_is_skipped_and_reported(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
     writer = store.create("s1", "m")
-    writer.append_message({"role": "user", "content": "kept"})
+    writer.append_message(from_wire({"role": "user", "content": "kept"}))
     writer.close()
     with store.path("s1").open("ab") as f:
         f.write(b'{"kind": "message", "message": {"role": "assis')
     loaded = store.load("s1")
-    assert loaded.messages == [{"role": "user", "content": "kept"}]
+    assert loaded.wire() == [{"role": "user", "content": "kept"}]
     assert len(loaded.warnings) == 1 and "torn last line" in loaded.warnings[0]
 
 
@@ -71,7 +73,7 @@ def test_resolve_by_prefix_and_list_newest_first(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
     for session_id, prompt in [("20260101-aaa", "first"), ("20260102-bbb", "second")]:
         writer = store.create(session_id, "m")
-        writer.append_message({"role": "user", "content": prompt})
+        writer.append_message(from_wire({"role": "user", "content": prompt}))
         writer.close()
     assert store.resolve("20260101") == "20260101-aaa"
     with pytest.raises(UsageError, match="matches 2"):
@@ -145,11 +147,52 @@ def test_the_runtime_skips_the_session_with_a_warning_when_zizou_dir_is_unsafe(
     project: Path, outside: Path
 ) -> None:
     (project / ".zizou").symlink_to(outside, target_is_directory=True)
-    runtime = build_runtime(
-        project, ScriptedModel(["hi"]), ScriptedApprover(), Rules(), debug_log=False
-    )
+    options = RunOptions(root=project, debug_log=False)
+    runtime = build_runtime(options, ScriptedModel(["hi"]), ScriptedApprover())
     runtime.prompt.render()
     runtime.close()
     assert runtime.writer is None
     assert any("not saved" in warning for warning in runtime.warnings)
     assert list(outside.iterdir()) == []
+
+
+def test_tool_results_keep_their_outcome_and_older_or_newer_formats_are_handled(
+    tmp_path: Path,
+) -> None:
+    store = SessionStore(tmp_path)
+    writer = store.create("s1", "m")
+    conversation = Conversation(on_append=writer.append_message)
+    conversation.add_user("edit it")
+    conversation.add_assistant("", (ToolCall("c1", "edit_file", "{}"),))
+    failed = ToolMessage(tool_call_id="c1", content="Error: no match", ok=False, name="edit_file")
+    conversation.add_tool_result(failed)
+    writer.close()
+    assert store.load("s1").messages[-1] == failed
+
+    v1 = [
+        {"kind": "meta", "v": 1, "id": "old", "created": "2026-01-01T00:00:00+00:00"},
+        {"kind": "message", "message": {"role": "user", "content": "go"}},
+        {
+            "kind": "message",
+            "message": {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+                ],
+            },
+        },
+        {
+            "kind": "message",
+            "message": {"role": "tool", "tool_call_id": "c1", "content": "Error: x"},
+        },
+    ]
+    store.path("old").write_text("".join(json.dumps(line) + "\n" for line in v1))
+    [_, call, result] = store.load("old").messages
+    assert isinstance(call, AssistantMessage) and call.tool_calls[0].name == "ls"
+    assert isinstance(result, ToolMessage) and result.ok is False
+
+    newer = {"kind": "meta", "v": 99, "id": "new", "created": "2026-01-01T00:00:00+00:00"}
+    store.path("new").write_text(json.dumps(newer) + "\n")
+    with pytest.raises(UsageError, match=r"newer zizou .*upgrade zizou"):
+        store.load("new")

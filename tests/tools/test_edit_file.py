@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from zizou.core.state import FileView
 from zizou.errors import PathError
 from zizou.tools.base import ToolContext, ToolResult
 from zizou.tools.edit_file import TOOL, EditFileArgs
@@ -228,7 +229,7 @@ async def test_failed_write_leaves_file_and_no_temp(
 
 async def test_edit_is_recorded_so_next_check_passes(py: Path, ctx: ToolContext) -> None:
     await edit(ctx, "greet.py", "def greet", "def hi")
-    assert ctx.ledger.check(py.resolve(), py.read_bytes()) is None
+    assert ctx.state.check_unchanged(py.resolve(), py.read_bytes()) is None
 
 
 def test_access_is_write(ctx: ToolContext) -> None:
@@ -247,7 +248,7 @@ async def test_run_refuses_paths_outside(
     ctx: ToolContext, outside: Path, escaping: list[str]
 ) -> None:
     secret = outside / "secret.txt"
-    ctx.ledger.record(secret.resolve(), secret.read_bytes())
+    ctx.state.record_view(secret.resolve(), secret.read_bytes(), FileView("secret"))
     for raw in escaping:
         result = await edit(ctx, raw, "TOP-SECRET", "pwned")
         assert not result.ok, raw

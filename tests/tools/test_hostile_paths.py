@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 
 from zizou.core.permissions import is_protected
+from zizou.core.state import FileView
 from zizou.errors import PathError
 from zizou.tools.add_context import TOOL as ADD_CONTEXT
 from zizou.tools.add_context import AddContextArgs, render_pin
-from zizou.tools.base import Pin, Tool, ToolArgs, ToolContext
+from zizou.tools.base import Tool, ToolArgs, ToolContext
 from zizou.tools.edit_file import TOOL as EDIT_FILE
 from zizou.tools.edit_file import EditFileArgs
 from zizou.tools.glob import TOOL as GLOB
@@ -81,8 +82,8 @@ async def test_loop_then_link_out_is_refused_and_nothing_outside_changes(
     assert "symlink loop at loop/" in result.output
     assert SECRET not in result.output
     assert snapshot(hostile) == before
-    assert ctx.ledger.hashes == {}
-    assert ctx.workspace.pins == []
+    assert ctx.state.ledger.hashes == {}  # type: ignore[attr-defined]
+    assert ctx.state.views == ()  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("raw", ["lnk/secret.txt", "src/../lnk/secret.txt", "nope/../lnk/x"])
@@ -110,10 +111,10 @@ async def test_a_pin_whose_file_becomes_a_link_out_shows_an_error_line(
     root: Path, outside: Path
 ) -> None:
     (root / "notes.txt").write_text("mine\n")
-    assert render_pin(root, Pin("notes.txt")) == "     1\tmine"
+    assert render_pin(root, FileView("notes.txt")) == "     1\tmine"
     (root / "notes.txt").unlink()
     (root / "notes.txt").symlink_to(outside / "secret.txt")
-    note = render_pin(root, Pin("notes.txt"))
+    note = render_pin(root, FileView("notes.txt"))
     assert SECRET not in note
     assert note.startswith("[notes.txt:") and "outside the project" in note
 
@@ -127,7 +128,7 @@ async def test_a_pin_inside_a_directory_swapped_for_a_link_out_shows_an_error_li
     (root / "docs" / "a.txt").unlink()
     (root / "docs").rmdir()
     (root / "docs").symlink_to(outside)
-    note = render_pin(root, Pin("docs/a.txt"))
+    note = render_pin(root, FileView("docs/a.txt"))
     assert SECRET not in note and "outside the project" in note
 
 

@@ -156,14 +156,14 @@ async def test_whole_file_is_recorded_even_for_a_window(root: Path, ctx: ToolCon
     (root / "n.txt").write_bytes(data)
     await read(ctx, "n.txt", 2, 2)
     path = (root / "n.txt").resolve()
-    assert ctx.ledger.check(path, data) is None
-    assert ctx.ledger.check(path, b"other") is not None
+    assert ctx.state.check_unchanged(path, data) is None
+    assert ctx.state.check_unchanged(path, b"other") is not None
 
 
 async def test_failed_read_records_nothing(root: Path, ctx: ToolContext) -> None:
     (root / "bin").write_bytes(b"\0\0")
     await read(ctx, "bin")
-    assert ctx.ledger.hashes == {}
+    assert ctx.state.ledger.hashes == {}  # type: ignore[attr-defined]
 
 
 def test_access_is_read_with_relative_path(root: Path, ctx: ToolContext) -> None:
@@ -183,7 +183,7 @@ async def test_run_refuses_paths_outside(ctx: ToolContext, escaping: list[str]) 
         result = await read(ctx, raw)
         assert not result.ok, raw
         assert SECRET not in result.output
-    assert ctx.ledger.hashes == {}
+    assert ctx.state.ledger.hashes == {}  # type: ignore[attr-defined]
 
 
 def test_schema_has_exact_arguments() -> None:

@@ -158,3 +158,11 @@ def test_timeout_bounds() -> None:
     for bad in (0, 601):
         with pytest.raises(pydantic.ValidationError):
             RunBashArgs(command="x", timeout_s=bad)
+
+
+async def test_a_running_command_reports_its_latest_line_as_progress(ctx: ToolContext) -> None:
+    lines: list[str] = []
+    ctx.emit = lines.append
+    result = await bash(ctx, "echo first; sleep 0.4; printf 'second\\n\\n'")
+    assert result.ok and lines[-1] == "second"  # the blank line after it is no progress
+    assert set(lines) <= {"first", "second"}  # both, unless a slow reader got them together

@@ -115,7 +115,7 @@ async def test_write_is_recorded_so_edit_may_follow(root: Path, ctx: ToolContext
     (root / "win.txt").write_bytes(b"a\r\n")
     await write(ctx, "win.txt", "b\n")
     path = (root / "win.txt").resolve()
-    assert ctx.ledger.check(path, b"b\r\n") is None
+    assert ctx.state.check_unchanged(path, b"b\r\n") is None
 
 
 async def test_unchanged_content_says_so(root: Path, ctx: ToolContext) -> None:

@@ -7,15 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scripted_agent import make_agent
 
-from zizou.core.approvers import ScriptedApprover
-from zizou.core.calls import CallRunner
-from zizou.core.conversation import Conversation
-from zizou.core.loop import Agent, AgentConfig
-from zizou.core.permissions import Rules
-from zizou.core.prompt import PromptBuilder
+from zizou.core.loop import Agent
 from zizou.providers.fake import ScriptedModel
-from zizou.tools import ToolContext, default_registry
 from zizou.trace import open_debug_log
 from zizou.trace.debug_log import DebugLog
 
@@ -29,6 +24,9 @@ class KeyedModel(ScriptedModel):
         super().__init__(replies, id="openai/scripted")
         self.api_key = api_key
 
+    def secrets(self) -> tuple[str, ...]:
+        return (self.api_key,)
+
 
 def make_logged_agent(
     root: Path,
@@ -36,14 +34,15 @@ def make_logged_agent(
     history: list[dict[str, Any]] | None = None,
     max_steps: int = 15,
 ) -> tuple[Agent, DebugLog]:
-    model = KeyedModel(replies)
-    registry = default_registry()
-    ctx = ToolContext(root=root)
-    runner = CallRunner(registry, ctx, ScriptedApprover(), Rules())
-    prompt = PromptBuilder(root, registry, ctx.workspace, write_compiled=False)
-    config = AgentConfig(max_steps=max_steps)
-    agent = Agent(model, runner, prompt, Conversation(history), config)
-    log = open_debug_log(root, agent, prompt, {"stream": True})
+    agent, _ = make_agent(
+        root,
+        [],
+        max_steps=max_steps,
+        model=KeyedModel(replies),
+        history=history,
+        write_compiled=False,
+    )
+    log = open_debug_log(root, agent, agent.prompt, {"stream": True})  # type: ignore[arg-type]
     agent.recorders.append(log)
     return agent, log
 

@@ -3,31 +3,15 @@ key values to redact, through wrappers such as the retry layer."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+from zizou.core.protocols import Model
 from zizou.providers import make_model
 from zizou.providers.settings import RetrySettings, TimeoutSettings
 from zizou.trace import model_call_parameters, session_secrets
 
 
-@dataclass
-class Inner:
-    id: str = "openai/gpt-test"
-    api_base: str | None = "http://127.0.0.1:9/v1"
-    api_key: str | None = "sk-inner-secret-0000"
-    timeouts: TimeoutSettings = field(default_factory=TimeoutSettings)
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class Wrapper:
-    inner: Inner
-    id: str = "openai/gpt-test"
-    policy: RetrySettings = field(default_factory=RetrySettings)
-
-
-class Described:
+class Described(Model):
     id = "x/y"
     api_key = "sk-described-secret"
 
@@ -52,6 +36,7 @@ def test_a_model_that_describes_itself_is_believed_but_its_key_is_dropped() -> N
 
 def test_secrets_include_the_wrapped_models_key_and_secret_env_values() -> None:
     environ = {"GROQ_API_KEY": "gsk-from-the-env-1234", "LANG": "C.UTF-8"}
-    secrets = session_secrets(Wrapper(Inner()), environ)
+    model = make_model("openai/gpt-test", "http://127.0.0.1:9/v1", "sk-inner-secret-0000")
+    secrets = session_secrets(model, environ)
     assert "sk-inner-secret-0000" in secrets and "gsk-from-the-env-1234" in secrets
     assert "C.UTF-8" not in secrets

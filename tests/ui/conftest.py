@@ -15,7 +15,7 @@ import keyring
 import pytest
 from keyring.backends import fail
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.append(str(Path(__file__).resolve().parent))  # after tests/: see tests/conftest.py
 
 from fake_keyring import MemoryKeyring
 from key_stub import KeyStub

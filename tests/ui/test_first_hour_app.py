@@ -13,13 +13,14 @@ from textual import events
 from textual.widget import Widget
 from ui_harness import MakeApp, scripted_factory, send, settle
 
+from zizou.config.options import RunOptions, SessionChoice
 from zizou.config.project_rules import save_prefix
 from zizou.core.permissions import Rules
 from zizou.providers.fake import ScriptedModel
 from zizou.ui.app import ZizouApp
 from zizou.ui.approver import TuiApprover
 from zizou.ui.key_setup import KeyServices
-from zizou.ui.launch import TuiOptions, build_session
+from zizou.ui.launch import build_session
 from zizou.ui.screens.approval import ApprovalScreen
 from zizou.ui.widgets.messages import AssistantMessage, Notice, UserMessage
 from zizou.ui.widgets.queue_panel import QueueList, QueuePanel
@@ -180,8 +181,9 @@ def persisted_app(root: Path, replies: list[dict[str, Any]], *, resume: bool) ->
     """The app with its session saved in `root`, as `zizou` (or `zizou -c`) opens it."""
     model = ScriptedModel(replies, id="scripted")
     approver = TuiApprover(root, save_prefix)
-    options = TuiOptions(root, model="scripted", debug_log=False, continue_last=resume)
-    session = build_session(options, approver, Rules(), models=scripted_factory(model))
+    session_choice = SessionChoice(continue_last=resume)
+    options = RunOptions(root=root, model="scripted", debug_log=False, session=session_choice)
+    session = build_session(options, approver, models=scripted_factory(model))
     session.runtime.prompt.write_compiled = False
     return ZizouApp(session, approver, fade=False, keys=KeyServices(environ={}))
 

@@ -3,13 +3,15 @@ links that ask first, and a scrollback that stays where the user left it."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from textual.widgets import Markdown, OptionList
 from ui_harness import MakeApp, send, settle
 
+from zizou.core.messages import UserMessage as CoreUserMessage
 from zizou.ui.screens.link_confirm import LinkConfirmScreen
-from zizou.ui.shell import read_note, shell_note
+from zizou.ui.shell import shell_note
 from zizou.ui.widgets.chat_view import ChatView
 from zizou.ui.widgets.messages import AssistantMessage, UserMessage
 from zizou.ui.widgets.tool_row import ToolRow
@@ -61,8 +63,8 @@ async def test_at_completes_a_file_name_and_pins_the_file(make_app: MakeApp, pro
         assert app.composer.suggestions[0].label == "src/parser.py"
         await pilot.press("tab")
         assert app.composer.text == "look at @src/parser.py "
-        await settle(pilot, lambda: bool(app.session.runtime.ctx.workspace.pins))
-        assert [p.path for p in app.session.runtime.ctx.workspace.pins] == ["src/parser.py"]
+        await settle(pilot, lambda: bool(app.session.runtime.state.views))
+        assert [v.path for v in app.session.runtime.state.views] == ["src/parser.py"]
 
 
 async def test_slash_completes_commands(make_app: MakeApp) -> None:
@@ -89,12 +91,14 @@ async def test_bang_runs_the_users_own_command_and_shows_its_output(
         body = str(row.query_one(".tool-body").render())
         assert "exit code 0" in body and "hello from bash" in body and "red" in body
         assert "\x1b" not in body and "shared with the model" in body
-        (note,) = app.session.runtime.agent.conversation.messages
-        assert note["role"] == "user"
-        assert read_note(note["content"]) == (
+        (note,) = app.session.runtime.state.conversation.records
+        assert isinstance(note, CoreUserMessage) and note.shell is not None
+        assert (note.shell.command, note.shell.result, note.shell.ok) == (
             "echo hello from bash; printf '\\033[31mred\\033[0m'",
             "exit code 0\nhello from bash\nred",
+            True,
         )
+        assert note.content == shell_note(note.shell.command, note.shell.result)
 
 
 async def test_the_model_reads_the_command_output_with_the_next_message(
@@ -114,7 +118,8 @@ async def test_the_model_reads_the_command_output_with_the_next_message(
 async def test_output_of_a_command_run_during_a_turn_waits_for_the_turn_to_end(
     make_app: MakeApp,
 ) -> None:
-    app = make_app([{"text": "slow answer", "stall_s": 6}, {"text": "next"}])
+    answered = asyncio.Event()  # the first answer stalls until the command has run
+    app = make_app([{"text": "slow answer", "until": answered}, {"text": "next"}])
     async with app.run_test(size=(100, 30)) as pilot:
         await send(pilot, "go")
         await settle(pilot, lambda: app.busy and bool(app.query(AssistantMessage)))
@@ -122,13 +127,13 @@ async def test_output_of_a_command_run_during_a_turn_waits_for_the_turn_to_end(
         await settle(pilot, lambda: any(r.ok for r in app.query(ToolRow)))
         conversation = app.session.runtime.agent.conversation
         assert [m["content"] for m in conversation.messages] == ["go"]  # the turn is untouched
+        answered.set()
         await settle(pilot, lambda: not app.busy, limit_s=30)
         roles = [m["role"] for m in conversation.messages]
         assert roles == ["user", "assistant", "user"]
-        assert read_note(conversation.messages[-1]["content"]) == (
-            "echo during",
-            "exit code 0\nduring",
-        )
+        note = conversation.records[-1]
+        assert isinstance(note, CoreUserMessage) and note.shell is not None
+        assert (note.shell.command, note.shell.result) == ("echo during", "exit code 0\nduring")
 
 
 async def test_links_open_only_after_the_full_address_is_confirmed(make_app: MakeApp) -> None:

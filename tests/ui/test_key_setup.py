@@ -6,6 +6,7 @@ from __future__ import annotations
 from zizou.config.keys import ResolvedKey, StoreStatus
 from zizou.providers.catalog import Provider, find_provider
 from zizou.sessions.store import SessionSummary
+from zizou.ui.conversations import session_entry
 from zizou.ui.key_setup import (
     ProviderRow,
     export_line,
@@ -14,7 +15,6 @@ from zizou.ui.key_setup import (
     ollama_result,
     store_words,
 )
-from zizou.ui.model_actions import session_entry
 from zizou.ui.model_list import describe, model_entries, provider_models
 
 

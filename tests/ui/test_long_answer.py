@@ -79,8 +79,10 @@ async def test_text_being_read_stays_put_while_the_rest_settles(
         await pilot.pause()
         before = [line for line in screen_lines(app)[5:15] if "paragraph" in line]
         assert before and frozen.rendered < len(frozen.pieces)
-        await settle(pilot, lambda: frozen.rendered == len(frozen.pieces))
-        await pilot.pause(0.1)
+        pieces = len(frozen.pieces)  # all rendered, and the guessed heights replaced
+        await settle(
+            pilot, lambda: frozen.rendered == pieces and frozen.virtual_size.height > 4 * pieces
+        )
         after = [line for line in screen_lines(app)[5:15] if "paragraph" in line]
         assert after == before
         assert frozen.virtual_size.height > 4 * len(frozen.pieces)  # the guesses were replaced

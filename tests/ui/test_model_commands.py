@@ -8,6 +8,7 @@ from typing import Any
 
 from ui_harness import MakeApp, send, settle
 
+from zizou.core.messages import from_wire
 from zizou.sessions.store import SessionStore
 from zizou.ui.key_setup import KeyServices
 from zizou.ui.screens.key_wizard import KeyWizardScreen
@@ -49,7 +50,7 @@ async def test_keys_opens_the_wizard(make_app: MakeApp) -> None:
     app = make_app(keys=KeyServices(environ={}))
     async with app.run_test(size=(100, 30)) as pilot:
         await send(pilot, "/keys")
-        assert isinstance(app.screen, KeyWizardScreen)
+        await settle(pilot, lambda: isinstance(app.screen, KeyWizardScreen))
         await pilot.press("escape")
         await settle(pilot, lambda: not isinstance(app.screen, KeyWizardScreen))
         assert app.session.model_id == "scripted"
@@ -66,7 +67,7 @@ def save_old_session(root: Path) -> None:
         {"role": "tool", "tool_call_id": "call_1", "content": "print('hi')"},
         {"role": "assistant", "content": "It prints **hi**."},
     ):
-        writer.append_message(message)
+        writer.append_message(from_wire(message))
     writer.close()
 
 

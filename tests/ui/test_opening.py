@@ -14,7 +14,7 @@ from zizou.ui.app import ZizouApp
 from zizou.ui.key_setup import KeyServices
 from zizou.ui.opening import PendingSession
 from zizou.ui.session import UiSession
-from zizou.ui.widgets.messages import AssistantMessage, UserMessage
+from zizou.ui.widgets.messages import AssistantMessage, Notice, UserMessage
 from zizou.ui.widgets.queue_panel import QueuePanel
 from zizou.ui.widgets.status_bar import StatusBar
 
@@ -42,6 +42,30 @@ async def test_messages_typed_before_the_session_is_open_are_sent_once_it_is(
         assert [m.text for m in app.query(UserMessage)] == ["hi"]
         assert app.query_one(AssistantMessage).source == "hello there"
         assert app.query_one(StatusBar).state == "ready"
+
+
+async def test_commands_typed_before_the_session_is_open_wait_without_stopping_the_app(
+    project: Path, zizou_home: Path
+) -> None:
+    session, approver = scripted_session(project)
+    gate = threading.Event()
+
+    def open_session() -> UiSession:
+        gate.wait(10)
+        return session
+
+    app = ZizouApp(PendingSession(project, open_session), approver, fade=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await send(pilot, "/cost")
+        await send(pilot, "/help")
+        assert not app.query(Notice) and app.composer.text == ""  # the prompt stays live
+        await pilot.press(*"draft")
+        assert app.composer.text == "draft"
+        gate.set()
+        await settle(pilot, lambda: len(app.query(Notice)) == 2)
+        told = [n.message for n in app.query(Notice)]
+        assert told[0].startswith("This session: 0 tokens in") and told[1].startswith("Commands:")
 
 
 async def test_a_session_that_cannot_be_opened_ends_the_app_with_the_reason(

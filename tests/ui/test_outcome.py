@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from zizou.core.messages import Message, ToolMessage, UserMessage
 from zizou.ui.outcome import Outcome, command_preview, outcome_of, recorded_result
 
 OUTCOMES = [
@@ -52,10 +53,12 @@ def test_a_failed_or_silent_command_says_so() -> None:
     assert command_preview("exit code 0\n\x1b[31mred\x1b[0m").lines == ["red"]
 
 
-def test_the_latest_result_for_a_call_is_found() -> None:
-    messages: list[dict[str, object]] = [
-        {"role": "tool", "tool_call_id": "a", "content": "old"},
-        {"role": "user", "content": "a"},
-        {"role": "tool", "tool_call_id": "a", "content": "new"},
+def test_the_latest_result_for_a_call_is_found_and_its_record_says_if_it_failed() -> None:
+    records: list[Message] = [
+        ToolMessage(tool_call_id="a", content="old"),
+        UserMessage(content="a"),
+        ToolMessage(tool_call_id="a", content="no match here", ok=False),
     ]
-    assert recorded_result(messages, "a") == "new" and recorded_result(messages, "b") is None
+    found = recorded_result(records, "a")
+    assert found is not None and (found.ok, found.output) == (False, "no match here")
+    assert recorded_result(records, "b") is None

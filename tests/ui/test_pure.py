@@ -16,7 +16,7 @@ from zizou.ui.history import InputHistory
 from zizou.ui.markdown_cut import safe_cut
 from zizou.ui.message_queue import MessageQueue
 from zizou.ui.slash import classify, completions, nearest
-from zizou.ui.text import StreamSanitizer, escape_controls, one_line, short_args
+from zizou.ui.text import StreamSanitizer, escape_controls, one_line
 from zizou.ui.transcript import transcript_markdown
 from zizou.ui.widgets.sidebar import prompt_preview
 
@@ -42,21 +42,6 @@ def test_controls_and_invisible_characters_are_spelled_out() -> None:
     assert escape_controls("a\tb\x1b[2J\u202ec\n") == "a\\tb\\x1b[2J\\u202ec\n"
     assert escape_controls("x\ny", keep_newlines=False) == "x\\x0ay"
     assert one_line("ls   -la\n| head", 9) == "ls -la |…"
-
-
-@pytest.mark.parametrize(
-    ("tool", "arguments", "expected"),
-    [
-        ("run_bash", {"command": "pytest -q"}, "pytest -q"),
-        ("read_file", {"path": "a.py", "start_line": 3, "end_line": 9}, "a.py:3-9"),
-        ("grep", {"pattern": "TODO", "path": "src"}, "TODO"),
-        ("mystery", {"x": "one", "n": 2}, "one 2"),
-    ],
-)
-def test_short_args_name_what_a_call_touches(
-    tool: str, arguments: dict[str, object], expected: str
-) -> None:
-    assert short_args(tool, json.dumps(arguments)) == expected
 
 
 def test_fuzzy_ranking_prefers_file_names_and_word_starts() -> None:
@@ -106,7 +91,13 @@ def test_the_queue_keeps_order_pauses_and_holds_an_edited_head() -> None:
 
 def test_approval_views(tmp_path: Path) -> None:
     command = PermissionRequest(
-        "c1", "run_bash", "rm -rf build\x1b[8m", json.dumps({"timeout_s": 30}), ("rm",), False
+        "c1",
+        "run_bash",
+        "rm -rf build\x1b[8m",
+        json.dumps({"timeout_s": 30}),
+        ("rm",),
+        False,
+        kind="exec",
     )
     view = approval_view(command, tmp_path)
     assert view.subject == "rm -rf build\\x1b[8m"
@@ -119,12 +110,16 @@ def test_approval_views(tmp_path: Path) -> None:
         json.dumps({"old_string": "a", "new_string": "b"}),
         (),
         True,
+        kind="write",
     )
     view = approval_view(protected, tmp_path)
     assert view.always is None and view.body_is_diff
     assert view.body == "@@ edit @@\n-a\n+b"
-    opener = PermissionRequest("c3", "open_file", "open_file report.html", None, (), False)
+    opener = PermissionRequest(
+        "c3", "open_file", "open_file report.html", None, (), False, reason="opens it", kind="open"
+    )
     assert approval_view(opener, tmp_path).always == "always allow open_file for this session"
+    assert approval_view(opener, tmp_path).where == "open_file: opens it"
 
 
 def test_transcript_markdown() -> None:

@@ -3,6 +3,7 @@ stream and its commands' process groups; Ctrl+C twice quits."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from pathlib import Path
@@ -19,9 +20,10 @@ def user_texts(app: object) -> list[str]:
 
 
 async def test_messages_sent_while_busy_are_queued_and_sent_in_order(make_app: MakeApp) -> None:
+    answered = asyncio.Event()  # the first answer stalls until the queue is checked
     app = make_app(
         [
-            {"text": "first answer", "stall_s": 4.0},
+            {"text": "first answer", "until": answered},
             {"text": "second answer"},
             {"text": "third answer"},
         ]
@@ -34,6 +36,7 @@ async def test_messages_sent_while_busy_are_queued_and_sent_in_order(make_app: M
         panel = app.query_one(QueuePanel)
         assert [i.text for i in panel.items] == ["two", "three"]
         assert panel.display
+        answered.set()
         await settle(pilot, lambda: not app.busy and not len(app.queue))
         await settle(pilot)
         assert user_texts(app) == ["one", "two", "three"]
@@ -46,7 +49,8 @@ async def test_messages_sent_while_busy_are_queued_and_sent_in_order(make_app: M
 
 
 async def test_a_queued_message_can_be_edited_in_place_and_removed(make_app: MakeApp) -> None:
-    app = make_app([{"text": "first", "stall_s": 6.0}, {"text": "x"}, {"text": "y"}])
+    answered = asyncio.Event()  # the first answer stalls until the queue is edited
+    app = make_app([{"text": "first", "until": answered}, {"text": "x"}, {"text": "y"}])
     async with app.run_test(size=(100, 30)) as pilot:
         await send(pilot, "one")
         await settle(pilot, lambda: app.busy)
@@ -62,6 +66,7 @@ async def test_a_queued_message_can_be_edited_in_place_and_removed(make_app: Mak
         assert app.composer.text == "two"
         await send(pilot, "two, edited")
         assert [i.text for i in app.query_one(QueuePanel).items] == ["two, edited", "four"]
+        answered.set()
         await settle(pilot, lambda: not app.busy and not len(app.queue))
         await settle(pilot)
         assert user_texts(app) == ["one", "two, edited", "four"]

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from ui_harness import scripted_factory, send, settle
 
+from zizou.config.options import RunOptions
 from zizou.config.project_rules import save_prefix
 from zizou.core.permissions import Rules
 from zizou.providers.fake import ScriptedModel
@@ -19,7 +20,7 @@ from zizou.sandbox import SandboxStatus, detect
 from zizou.ui.app import ZizouApp
 from zizou.ui.approver import TuiApprover
 from zizou.ui.key_setup import KeyServices
-from zizou.ui.launch import TuiOptions, build_session
+from zizou.ui.launch import build_session
 from zizou.ui.screens.approval import ApprovalScreen
 from zizou.ui.widgets.messages import Notice
 from zizou.ui.widgets.status_bar import StatusBar
@@ -30,9 +31,11 @@ needs_sandbox = pytest.mark.usefixtures("sandbox_on")
 def app_with(root: Path, replies: list[dict[str, object]], sandbox: SandboxStatus) -> ZizouApp:
     model = ScriptedModel(replies, id="scripted")
     approver = TuiApprover(root, save_prefix)
-    options = TuiOptions(root, model="scripted", debug_log=False, sandbox=sandbox)
     rules = Rules(sandbox=sandbox.state)
-    session = build_session(options, approver, rules, models=scripted_factory(model), persist=False)
+    options = RunOptions(
+        root=root, model="scripted", debug_log=False, sandbox_status=sandbox, rules=rules
+    )
+    session = build_session(options, approver, models=scripted_factory(model), persist=False)
     session.runtime.prompt.write_compiled = False
     return ZizouApp(session, approver, fade=False, keys=KeyServices(environ={}))
 

@@ -9,13 +9,14 @@ from typing import Any
 
 from ui_harness import SESSION_ID, scripted_factory, send, settle
 
+from zizou.config.options import Flags, resolve_options, with_saved_rules
 from zizou.config.project_rules import load_prefixes, save_prefix
 from zizou.core.permissions import Rules
 from zizou.providers.fake import ScriptedModel
 from zizou.ui.app import ZizouApp
 from zizou.ui.approver import TuiApprover
 from zizou.ui.key_setup import KeyServices
-from zizou.ui.launch import TuiOptions, build_session, with_saved_rules
+from zizou.ui.launch import build_session
 from zizou.ui.screens.approval import ApprovalScreen
 from zizou.ui.widgets.messages import Notice
 
@@ -34,10 +35,8 @@ def launched_app(root: Path, replies: list[dict[str, Any]]) -> ZizouApp:
     """The app as `run_tui` opens it, around a scripted model."""
     model = ScriptedModel(replies, id="scripted")
     approver = TuiApprover(root, save_prefix)
-    options = TuiOptions(root, model="scripted", debug_log=False)
-    session = build_session(
-        options, approver, Rules(), models=scripted_factory(model), persist=False
-    )
+    options = resolve_options(Flags(cwd=root, model="scripted", debug_log=False))
+    session = build_session(options, approver, models=scripted_factory(model), persist=False)
     session.runtime.session_id = SESSION_ID
     session.runtime.prompt.write_compiled = False
     return ZizouApp(session, approver, fade=False, keys=KeyServices(environ={}))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.app import App
+from textual.command import CommandList, CommandPalette
 from ui_harness import SESSION_ID, MakeApp, send, settle
 
 from zizou.config.project_rules import load_prefixes, save_prefix
@@ -60,11 +62,28 @@ async def test_clear_starts_a_new_conversation(make_app: MakeApp) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await send(pilot, "hi")
         await settle(pilot)
-        await send(pilot, "/clear")
+        await send(pilot, "/clear")  # the new session's file is made in a worker
+        await settle(pilot, lambda: "New conversation" in said(app))
         assert not app.query(AssistantMessage)
         assert app.session.runtime.agent.conversation.messages == []
         assert app.session.runtime.session_id != SESSION_ID
         assert "New conversation" in said(app)
+
+
+async def test_a_message_sent_while_clear_runs_goes_to_the_new_conversation(
+    make_app: MakeApp,
+) -> None:
+    app = make_app([{"text": "one"}, {"text": "two"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "hi")
+        await settle(pilot)
+        await send(pilot, "/clear")
+        await send(pilot, "again")  # queued while the new session is made, then sent to it
+        await settle(pilot, lambda: "New conversation" in said(app))
+        await settle(pilot)
+        messages = app.session.runtime.agent.conversation.messages
+        assert [m["content"] for m in messages] == ["again", "two"]
+        assert [m.text for m in app.query(UserMessage)] == ["again"]
 
 
 async def test_exit_and_quit_leave(make_app: MakeApp) -> None:
@@ -94,7 +113,8 @@ async def test_model_shows_and_switches_and_names_a_missing_key(make_app: MakeAp
 async def test_prompt_shows_the_compiled_system_prompt(make_app: MakeApp) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        await send(pilot, "/prompt")
+        await send(pilot, "/prompt")  # rendered in a worker: the repo map can take a while
+        await settle(pilot, lambda: isinstance(app.screen, TextViewerScreen))
         assert isinstance(app.screen, TextViewerScreen)
         assert "# BASE INSTRUCTIONS" in app.screen.text
         await pilot.press("escape")
@@ -122,13 +142,13 @@ async def test_add_and_drop_pin_files(make_app: MakeApp, project: Path) -> None:
     (project / "a.py").write_text("A = 1\n")
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        workspace = app.session.runtime.ctx.workspace
+        state = app.session.runtime.state
         await send(pilot, "/add a.py")
-        assert [p.path for p in workspace.pins] == ["a.py"]
+        assert [v.path for v in state.views] == ["a.py"]
         await send(pilot, "/add ../outside.py")
         assert "outside the project root" in said(app)
         await send(pilot, "/drop a.py")
-        assert workspace.pins == []
+        assert state.views == ()
 
 
 async def test_export_writes_the_transcript(make_app: MakeApp, project: Path) -> None:
@@ -160,6 +180,7 @@ async def test_permissions_lists_saved_rules_and_removes_them(
     app = make_app(rules=Rules(bash_prefixes=("pytest",)))
     async with app.run_test(size=(100, 30)) as pilot:
         await send(pilot, "/permissions")
+        await settle(pilot, lambda: isinstance(app.screen, PickerScreen))
         screen = app.screen
         assert isinstance(screen, PickerScreen)
         assert [e.label for e in screen.entries] == ["run_bash: pytest"]
@@ -168,13 +189,21 @@ async def test_permissions_lists_saved_rules_and_removes_them(
         assert app.session.runtime.agent.runner.rules.bash_prefixes == ()
 
 
+def listed(app: App[object]) -> bool:
+    """The command palette has gathered what matches its input, the best match highlighted."""
+    group = CommandPalette._GATHER_COMMANDS_GROUP
+    if any(w.group == group and not w.is_finished for w in app.workers):
+        return False
+    found = app.screen.query(CommandList)
+    return bool(found) and found.first().option_count > 0 and found.first().highlighted == 0
+
+
 async def test_the_command_palette_runs_slash_commands(make_app: MakeApp) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"/cost")
-        await settle(pilot, lambda: bool(app.screen.query("CommandList Option, CommandList")))
-        await pilot.pause(0.3)
+        await settle(pilot, lambda: listed(app))
         await pilot.press("enter")
         await settle(pilot, lambda: "This session" in said(app))

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from ui_harness import build_app, send, settle
+from waiting import exclusive
 
 from zizou.ui.key_setup import KeyServices
 from zizou.ui.screens.approval import ApprovalScreen
@@ -39,11 +40,13 @@ def call(name: str, **arguments: object) -> dict[str, object]:
 
 @pytest.fixture
 def snap_project(zizou_home: Path) -> Iterator[Path]:
-    shutil.rmtree(SNAP_ROOT.parent, ignore_errors=True)
-    SNAP_ROOT.mkdir(parents=True)
-    (SNAP_ROOT / "app.py").write_text('def greet():\n    return "Hello!"\n')
-    yield SNAP_ROOT
-    shutil.rmtree(SNAP_ROOT.parent, ignore_errors=True)
+    # The path is in the pictures, so it cannot be made unique: parallel tests take turns.
+    with exclusive(SNAP_ROOT.parent.with_name("zizou-snapshot.lock")):
+        shutil.rmtree(SNAP_ROOT.parent, ignore_errors=True)
+        SNAP_ROOT.mkdir(parents=True)
+        (SNAP_ROOT / "app.py").write_text('def greet():\n    return "Hello!"\n')
+        yield SNAP_ROOT
+        shutil.rmtree(SNAP_ROOT.parent, ignore_errors=True)
 
 
 def conversation_script() -> list[dict[str, Any]]:

@@ -9,7 +9,9 @@ from pathlib import Path
 from ui_harness import MakeApp, send, settle
 
 from zizou.core.events import Retrying
-from zizou.core.protocols import ModelEvent, ModelReply, ModelRequest, TextPiece
+from zizou.core.messages import ShellRun, from_wire
+from zizou.core.messages import UserMessage as CoreUserMessage
+from zizou.core.protocols import Model, ModelEvent, ModelReply, ModelRequest, TextPiece
 from zizou.ui.shell import shell_note
 from zizou.ui.widgets.diff_view import DiffView
 from zizou.ui.widgets.messages import AssistantMessage, Notice, RetryNotice, UserMessage
@@ -89,7 +91,7 @@ async def test_edits_and_writes_show_their_diff(make_app: MakeApp, project: Path
         assert (project / "app.py").read_text() == "x = 2\n"
 
 
-class RetryThenAnswer:
+class RetryThenAnswer(Model):
     """A model that streams a partial answer, retries, then answers."""
 
     id = "retrying"
@@ -150,17 +152,23 @@ async def test_the_sidebar_shows_session_model_tokens_and_pins(
 async def test_a_resumed_conversation_is_shown_as_it_went(make_app: MakeApp) -> None:
     app = make_app()
     calls = [{"id": "c1", "type": "function", "function": {"name": "glob", "arguments": "{}"}}]
-    app.session.runtime.agent.conversation.messages.extend(
+    run = ShellRun(command="git status", result="exit code 0\nclean", ok=True)
+    app.session.runtime.state.conversation.records.extend(
         [
-            {"role": "user", "content": "earlier question"},
-            {"role": "assistant", "content": None, "tool_calls": calls},
-            {"role": "tool", "tool_call_id": "c1", "content": "a.py"},
-            {"role": "assistant", "content": "earlier answer"},
-            {"role": "user", "content": shell_note("git status", "exit code 0\nclean")},
+            *map(
+                from_wire,
+                [
+                    {"role": "user", "content": "earlier question"},
+                    {"role": "assistant", "content": None, "tool_calls": calls},
+                    {"role": "tool", "tool_call_id": "c1", "content": "a.py"},
+                    {"role": "assistant", "content": "earlier answer"},
+                ],
+            ),
+            CoreUserMessage(content=shell_note(run.command, run.result), shell=run),
         ]
     )
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
+        await settle(pilot)  # the history is read in a thread before the session is ready
         assert [m.text for m in app.query(UserMessage)] == ["earlier question"]
         assert [r.tool for r in app.query(ToolRow)] == ["glob", "$"]
         assert "clean" in app.query(ToolRow)[-1].output

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from zizou.config.options import RunOptions, with_saved_rules
 from zizou.config.project_rules import save_prefix
 from zizou.core.permissions import Rules
 from zizou.core.protocols import Model
@@ -14,7 +15,7 @@ from zizou.providers.fake import ScriptedModel
 from zizou.ui.app import ZizouApp
 from zizou.ui.approver import TuiApprover
 from zizou.ui.key_setup import KeyServices
-from zizou.ui.launch import TuiOptions, build_session
+from zizou.ui.launch import build_session
 from zizou.ui.session import ModelFactory, SetupMode, UiSession
 
 SESSION_ID = "20250101-120000-abc123"
@@ -60,9 +61,12 @@ def scripted_session(
     """A session around a scripted model, as the app would open it, and its approver."""
     model = ScriptedModel(replies, id="scripted")
     approver = TuiApprover(root, save_prefix)
-    options = TuiOptions(root, model=model_id, debug_log=False)
+    merged, warnings = with_saved_rules(root, rules or Rules())  # as resolve_options does
+    options = RunOptions(
+        root=root, model=model_id, debug_log=False, rules=merged, warnings=tuple(warnings)
+    )
     models = scripted_factory(model, missing)
-    session = build_session(options, approver, rules or Rules(), models=models, persist=False)
+    session = build_session(options, approver, models=models, persist=False)
     session.runtime.session_id = SESSION_ID
     session.runtime.prompt.write_compiled = False
     return session, approver

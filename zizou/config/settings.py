@@ -1,14 +1,16 @@
 """User settings from `<user config dir>/config.toml`, validated with pydantic.
 
-Every field has a default, so a missing file is fine; a malformed one is a UsageError that names
-the file and the problem. `ZIZOU_HOME` moves the config dir (tests point it at a temp dir).
+A setting the file leaves out is None here: the defaults, and which source wins when the command
+line or the environment sets the same thing, live in `zizou.config.options`. A missing file is
+fine; a malformed one is a UsageError that names the file and the problem. `ZIZOU_HOME` moves
+the config dir (tests point it at a temp dir).
 """
 
 from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -16,21 +18,23 @@ from zizou.errors import UsageError
 from zizou.paths import user_config_dir
 from zizou.providers.settings import RetrySettings, TimeoutSettings
 
+MaxSteps = Annotated[int, Field(ge=1, le=500)]  # the step cap per turn, wherever it is set
 
-class _Section(BaseModel):
+
+class Settings(BaseModel):
+    """`config.toml` as written."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-
-class Settings(_Section):
     model: str | None = None
-    debug_log: bool = True
-    max_steps: int = Field(default=15, ge=1, le=500)
+    debug_log: bool | None = None
+    max_steps: MaxSteps | None = None
     # Commands the model runs: "auto" sandboxes them where the OS can, "required" refuses to
     # run them otherwise, "off" runs them unsandboxed (the user's explicit choice).
-    sandbox: Literal["auto", "required", "off"] = "auto"
-    sandbox_network: bool = False  # let sandboxed commands use the network
-    retry: RetrySettings = RetrySettings()
-    timeouts: TimeoutSettings = TimeoutSettings()
+    sandbox: Literal["auto", "required", "off"] | None = None
+    sandbox_network: bool | None = None  # let sandboxed commands use the network
+    retry: RetrySettings | None = None
+    timeouts: TimeoutSettings | None = None
 
 
 def settings_path() -> Path:
@@ -54,4 +58,11 @@ def load_settings(path: Path | None = None) -> Settings:
         raise UsageError(f"{path} has invalid settings ({problems}); fix or remove them") from exc
 
 
-__all__ = ["RetrySettings", "Settings", "TimeoutSettings", "load_settings", "settings_path"]
+__all__ = [
+    "MaxSteps",
+    "RetrySettings",
+    "Settings",
+    "TimeoutSettings",
+    "load_settings",
+    "settings_path",
+]

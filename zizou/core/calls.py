@@ -26,6 +26,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from zizou.core.events import PermissionDecided, PermissionRequested, ToolProgress
+from zizou.core.messages import ERROR_PREFIX
 from zizou.core.permissions import RUN_BASH, Decision, Rules, decide
 from zizou.core.protocols import Approval, Approver, PermissionRequest, ToolCall
 from zizou.errors import PathError
@@ -279,4 +280,4 @@ def _answered(
 
 def model_text(result: ToolResult) -> str:
     """The tool message content the model reads."""
-    return result.output if result.ok else f"Error: {result.output}"
+    return result.output if result.ok else f"{ERROR_PREFIX}{result.output}"

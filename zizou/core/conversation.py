@@ -1,4 +1,4 @@
-"""The chat history in the provider-neutral (OpenAI) message format.
+"""The chat history: typed message records (core/messages.py), sent in the wire format.
 
 It keeps one invariant the providers insist on: every tool call an assistant message makes is
 answered by exactly one tool message before the next user or assistant message.
@@ -7,12 +7,22 @@ answered by exactly one tool message before the next user or assistant message.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
+from zizou.core.messages import (
+    AssistantMessage,
+    Message,
+    ShellRun,
+    ToolCallPart,
+    ToolMessage,
+    UserMessage,
+    from_wire,
+    to_wire,
+)
 from zizou.core.protocols import ToolCall
 
-Listener = Callable[[dict[str, Any]], None]
+Listener = Callable[[Message], None]
 
 
 class Conversation:
@@ -20,53 +30,55 @@ class Conversation:
     writes it to disk before anything is sent)."""
 
     def __init__(
-        self, messages: list[dict[str, Any]] | None = None, on_append: Listener | None = None
+        self,
+        records: Iterable[Message | dict[str, Any]] | None = None,
+        on_append: Listener | None = None,
     ) -> None:
-        self.messages: list[dict[str, Any]] = list(messages or [])
+        self.records: list[Message] = [
+            from_wire(r) if isinstance(r, dict) else r for r in records or ()
+        ]
         self.on_append = on_append
 
-    def _append(self, message: dict[str, Any]) -> None:
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The history in the wire format (a new list: change it through the methods)."""
+        return [to_wire(record) for record in self.records]
+
+    def _append(self, message: Message) -> None:
         if self.on_append is not None:
             self.on_append(message)
-        self.messages.append(message)
+        self.records.append(message)
 
-    def add_user(self, text: str) -> bool:
-        """Add the user's message; False when it is a retry of the same unanswered message,
-        which is then kept once rather than duplicated."""
+    def add_user(self, text: str, shell: ShellRun | None = None) -> bool:
+        """Add the user's message (`shell`: the `!command` it shares); False when it is a retry
+        of the same unanswered message, which is then kept once rather than duplicated."""
         self.close_pending("not run: the turn was interrupted")
-        last = self.messages[-1] if self.messages else None
-        if last is not None and last["role"] == "user" and last["content"] == text:
+        last = self.records[-1] if self.records else None
+        if isinstance(last, UserMessage) and last.content == text:
             return False
-        self._append({"role": "user", "content": text})
+        self._append(UserMessage(content=text, shell=shell))
         return True
 
     def add_assistant(self, text: str, tool_calls: tuple[ToolCall, ...] = ()) -> None:
-        message: dict[str, Any] = {"role": "assistant", "content": text or None}
-        if tool_calls:
-            message["tool_calls"] = [
-                {
-                    "id": call.id,
-                    "type": "function",
-                    "function": {"name": call.name, "arguments": _valid_json(call.arguments)},
-                }
-                for call in tool_calls
-            ]
-        self._append(message)
+        parts = tuple(
+            ToolCallPart(id=call.id, name=call.name, arguments=_valid_json(call.arguments))
+            for call in tool_calls
+        )
+        self._append(AssistantMessage(content=text or None, tool_calls=parts))
 
-    def add_tool_result(self, call_id: str, content: str) -> None:
-        if call_id not in self.pending_call_ids():
-            raise ValueError(f"no pending tool call with id {call_id!r}")
-        self._append({"role": "tool", "tool_call_id": call_id, "content": content})
+    def add_tool_result(self, result: ToolMessage) -> None:
+        if result.tool_call_id not in self.pending_call_ids():
+            raise ValueError(f"no pending tool call with id {result.tool_call_id!r}")
+        self._append(result)
 
     def pending_call_ids(self) -> list[str]:
         """Ids of the last assistant message's tool calls that have no result yet."""
         answered: set[str] = set()
-        for message in reversed(self.messages):
-            if message["role"] == "tool":
-                answered.add(message["tool_call_id"])
-            elif message["role"] == "assistant":
-                calls = message.get("tool_calls") or []
-                return [c["id"] for c in calls if c["id"] not in answered]
+        for record in reversed(self.records):
+            if isinstance(record, ToolMessage):
+                answered.add(record.tool_call_id)
+            elif isinstance(record, AssistantMessage):
+                return [c.id for c in record.tool_calls if c.id not in answered]
             else:
                 return []
         return []
@@ -74,10 +86,25 @@ class Conversation:
     def close_pending(self, reason: str) -> None:
         """Answer every unanswered tool call, so the history stays valid after a stop."""
         for call_id in self.pending_call_ids():
-            self._append({"role": "tool", "tool_call_id": call_id, "content": reason})
+            self._append(ToolMessage(tool_call_id=call_id, content=reason, ok=False))
+
+    def replace(self, messages: Iterable[dict[str, Any]]) -> None:
+        """The history is now `messages` (a shortened copy, in the wire format): the tool
+        results that remain keep what their records knew (ok, diff)."""
+        known = {r.tool_call_id: r for r in self.records if isinstance(r, ToolMessage)}
+        records: list[Message] = []
+        for wire in messages:
+            record = from_wire(wire)
+            if isinstance(record, ToolMessage) and record.tool_call_id in known:
+                record = known[record.tool_call_id].model_copy(update={"content": record.content})
+            records.append(record)
+        self.records = records
+
+    def clear(self) -> None:
+        self.records = []
 
     def __len__(self) -> int:
-        return len(self.messages)
+        return len(self.records)
 
 
 def _valid_json(arguments: str) -> str:

@@ -170,6 +170,9 @@ class AgentError(Event):
     fatal: bool = True
     detail: str | None = field(default=None, repr=False)
 
+    def to_dict(self) -> dict[str, Any]:  # stream-json: the traceback stays in the debug log
+        return {"type": self.type, "message": self.message, "fatal": self.fatal}
+
 
 @dataclass(frozen=True)
 class TurnFinished(Event):

@@ -41,6 +41,7 @@ from zizou.core.events import (
     TurnStarted,
     Usage,
 )
+from zizou.core.messages import AssistantMessage, ToolMessage
 from zizou.core.protocols import (
     Model,
     ModelReply,
@@ -60,7 +61,7 @@ class AgentConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    max_steps: int = Field(default=15, ge=1, le=500)
+    max_steps: int = Field(ge=1, le=500)  # its default is RunOptions' (config/options.py)
     loop_guard_repeats: int = Field(default=3, ge=2)
     unknown_tool_limit: int = Field(default=3, ge=1)  # consecutive calls to tools that do not exist
 
@@ -94,15 +95,15 @@ class Agent:
         model: Model,
         runner: CallRunner,
         prompt: PromptSource,
-        conversation: Conversation | None = None,
-        config: AgentConfig | None = None,
+        conversation: Conversation,
+        config: AgentConfig,
         recorders: list[TurnRecorder] | None = None,
     ) -> None:
         self.model = model
         self.runner = runner
         self.prompt = prompt
-        self.conversation = conversation if conversation is not None else Conversation()
-        self.config = config or AgentConfig()
+        self.conversation = conversation
+        self.config = config
         self.recorders = list(recorders or [])
 
     def build_request(self, system: str | None = None) -> ModelRequest:
@@ -113,7 +114,7 @@ class Agent:
             tools=self.runner.registry.schemas(),
         )
 
-    async def run_turn(self, user_text: str) -> AsyncIterator[AnyEvent]:
+    async def run_turn(self, user_text: str) -> AsyncGenerator[AnyEvent, None]:
         """Run one turn, yielding its events (each also goes to every recorder).
 
         The lifecycle is the loop's: TurnStarted, then per step StepStarted, the text, one
@@ -229,7 +230,7 @@ class Agent:
                 yield TextDelta(item.text)
             elif isinstance(item, Retrying):
                 if item.resent_messages is not None:  # shortened to fit: keep it so
-                    self.conversation.messages[:] = list(item.resent_messages)
+                    self.conversation.replace(item.resent_messages)
                 yield item
             else:
                 reply = item
@@ -279,7 +280,16 @@ class Agent:
                 result = item
             else:
                 yield item
-        self.conversation.add_tool_result(call.id, model_text(result))
+        self.conversation.add_tool_result(
+            ToolMessage(
+                tool_call_id=call.id,
+                content=model_text(result),
+                ok=result.ok,
+                name=call.name,
+                diff=result.diff,
+                replaced=result.replaced,
+            )
+        )
         yield ToolCallFinished(
             call.id,
             call.name,
@@ -305,9 +315,9 @@ def _with_unique_ids(reply: ModelReply) -> ModelReply:
 
 
 def _last_text(conversation: Conversation) -> str:
-    for message in reversed(conversation.messages):
-        if message["role"] == "assistant" and message.get("content"):
-            return str(message["content"])
+    for record in reversed(conversation.records):
+        if isinstance(record, AssistantMessage) and record.content:
+            return record.content
     return ""
 
 

@@ -21,12 +21,12 @@ from typing import Any
 
 from zizou import confined
 from zizou.core.git_info import git_summary
+from zizou.core.state import FileView, SessionState
 from zizou.errors import PathError
 from zizou.paths import COMPILED_PROMPT, write_project_file
 from zizou.repomap import DEFAULT_MAP_TOKENS, MapRequest, repo_map_for
 from zizou.tools import Registry
 from zizou.tools.add_context import render_pin
-from zizou.tools.base import Workspace
 
 # `/context light|default|max` -> the repo map's token budget.
 MAP_TOKENS_BY_LEVEL = {"light": 0, "default": DEFAULT_MAP_TOKENS, "max": 8192}
@@ -75,7 +75,7 @@ class PromptBuilder:
         self,
         root: Path,
         registry: Registry,
-        workspace: Workspace,
+        state: SessionState,
         *,
         write_compiled: bool = True,
         today: Callable[[], dt.date] = dt.date.today,
@@ -85,7 +85,7 @@ class PromptBuilder:
     ) -> None:
         self.root = root
         self.registry = registry
-        self.workspace = workspace
+        self.state = state
         self.write_compiled = write_compiled
         self.today = today
         self.map_tokens = map_tokens  # 0 turns the REPO MAP layer off
@@ -139,17 +139,22 @@ class PromptBuilder:
         return "\n".join(lines)
 
     def _workspace(self) -> Section:
-        if not self.workspace.pins:
+        views = self.state.views
+        if not views:
             return Section("WORKSPACE", "", note="no pinned files")
-        parts = [render_pin(self.root, pin) for pin in self.workspace.pins]
+        parts = [render_pin(self.root, view, seen=self._seen(view)) for view in views]
         return Section("WORKSPACE", "\n\n".join(parts), note=f"{len(parts)} pinned")
+
+    def _seen(self, view: FileView) -> Callable[[Path, bytes], None]:
+        """Records that the model is shown `view`: a pinned file can be edited as it is."""
+        return lambda path, data: self.state.record_view(path, data, view)
 
     def _repo_map(self) -> Section:
         if self.map_tokens <= 0:
             return Section("REPO MAP", "", note="off: /context light")
         request = MapRequest(
             max_tokens=self.map_tokens,
-            focus=tuple(pin.path for pin in self.workspace.pins),
+            focus=tuple(view.path for view in self.state.views),
             message=self.mentions(),
         )
         try:

@@ -48,11 +48,20 @@ ModelEvent = TextPiece | Retrying | ModelReply
 @runtime_checkable
 class Model(Protocol):
     """A chat model. `stream` yields text pieces (and retry notices) and ends with a ModelReply;
-    it raises `ProviderError` when the provider fails for good."""
+    it raises `ProviderError` when the provider fails for good. A class that subclasses this
+    protocol inherits the defaults of the other two methods."""
 
     id: str
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]: ...
+
+    def call_parameters(self) -> dict[str, Any]:
+        """How every request is sent, never the key (the debug log reports it)."""
+        return {"model": self.id}
+
+    def secrets(self) -> tuple[str, ...]:
+        """The key values this model holds, for the redactors to mask."""
+        return ()
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,8 @@ and deterministic.
 Replies are plain dicts in the same shape the loopback test server plays:
 `{"text": "hi"}`, `{"tool_calls": [{"name": "read_file", "arguments": {"path": "a.py"}}]}`,
 `{"status": 429, "retry_after": 1}` (raised as a ProviderError), `{"text": "..", "stall_s": 5}`.
+`{"text": "..", "until": event}` stalls where `stall_s` would until the asyncio.Event is set, so a
+test holds a turn open exactly as long as it needs to and no longer.
 A ProviderError instance in the script is raised as it is.
 """
 
@@ -16,7 +18,7 @@ from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 from zizou.core.events import Usage
-from zizou.core.protocols import ModelEvent, ModelReply, ModelRequest, TextPiece, ToolCall
+from zizou.core.protocols import Model, ModelEvent, ModelReply, ModelRequest, TextPiece, ToolCall
 from zizou.errors import ProviderError
 
 REPLY_KEYS = frozenset(
@@ -35,6 +37,7 @@ REPLY_KEYS = frozenset(
         "delay_s",
         "stall_s",
         "stall_after",
+        "until",
         "chunk_delay_s",
         "truncate",
         "pieces",
@@ -69,7 +72,7 @@ def _error(reply: dict[str, Any]) -> ProviderError:
     )
 
 
-class ScriptedModel:
+class ScriptedModel(Model):
     """Plays its replies in order, one per `stream` call, and records every request."""
 
     def __init__(self, replies: Iterable[Scripted] = (), id: str = "scripted") -> None:
@@ -103,6 +106,8 @@ class ScriptedModel:
             pause += reply.get("stall_s", 0.0) if number == reply.get("stall_after", 1) else 0.0
             if pause:
                 await asyncio.sleep(pause)
+            if "until" in reply and number == reply.get("stall_after", 1):
+                await reply["until"].wait()
             if number < len(pieces):
                 yield TextPiece(pieces[number])
         if reply.get("truncate"):

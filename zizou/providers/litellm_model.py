@@ -161,6 +161,9 @@ class LiteLLMModel:
             arguments["api_key"] = self.api_key
         return arguments | self.extra
 
+    def secrets(self) -> tuple[str, ...]:
+        return (self.api_key,) if self.api_key else ()
+
     def call_parameters(self) -> dict[str, Any]:
         """What every request is sent with, minus the messages, the tools and the key (the debug
         log reports these)."""

@@ -30,6 +30,7 @@ from zizou.core.compaction import compact, estimate_tokens
 from zizou.core.events import Retrying
 from zizou.core.protocols import Model, ModelEvent, ModelRequest
 from zizou.errors import ProviderError
+from zizou.providers.catalog import provider_of
 from zizou.providers.errors import ContextOverflowError
 from zizou.providers.settings import RetrySettings
 
@@ -82,15 +83,15 @@ class RetryingModel:
 
     def call_parameters(self) -> dict[str, Any]:
         """The inner model's call parameters, plus this retry policy (for the debug log)."""
-        describe = getattr(self.inner, "call_parameters", None)
-        params: dict[str, Any] = dict(describe()) if callable(describe) else {"model": self.id}
-        params["retry"] = self.policy.model_dump()
-        return params
+        return {**self.inner.call_parameters(), "retry": self.policy.model_dump()}
+
+    def secrets(self) -> tuple[str, ...]:
+        return self.inner.secrets()
 
     @property
     def provider(self) -> str:
-        """The name used in messages: the inner model's provider, else its id's prefix."""
-        return str(getattr(self.inner, "provider", None) or self.inner.id.split("/")[0])
+        """The name used in messages: the inner model's provider."""
+        return provider_of(self.inner.id)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         attempt, compacted = 1, False

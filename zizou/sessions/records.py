@@ -1,8 +1,9 @@
 """The lines of a session file, validated with pydantic when a session is loaded.
 
-A `meta` line opens the file; `message` lines add to the conversation, `turn` lines mark where
+A `meta` line opens the file (its `v` is the format: a file newer than this zizou reads is
+refused with a clear message); `message` lines add to the conversation, `turn` lines mark where
 turns start and end, and a `compacted` line replaces the conversation so far with its shortened
-copy. Older files, without `compacted` lines, load as they always did.
+copy. Format 1 files (wire-format messages, no `ok` on tool results) load as they always did.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: messages are typed records (core/messages.py): tool results say `ok`
 
 
 class _Record(BaseModel):
@@ -51,4 +52,12 @@ class CompactedRecord(_Record):
     messages: list[dict[str, Any]]
 
 
-Record = MetaRecord | MessageRecord | TurnRecord | CompactedRecord
+class WorkspaceRecord(_Record):
+    """The files in view changed (format 2): `views` is the whole new set; the last one read
+    is the workspace a resumed session opens with."""
+
+    kind: Literal["workspace"] = "workspace"
+    views: list[dict[str, Any]]
+
+
+Record = MetaRecord | MessageRecord | TurnRecord | CompactedRecord | WorkspaceRecord

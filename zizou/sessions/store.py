@@ -12,6 +12,7 @@ lines before it are kept: until that line is whole on disk, the full history is 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import os
@@ -41,7 +42,9 @@ from zizou.core.events import (
     TurnFinished,
     TurnStarted,
 )
+from zizou.core.messages import Message, UserMessage, from_wire, stored, to_wire
 from zizou.core.protocols import ModelRequest
+from zizou.core.state import FileView, StateEvent
 from zizou.errors import PathError, UsageError
 from zizou.paths import (
     PROJECT_DIR_NAME,
@@ -51,11 +54,13 @@ from zizou.paths import (
     write_project_file,
 )
 from zizou.sessions.records import (
+    FORMAT_VERSION,
     CompactedRecord,
     MessageRecord,
     MetaRecord,
     Record,
     TurnRecord,
+    WorkspaceRecord,
 )
 
 _RECORD: TypeAdapter[Record] = TypeAdapter(Record)
@@ -73,9 +78,14 @@ def _now() -> str:
 @dataclass
 class LoadedSession:
     meta: MetaRecord
-    messages: list[dict[str, Any]]
+    messages: list[Message]
     turns: int
     warnings: list[str] = field(default_factory=list)
+    views: tuple[FileView, ...] = ()  # the workspace as the session left it
+
+    def wire(self) -> list[dict[str, Any]]:
+        """The messages as the provider is sent them."""
+        return [to_wire(message) for message in self.messages]
 
 
 @dataclass(frozen=True)
@@ -142,8 +152,8 @@ class SessionWriter:
         self._file.flush()
         os.fsync(self._file.fileno())
 
-    def append_message(self, message: dict[str, Any]) -> None:
-        self.write(MessageRecord(message=message))
+    def append_message(self, message: Message) -> None:
+        self.write(MessageRecord(message=stored(message)))
         self.message_count += 1
 
     def begin_turn(self, user_text: str, history: list[dict[str, Any]]) -> None:
@@ -180,6 +190,11 @@ class SessionWriter:
             case _:
                 assert_never(event)
 
+    def record_state(self, event: StateEvent) -> None:
+        """A change to the session's state worth keeping: the files in view."""
+        views = [dataclasses.asdict(view) for view in event.views]
+        self.write(WorkspaceRecord(views=views))
+
     def record_compaction(self, messages: list[dict[str, Any]]) -> None:
         """The conversation is now `messages`, shortened to fit the context window."""
         dropped = max(0, self.message_count - len(messages))
@@ -202,6 +217,7 @@ class SessionStore:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.dir = root / SESSIONS_DIR
+        self._parsed: dict[str, tuple[bytes, LoadedSession]] = {}  # the last parse of each
 
     def path(self, session_id: str) -> Path:
         return self.dir / f"{session_id}.jsonl"
@@ -233,11 +249,27 @@ class SessionStore:
             raise UnsafeProjectDir(f"cannot write session {session_id}: {exc}") from exc
 
     def load(self, session_id: str) -> LoadedSession:
+        """The session as its file holds it now (parsed once for the same bytes: `-c` checks
+        the active session and then opens it)."""
         try:
             raw = self._read(session_id)
         except PathError as exc:
             raise UsageError(f"cannot read session {session_id}: {exc}") from exc
-        return _parse(session_id, raw)
+        known = self._parsed.get(session_id)
+        if known is not None and known[0] == raw:
+            return known[1]
+        loaded = _parse(session_id, raw)
+        self._parsed[session_id] = (raw, loaded)
+        return loaded
+
+    def records(self, session_id: str) -> list[Record]:
+        """Every record of the session's file, in order (lines that cannot be read are left
+        out: loading the session says so): what a resumed view replays."""
+        try:
+            raw = self._read(session_id)
+        except PathError as exc:
+            raise UsageError(f"cannot read session {session_id}: {exc}") from exc
+        return _records(session_id, raw)[0]
 
     def _read(self, session_id: str) -> bytes:
         if not _plain_id(session_id):
@@ -294,7 +326,7 @@ class SessionStore:
                 continue
             if not loaded.messages:  # left by a run that ended before anything was said
                 continue
-            first = next((m["content"] for m in loaded.messages if m["role"] == "user"), "")
+            first = next((m.content for m in loaded.messages if isinstance(m, UserMessage)), "")
             summaries.append(
                 SessionSummary(session_id, loaded.meta.created, str(first), loaded.turns)
             )
@@ -305,11 +337,10 @@ def _plain_id(session_id: str) -> bool:
     return bool(session_id) and "/" not in session_id and not session_id.startswith(".")
 
 
-def _parse(session_id: str, raw: bytes) -> LoadedSession:
+def _records(session_id: str, raw: bytes) -> tuple[list[Record], list[str]]:
+    """The records of a session file in order, and warnings for the lines that were skipped."""
     lines = raw.split(b"\n")
-    meta: MetaRecord | None = None
-    messages: list[dict[str, Any]] = []
-    turns = 0
+    records: list[Record] = []
     warnings: list[str] = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -323,15 +354,37 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
             what = "a torn last line (an interrupted write)" if last else f"line {number}"
             warnings.append(f"session {session_id}: skipped {what} that could not be read")
             continue
+        records.append(record)
+    return records, warnings
+
+
+def _parse(session_id: str, raw: bytes) -> LoadedSession:
+    records, warnings = _records(session_id, raw)
+    meta: MetaRecord | None = None
+    messages: list[dict[str, Any]] = []
+    views: tuple[FileView, ...] = ()
+    turns = 0
+    for record in records:
         if isinstance(record, MetaRecord):
             meta = record
         elif isinstance(record, MessageRecord | CompactedRecord):
             replay(messages, record)
+        elif isinstance(record, WorkspaceRecord):
+            views = tuple(_view(v) for v in record.views)
         elif record.event == "started":
             turns += 1
     if meta is None:
         raise UsageError(f"session {session_id} has no header line; it cannot be resumed")
-    return LoadedSession(meta, messages, turns, warnings)
+    if meta.v > FORMAT_VERSION:
+        raise UsageError(
+            f"session {session_id} was written by a newer zizou (session format {meta.v}; this "
+            f"one reads up to {FORMAT_VERSION}): upgrade zizou to resume it"
+        )
+    return LoadedSession(meta, [from_wire(m) for m in messages], turns, warnings, views)
+
+
+def _view(data: dict[str, Any]) -> FileView:
+    return FileView(str(data.get("path", "")), data.get("start_line"), data.get("end_line"))
 
 
 def _read_line(line: bytes) -> tuple[Record | None, bool]:

@@ -7,18 +7,20 @@ from typing import Any
 
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
 
-BUILTIN_MODULES = (
-    "read_file",
-    "write_file",
-    "edit_file",
-    "glob",
-    "grep",
-    "list_dir",
-    "open_file",
-    "run_bash",
-    "add_context",
-    "repo_map",
+# The built-in tools: (module, class), in the order the model is shown them.
+BUILTIN_TOOLS: tuple[tuple[str, str], ...] = (
+    ("read_file", "ReadFile"),
+    ("write_file", "WriteFile"),
+    ("edit_file", "EditFile"),
+    ("glob", "Glob"),
+    ("grep", "Grep"),
+    ("list_dir", "ListDir"),
+    ("open_file", "OpenFile"),
+    ("run_bash", "RunBash"),
+    ("add_context", "AddContext"),
+    ("repo_map", "RepoMap"),
 )
+BUILTIN_MODULES = tuple(module for module, _ in BUILTIN_TOOLS)  # also the tools' names
 
 
 class Registry:
@@ -49,13 +51,14 @@ class Registry:
 
 
 def default_registry() -> Registry:
-    """A registry holding the built-in tools."""
+    """A registry holding new instances of the built-in tools (a tool may keep state, such as
+    the programs open_file launched: each session has its own)."""
     import importlib
 
     registry = Registry()
-    for module_name in BUILTIN_MODULES:
+    for module_name, class_name in BUILTIN_TOOLS:
         module = importlib.import_module(f"zizou.tools.{module_name}")
-        registry.register(module.TOOL)
+        registry.register(getattr(module, class_name)())
     return registry
 
 

@@ -6,13 +6,15 @@ reading it again; the file is re-read when the prompt is rendered, so the view i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import Field
 
 from zizou.confined import open_handle
+from zizou.core.state import FileView
 from zizou.errors import PathError
-from zizou.tools.base import Access, Pin, Tool, ToolArgs, ToolContext, ToolResult, file_access
+from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult, file_access
 from zizou.tools.read_file import FileProblem, format_line, load_text
 
 RENDER_MAX_CHARS = 20_000
@@ -55,7 +57,7 @@ class AddContext(Tool[AddContextArgs]):
         problem = _window_problem(len(lines), args.start_line, args.end_line)
         if problem is not None:
             return ToolResult.error(f"cannot pin {rel}: {problem}")
-        ctx.workspace.pin(Pin(rel, args.start_line, args.end_line))
+        ctx.state.pin(FileView(rel, args.start_line, args.end_line))
         first, last = args.start_line or 1, args.end_line or len(lines)
         what = f"{rel} (lines {first}-{last})" if lines else f"{rel} (empty for now)"
         note = ""
@@ -78,7 +80,12 @@ def _window_problem(total: int, start: int | None, end: int | None) -> str | Non
     return None
 
 
-def render_pin(root: Path, pin: Pin, max_chars: int = RENDER_MAX_CHARS) -> str:
+def render_pin(
+    root: Path,
+    pin: FileView,
+    max_chars: int = RENDER_MAX_CHARS,
+    seen: Callable[[Path, bytes], None] | None = None,
+) -> str:
     """The pinned file's numbered content as it is now, or a one-line note saying why not.
 
     The path is resolved strictly again and read by fd: a pin whose file became a symlink out
@@ -88,7 +95,9 @@ def render_pin(root: Path, pin: Pin, max_chars: int = RENDER_MAX_CHARS) -> str:
         with open_handle(root, pin.path) as file:
             if file.stat() is None:
                 return f"[{pin.path} no longer exists]"
-            _, lines = load_text(file)
+            data, lines = load_text(file)
+            if seen is not None:  # what the model is shown of it, for the read ledger
+                seen(file.path, data)
     except PathError as err:
         return f"[{pin.path}: {err}]"
     except FileProblem as err:

@@ -15,7 +15,6 @@ reads the message and recovers.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, Typ
 from pydantic import BaseModel, ConfigDict
 
 from zizou.confined import PathHandle, open_handle, relative, resolve
+from zizou.core.state import FileView, SessionState
 from zizou.errors import PathError
 
 if TYPE_CHECKING:
@@ -48,11 +48,20 @@ class ToolResult:
     ok: bool
     output: str
     diff: str | None = None  # unified diff of a write or edit, for the UI
+    replaced: str | None = None  # the text a write or edit replaced (for undo), if not too big
     duration_s: float | None = None  # how long the tool ran (not counting the approval wait)
 
     @classmethod
     def error(cls, message: str) -> ToolResult:
         return cls(ok=False, output=message)
+
+
+MAX_REPLACED_CHARS = 1_000_000  # an old content bigger than this is not kept (for undo)
+
+
+def kept(old_text: str | None) -> str | None:
+    """What a write keeps of the text it replaced: all of it, unless it is too big."""
+    return old_text if old_text is not None and len(old_text) <= MAX_REPLACED_CHARS else None
 
 
 @dataclass(frozen=True)
@@ -92,54 +101,14 @@ def file_access(kind: AccessKind, ctx: ToolContext, raw: str) -> Access:
     return Access(kind=kind, paths=(handle.rel,), handles=(handle,))
 
 
-def content_hash(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+class ToolState(Protocol):
+    """The tools' narrow handle on the session's state (core/state.py owns it)."""
 
+    def pin(self, view: FileView, by: str = "model") -> None: ...
 
-@dataclass
-class FileLedger:
-    """Which files the model has read this session, and their content hash at that time.
+    def record_view(self, path: Path, data: bytes, view: FileView) -> None: ...
 
-    `edit_file` refuses to edit a file the model has not read, or one that changed since.
-    """
-
-    hashes: dict[Path, str] = field(default_factory=dict)
-
-    def record(self, path: Path, data: bytes) -> None:
-        self.hashes[path] = content_hash(data)
-
-    def check(self, path: Path, data: bytes) -> str | None:
-        """None when the edit may go ahead, else the reason it may not."""
-        seen = self.hashes.get(path)
-        if seen is None:
-            return "read the file with read_file before editing it"
-        if seen != content_hash(data):
-            return "the file changed since you last read it; read it again before editing"
-        return None
-
-
-@dataclass(frozen=True)
-class Pin:
-    """A file, or a window of its lines, pinned into the WORKSPACE prompt layer."""
-
-    path: str  # project-relative POSIX path
-    start_line: int | None = None
-    end_line: int | None = None
-
-
-@dataclass
-class Workspace:
-    """Pinned files; the prompt re-reads each of them at every step."""
-
-    pins: list[Pin] = field(default_factory=list)
-
-    def pin(self, pin: Pin) -> None:
-        self.pins = [p for p in self.pins if p.path != pin.path] + [pin]
-
-    def drop(self, path: str) -> bool:
-        before = len(self.pins)
-        self.pins = [p for p in self.pins if p.path != path]
-        return len(self.pins) != before
+    def check_unchanged(self, path: Path, data: bytes) -> str | None: ...
 
 
 class CodeMap(Protocol):
@@ -157,8 +126,7 @@ class ToolContext:
     """Everything a tool may use. The project root never comes from a model argument."""
 
     root: Path
-    ledger: FileLedger = field(default_factory=FileLedger)
-    workspace: Workspace = field(default_factory=Workspace)
+    state: ToolState = field(default_factory=SessionState)  # the session's, in a run
     env: dict[str, str] | None = None  # child environment for commands (secrets removed)
     sandbox: Sandbox | None = None  # where commands run; None: unsandboxed
     network: bool = False  # this call's command may use the network (an approval said so)
@@ -208,12 +176,16 @@ class Tool(Generic[A]):
         }
 
     def label(self, args: A) -> str:
-        """How a person recognises this call in one line: its main argument."""
+        """How a person recognises this call in one line: its main argument, and the window
+        of lines it names, if any."""
         fields = args.model_dump()
         value = fields.get(self.label_field) if self.label_field else None
-        if isinstance(value, str):
-            return value
-        return " ".join(str(v) for v in fields.values() if isinstance(v, str | int | float))
+        if not isinstance(value, str):
+            return " ".join(str(v) for v in fields.values() if isinstance(v, str | int | float))
+        start, end = fields.get("start_line"), fields.get("end_line")
+        if isinstance(start, int) or isinstance(end, int):
+            value += f":{start or 1}-{end or ''}"
+        return value
 
     def access(self, args: A, ctx: ToolContext) -> Access:
         """What this call touches, resolved (files opened as handles). Raise `PathError` for an

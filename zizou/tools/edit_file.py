@@ -13,6 +13,7 @@ import stat
 from pydantic import Field
 
 from zizou.confined import PathHandle
+from zizou.core.state import FileView
 from zizou.errors import PathError
 from zizou.tools._atomic import (
     detect_newline,
@@ -21,7 +22,15 @@ from zizou.tools._atomic import (
     unified_diff,
     with_newline,
 )
-from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult, file_access
+from zizou.tools.base import (
+    Access,
+    Tool,
+    ToolArgs,
+    ToolContext,
+    ToolResult,
+    file_access,
+    kept,
+)
 from zizou.tools.read_file import MAX_FILE_BYTES, decode_text, format_line
 
 MAX_SIMILARITY_LINES = 20_000
@@ -84,7 +93,7 @@ def _edit(file: PathHandle, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
     if not stat.S_ISREG(info.st_mode):
         return ToolResult.error(f"{rel} is not a regular file; only files can be edited")
     data = file.read_bytes(MAX_FILE_BYTES)
-    reason = ctx.ledger.check(path, data)
+    reason = ctx.state.check_unchanged(path, data)
     if reason is not None:
         return ToolResult.error(f"cannot edit {rel}: {reason}")
     decoded = decode_text(data)
@@ -104,13 +113,14 @@ def _edit(file: PathHandle, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
     new_text = text.replace(old, new, len(starts))
     out = with_newline(new_text, detect_newline(data)).encode("utf-8")
     file.atomic_write(out)
-    ctx.ledger.record(path, out)
+    ctx.state.record_view(path, out, FileView(rel))
     shift = len(new) - len(old)
     moved = [start + k * shift for k, start in enumerate(starts)]
     where = _line_list(new_text, moved)
     count = "1 occurrence" if len(starts) == 1 else f"{len(starts)} occurrences"
     summary = f"Replaced {count} in {rel}, starting at line{'s' * (len(starts) > 1)} {where}."
-    return ToolResult(ok=True, output=summary, diff=unified_diff(rel, text, new_text))
+    diff = unified_diff(rel, text, new_text)
+    return ToolResult(ok=True, output=summary, diff=diff, replaced=kept(decoded))
 
 
 def _find_all(text: str, needle: str) -> list[int]:

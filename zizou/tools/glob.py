@@ -114,6 +114,7 @@ class Glob(Tool[GlobArgs]):
     """
 
     name = "glob"
+    label_field = "pattern"
     summary = (
         "Find files whose path matches a glob pattern such as `*.py` or `src/**/*.ts`, "
         "newest first."

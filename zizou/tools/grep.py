@@ -124,6 +124,7 @@ class Grep(Tool[GrepArgs]):
     """
 
     name = "grep"
+    label_field = "pattern"
     summary = (
         "Search file contents for a regex with ripgrep, printing `path:line:text` for each match."
     )

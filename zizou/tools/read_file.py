@@ -11,6 +11,7 @@ import stat
 from pydantic import Field
 
 from zizou.confined import PathHandle
+from zizou.core.state import FileView
 from zizou.errors import PathError
 from zizou.tools._atomic import split_lines, to_lf
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult, file_access
@@ -103,7 +104,7 @@ class ReadFile(Tool[ReadFileArgs]):
             return ToolResult.error(str(err))
         except OSError as err:
             return ToolResult.error(f"could not read {args.path}: {err.strerror or err}")
-        ctx.ledger.record(file.path, data)
+        ctx.state.record_view(file.path, data, FileView(rel, args.start_line, args.end_line))
         if not lines:
             return ToolResult(ok=True, output=f"{rel} is empty (0 lines, {len(data)} bytes).")
         return _window(rel, lines, args.start_line or 1, args.end_line)

@@ -61,6 +61,9 @@ class RepoMap(Tool[RepoMapArgs]):
     )
     Args = RepoMapArgs
 
+    def label(self, args: RepoMapArgs) -> str:
+        return " ".join([*args.paths, *args.identifiers]) or "the whole project"
+
     def access(self, args: RepoMapArgs, ctx: ToolContext) -> Access:
         return place_access("read", ctx, *(args.paths or ["."]))
 

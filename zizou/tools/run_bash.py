@@ -12,7 +12,8 @@ import asyncio
 import os
 import re
 import signal
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,11 +56,14 @@ def _last_overwrite(line: str) -> str:
 class OutputCapture:
     """The first and the last half MiB of a stream; what falls between is only counted."""
 
+    on_output: Callable[[bytes], None] | None = None
     head: bytearray = field(default_factory=bytearray)
     tail: bytearray = field(default_factory=bytearray)
     dropped: int = 0
 
     def feed(self, data: bytes) -> None:
+        if self.on_output is not None:
+            self.on_output(data)
         room = KEEP_HEAD_BYTES - len(self.head)
         if room > 0:
             self.head += data[:room]
@@ -107,10 +111,12 @@ async def run_shell(
     env: dict[str, str],
     timeout_s: float,
     prefix: Sequence[str] = (),
+    on_output: Callable[[bytes], None] | None = None,
 ) -> ShellOutcome:
     """Run `bash -c command` in its own process group; kill the group on timeout or cancel.
 
-    `prefix` is the sandbox's argv (bwrap ... --), put before `bash`."""
+    `prefix` is the sandbox's argv (bwrap ... --), put before `bash`; `on_output` sees each
+    chunk of output as it comes."""
     proc = await asyncio.create_subprocess_exec(
         *prefix,
         "bash",
@@ -123,7 +129,7 @@ async def run_shell(
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
     )
-    capture = OutputCapture()
+    capture = OutputCapture(on_output)
     timed_out = strays = False
     try:
         strays = await asyncio.wait_for(_pump(proc, capture), timeout_s)
@@ -196,6 +202,7 @@ class RunBash(Tool[RunBashArgs]):
     """
 
     name = "run_bash"
+    label_field = "command"
     summary = (
         "Run a bash command from the project root once the user approves it; prefer the file tools."
     )
@@ -212,7 +219,12 @@ class RunBash(Tool[RunBashArgs]):
         prefix = sandbox.prefix(network=ctx.network) if sandbox is not None else []
         try:
             outcome = await run_shell(
-                args.command, cwd=ctx.root, env=env, timeout_s=args.timeout_s, prefix=prefix
+                args.command,
+                cwd=ctx.root,
+                env=env,
+                timeout_s=args.timeout_s,
+                prefix=prefix,
+                on_output=_progress_lines(ctx),
             )
         except OSError as err:
             return ToolResult.error(f"could not start bash: {err.strerror or err}")
@@ -228,6 +240,26 @@ class RunBash(Tool[RunBashArgs]):
             body += "\n[background processes still holding the output were killed]"
         ok = outcome.exit_code == 0 and not outcome.timed_out
         return ToolResult(ok=ok, output=f"{status}\n{body}")
+
+
+PROGRESS_EVERY_S = 0.25  # a chatty command's live line is refreshed at most this often
+
+
+def _progress_lines(ctx: ToolContext) -> Callable[[bytes], None]:
+    """Passes the latest line a command printed on as the call's progress, a few times a
+    second at most (the whole output is in the result)."""
+    last = 0.0
+
+    def seen(chunk: bytes) -> None:
+        nonlocal last
+        now = time.monotonic()
+        text = strip_terminal_controls(chunk.decode(errors="replace"))
+        lines = [line for line in text.splitlines() if line.strip()]
+        if lines and now - last >= PROGRESS_EVERY_S:
+            last = now
+            ctx.progress(lines[-1][:200])
+
+    return seen
 
 
 def _signal_note(code: int | None) -> str:

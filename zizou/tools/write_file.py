@@ -11,6 +11,7 @@ import stat
 from pydantic import Field
 
 from zizou.confined import PathHandle
+from zizou.core.state import FileView
 from zizou.errors import PathError
 from zizou.tools._atomic import (
     detect_newline,
@@ -18,7 +19,15 @@ from zizou.tools._atomic import (
     unified_diff,
     with_newline,
 )
-from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult, file_access
+from zizou.tools.base import (
+    Access,
+    Tool,
+    ToolArgs,
+    ToolContext,
+    ToolResult,
+    file_access,
+    kept,
+)
 from zizou.tools.read_file import MAX_FILE_BYTES
 
 
@@ -64,7 +73,7 @@ def _write(file: PathHandle, content: str, ctx: ToolContext) -> ToolResult:
     data = content.encode("utf-8")
     if old != data:
         file.atomic_write(data)
-    ctx.ledger.record(path, data)
+    ctx.state.record_view(path, data, FileView(rel))
     old_text = None if old is None else old.decode("utf-8", errors="replace")
     size = f"{len(split_lines(content))} lines, {len(data):,} bytes"
     if old is None:
@@ -73,7 +82,8 @@ def _write(file: PathHandle, content: str, ctx: ToolContext) -> ToolResult:
         summary = f"{rel} already had this content ({size}); nothing changed."
     else:
         summary = f"Overwrote {rel} ({size}; it had {len(split_lines(old_text or ''))} lines)."
-    return ToolResult(ok=True, output=summary, diff=unified_diff(rel, old_text, content))
+    diff = unified_diff(rel, old_text, content)
+    return ToolResult(ok=True, output=summary, diff=diff, replaced=kept(old_text))
 
 
 TOOL = WriteFile()

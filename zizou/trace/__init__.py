@@ -8,7 +8,7 @@ mid-session is logged as it is.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,36 +19,27 @@ from zizou.trace.sections import HIDDEN_PARAMETERS
 
 if TYPE_CHECKING:
     from zizou.core.loop import Agent
+    from zizou.core.protocols import Model
 
 
-def _layers(model: object) -> Iterator[object]:
-    """The model, and the models it wraps (a retry layer keeps the real one in `.inner`)."""
-    seen: set[int] = set()
-    current: object | None = model
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        yield current
-        current = getattr(current, "inner", None)
-
-
-def session_secrets(model: object, environ: Mapping[str, str] | None = None) -> list[str | None]:
+def session_secrets(
+    model: Model | None, environ: Mapping[str, str] | None = None
+) -> list[str | None]:
     """Exact values to redact: the model's key, every key zizou loaded, secret env values."""
-    keys: list[str | None] = [getattr(layer, "api_key", None) for layer in _layers(model)]
+    keys: list[str | None] = list(model.secrets()) if model is not None else []
     keys += loaded_secrets()
     keys += env_secrets(os.environ if environ is None else environ)
     return keys
 
 
-def redactor_for(model: object) -> Redactor:
+def redactor_for(model: Model) -> Redactor:
     """A Redactor that asks again for the loaded keys at every `refresh()`."""
     return Redactor(source=lambda: session_secrets(model))
 
 
-def model_call_parameters(model: object) -> dict[str, Any]:
-    """How the model is called, never its key: `model.call_parameters()` when it has one,
-    else just its id."""
-    describe = getattr(model, "call_parameters", None)
-    params = dict(describe()) if callable(describe) else {"model": getattr(model, "id", "unknown")}
+def model_call_parameters(model: Model) -> dict[str, Any]:
+    """How the model is called, never its key."""
+    params = model.call_parameters()
     return {k: v for k, v in params.items() if k.lower() not in HIDDEN_PARAMETERS}
 
 

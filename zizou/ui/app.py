@@ -1,9 +1,10 @@
 """The full-screen app: a conversation, a composer, a queue, a sidebar and a status line.
 
-It renders the loop's events (`EventRenderer`) and answers its permission requests
-(`TuiApprover`); turns (`Turns`) and `!commands` run in workers, so the prompt stays live while
-they run. Slash commands live in `SlashActions`; opening the session after the first frame, in
-`Opening`.
+The app composes; it owns no business logic. It builds the widgets and hands them down to the
+controllers that hold the logic (`TurnController`, `SlashCommands`, `ModelSwitcher`,
+`Conversations`, `UserShell`, `InputRouter`, `FocusRouter`, `Opening`), then routes to them what
+comes up: the widgets' messages, the controllers' requests (`zizou.ui.host`), key bindings and
+worker events. Slow work runs in the controllers' workers, so the prompt stays live.
 """
 
 from __future__ import annotations
@@ -22,23 +23,26 @@ from textual.events import Event, Key, Paste, Resize
 from textual.screen import Screen
 from textual.worker import Worker
 
-from zizou import __version__
 from zizou.ui.approver import TuiApprover
+from zizou.ui.commands import SlashCommands
 from zizou.ui.completion import Completer
+from zizou.ui.conversations import TAGLINE, Conversations
 from zizou.ui.early_keys import typed_lines
 from zizou.ui.focus import FocusRouter
+from zizou.ui.host import QuitRequested, SessionChanged, ShowScreen
 from zizou.ui.message_queue import MessageQueue
+from zizou.ui.model_switcher import ModelSwitcher
 from zizou.ui.opening import Opening, PendingSession, Warmup
+from zizou.ui.router import InputRouter
 from zizou.ui.screens.link_confirm import confirm_link
 from zizou.ui.screens.picker import PickerScreen
 from zizou.ui.session import SetupMode, UiSession
-from zizou.ui.shell import run_user_command
-from zizou.ui.slash import classify
-from zizou.ui.slash_actions import SlashActions
-from zizou.ui.turns import Turns
+from zizou.ui.shell import UserShell
+from zizou.ui.turns import TurnController
 from zizou.ui.widgets.chat_view import ChatView
 from zizou.ui.widgets.composer import Composer
 from zizou.ui.widgets.mascot import Mascot
+from zizou.ui.widgets.messages import TypingClock
 from zizou.ui.widgets.prompt_area import PromptArea
 from zizou.ui.widgets.queue_panel import QueueList, QueuePanel
 from zizou.ui.widgets.sidebar import Sidebar, sidebar_info
@@ -47,12 +51,12 @@ from zizou.ui.widgets.status_bar import StatusBar
 if TYPE_CHECKING:
     from textual.widgets import Markdown
 
-    from zizou.sandbox import SandboxStatus
     from zizou.ui.key_setup import KeyServices
     from zizou.ui.widgets.frozen_markdown import FrozenMarkdown
 
 HERE = Path(__file__).parent
 QUIT_WINDOW_S = 2.0
+STOPPABLE = ("turn", "shell")  # the worker groups Esc and Ctrl+C stop
 
 
 class ZizouApp(App[int]):
@@ -84,127 +88,121 @@ class ZizouApp(App[int]):
     ) -> None:
         super().__init__()
         approver.bind(self)
-        self.focus_router = FocusRouter(self)
-        self.opening = Opening(self, session, warmup)
-        self.approver = approver
         self.first_prompt = first_prompt
         self.typed_ahead = typed_lines(typed_ahead)
         self.fade = fade
-        self.setup = setup  # "setup" or "reset": open the key wizard at once
-        self._keys = keys
-        self.turns = Turns(self)
-        self.completer = Completer(self.opening.root)
-        self.slash = SlashActions(self)
-        self.last_key_at: float | None = None  # streamed text waits for a pause in typing
+        self.typing = TypingClock()  # streamed text waits for a pause in typing
+        self.chat = ChatView(self.typing, id="chat")
+        self.composer = Composer(Completer(session.root))
+        self.queue_panel = QueuePanel(id="queue")
+        self.sidebar = Sidebar(id="sidebar")
+        self.status = StatusBar(id="status")
+        self.opening = Opening(self, session, warmup)
+        self.turns = TurnController(
+            self, self.opening, self.chat, self.composer, self.queue_panel, self.status
+        )
+        self.models = ModelSwitcher(self, self.opening, self.chat, self.status, keys, setup)
+        self.conversations = Conversations(self, self.opening, self.chat, self.turns, self.status)
+        self.commands = SlashCommands(
+            self, self.opening, self.chat, self.models, self.conversations
+        )
+        self.shell = UserShell(self, self.opening, self.chat)
+        self.router = InputRouter(
+            self, self.opening, self.chat, self.composer, self.turns, self.commands, self.shell
+        )
+        self.focus_router = FocusRouter(self.composer, self.chat, self.queue_panel)
         self._last_ctrl_c = 0.0
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
             with Vertical(id="conversation"):
-                yield ChatView(id="chat")
-                yield QueuePanel(id="queue")
-                yield Composer(self.completer)
-            yield Sidebar(id="sidebar")
-        yield StatusBar(id="status")
-
-    @property
-    def chat(self) -> ChatView:
-        return self.query_one(ChatView)
-
-    @property
-    def composer(self) -> Composer:
-        return self.query_one(Composer)
-
-    @property
-    def keys(self) -> KeyServices:
-        """The key API as the wizard and `/models` use it."""
-        if self._keys is None:
-            from zizou.ui.key_setup import KeyServices
-
-            self._keys = KeyServices()
-        return self._keys
+                yield self.chat
+                yield self.queue_panel
+                yield self.composer
+            yield self.sidebar
+        yield self.status
 
     @property
     def session(self) -> UiSession:
         """The session; only once it is open (see `zizou.ui.opening`)."""
-        if self.opening.session is None:
-            raise RuntimeError("the session is not open yet")
-        return self.opening.session
+        return self.opening.current
 
     @property
     def busy(self) -> bool:
-        """A turn runs, or the session is still opening: messages sent now are queued."""
-        return self.turns.running or not self.opening.ready
+        """A turn runs, or the session is not ready: messages sent now are queued."""
+        return self.turns.busy
+
+    @property
+    def queue(self) -> MessageQueue:
+        return self.turns.queue
 
     async def on_mount(self) -> None:
-        await self.chat.mount(Mascot(self.tagline(), fade=self.fade))
+        await self.chat.mount(Mascot(TAGLINE, fade=self.fade))
         self.composer.focus_prompt()
         if self.typed_ahead[1]:
             self.composer.set_text(self.typed_ahead[1])
-        self.query_one(Sidebar).fit(self.size.width)
-        if self.opening.ready:
-            await self.opening.present()
+        self.sidebar.fit(self.size.width)
+        if self.opening.session is not None:
+            self.run_worker(self._present(), group="present")
         else:
-            self.set_status("starting…")
+            self.status.state = "starting…"
 
     def on_ready(self) -> None:
         """The first frame is on screen: open the session, then warm up the model library."""
         self.opening.start()
         for text in [self.first_prompt or "", *self.typed_ahead[0]]:
             if text:
-                self.call_after_refresh(self.submit, text)
+                self.call_after_refresh(self.router.submit, text)
 
-    def tagline(self) -> str:
-        return f"v{__version__} · a coding agent in your terminal · /help"
+    # --- what the controllers ask for ----------------------------------------------------------
 
-    def set_status(self, state: str) -> None:
-        self.query_one(StatusBar).state = state
+    @on(Opening.Opened)
+    def _opened(self, message: Opening.Opened) -> None:
+        self.opening.opened(message.session)
+        self.run_worker(self._present(), group="present")
 
-    def show_sandbox(self, status: SandboxStatus) -> None:
-        """A standing note in the status bar when commands cannot run sandboxed."""
-        notes = {"missing": "no sandbox: every command asks", "off": "sandbox off"}
-        self.query_one(StatusBar).warning = notes.get(status.state, "")
+    async def _present(self) -> None:
+        """Show what the session brings, then let what was typed meanwhile go."""
+        try:
+            await self.conversations.show_opened()
+            await self.models.check_opened()
+        finally:
+            await self.turns.ready()
 
-    def refresh_sidebar(self) -> None:
-        if self.opening.ready:
-            self.query_one(Sidebar).info = sidebar_info(self.session)
+    @on(Opening.Failed)
+    def _open_failed(self, message: Opening.Failed) -> None:
+        self.opening.error = message.error  # raised by the command line once the app is gone
+        self.exit(1, return_code=getattr(message.error, "exit_code", 1))
 
-    @property
-    def queue(self) -> MessageQueue:
-        return self.turns.queue
+    @on(ShowScreen)
+    def _show_screen(self, message: ShowScreen) -> None:
+        self.push_screen(message.screen, message.callback)
 
-    @on(Composer.Submitted)
-    async def _submitted(self, event: Composer.Submitted) -> None:
-        await self.submit(event.text)
+    @on(QuitRequested)
+    async def _quit_requested(self) -> None:
+        await self.action_quit()
 
-    async def submit(self, text: str) -> None:
-        """Route what the user sent: a queued edit, `!command`, `/command`, or a message."""
-        stripped = text.strip()
-        if await self.turns.save_edit(text):
-            return
-        if not stripped:
-            await self.turns.resume_queue()
-        elif stripped.startswith("!"):
-            await self.opening.wait()
-            await run_user_command(self, stripped[1:].strip())
-        elif (parsed := classify(stripped, self.opening.root)).kind == "command":
-            await self.opening.wait()
-            await self.slash.run(parsed.name, parsed.args)
-        elif parsed.kind == "unknown":
-            hint = f" Did you mean /{parsed.suggestion}?" if parsed.suggestion else ""
-            await self.chat.add_notice(
-                f"Unknown command /{parsed.name}.{hint}", "warning", "/help lists the commands."
-            )
-        elif self.busy or len(self.queue):
-            await self.turns.add(text)
-        else:
-            await self.turns.start(text)
+    @on(SessionChanged)
+    def _session_changed(self) -> None:
+        if self.opening.session is not None:
+            self.sidebar.info = sidebar_info(self.opening.session)
+
+    @on(UserShell.Shared)
+    def _shared(self, message: UserShell.Shared) -> None:
+        self.turns.share(message.run)
 
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         await self.turns.worker_changed(event)
 
-    async def after_queue_change(self) -> None:
-        await self.turns.changed()
+    # --- what the widgets say -------------------------------------------------------------------
+
+    @on(Composer.Submitted)
+    async def _submitted(self, event: Composer.Submitted) -> None:
+        await self.router.submit(event.text)
+
+    @on(Composer.FilePicked)
+    async def _file_picked(self, event: Composer.FilePicked) -> None:
+        await self.router.pin(event.path)
 
     @on(QueueList.Edit)
     async def _edit_queued(self, event: QueueList.Edit) -> None:
@@ -216,7 +214,7 @@ class ZizouApp(App[int]):
 
     @on(PickerScreen.Removed)
     async def _rule_removed(self, event: PickerScreen.Removed) -> None:
-        await self.slash.remove_rule(event.value)
+        await self.commands.remove_rule(event.value)
 
     @on(PromptArea.PageKey)
     def _page(self, event: PromptArea.PageKey) -> None:
@@ -225,14 +223,17 @@ class ZizouApp(App[int]):
         else:
             self.chat.scroll_page_down(animate=False)
 
-    @on(Composer.FilePicked)
-    async def _file_picked(self, event: Composer.FilePicked) -> None:
-        await self.opening.wait()
-        await self.slash.run("add", [event.path])
+    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
+        confirm_link(self, event.href)
+
+    def on_frozen_markdown_link_clicked(self, event: FrozenMarkdown.LinkClicked) -> None:
+        confirm_link(self, event.href)
+
+    # --- keys -----------------------------------------------------------------------------------
 
     async def on_event(self, event: Event) -> None:
         if isinstance(event, Key):
-            self.last_key_at = time.monotonic()
+            self.typing.pressed()
         if isinstance(event, Key | Paste) and not event.is_forwarded:
             self.focus_router.claim(event)  # text typed while focus is elsewhere: the prompt's
         await super().on_event(event)
@@ -254,7 +255,7 @@ class ZizouApp(App[int]):
 
     def interrupt(self) -> list[Worker[object]]:
         """Stop the running turn and `!commands`; the workers that were running."""
-        running = [w for w in self.workers if w.group in ("turn", "shell") and not w.is_finished]
+        running = [w for w in self.workers if w.group in STOPPABLE and not w.is_finished]
         for worker in running:
             worker.cancel()
         return running
@@ -275,23 +276,17 @@ class ZizouApp(App[int]):
         self.exit(0)
 
     def action_toggle_sidebar(self) -> None:
-        self.query_one(Sidebar).toggle(self.size.width)
+        self.sidebar.toggle(self.size.width)
 
     def on_resize(self, event: Resize) -> None:
-        self.query_one(Sidebar).fit(self.size.width)
+        self.sidebar.fit(self.size.width)
         for mascot in self.query(Mascot):
             mascot.refresh_form()
-
-    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
-        confirm_link(self, event.href)
-
-    def on_frozen_markdown_link_clicked(self, event: FrozenMarkdown.LinkClicked) -> None:
-        confirm_link(self, event.href)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Sidebar", "Show or hide the sidebar", self.action_toggle_sidebar)
-        yield from self.slash.palette_commands()
+        yield from self.router.palette_commands()
 
 
 __all__ = ["ZizouApp"]

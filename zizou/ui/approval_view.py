@@ -30,7 +30,7 @@ class ApprovalView:
 
 def approval_view(request: PermissionRequest, cwd: Path) -> ApprovalView:
     detail = parse_arguments(request.detail or "") if request.detail else None
-    if request.tool == "run_bash":
+    if request.kind == "exec":
         timeout = (detail or {}).get("timeout_s", DEFAULT_TIMEOUT_S)
         return ApprovalView(
             title="Run this command?" + (" (it touches a protected path)" * request.protected),
@@ -51,7 +51,11 @@ def approval_view(request: PermissionRequest, cwd: Path) -> ApprovalView:
     return ApprovalView(
         title=verb,
         subject=escape_controls(request.summary),
-        where=f"{request.tool} in {cwd}",
+        where=(
+            f"{request.tool} in {cwd}"
+            if request.kind in ("read", "write")
+            else f"{request.tool}: {escape_controls(request.reason, keep_newlines=False)}"
+        ),
         body=body,
         body_is_diff=is_diff,
         always=_always(request),
@@ -62,7 +66,7 @@ def approval_view(request: PermissionRequest, cwd: Path) -> ApprovalView:
 def _always(request: PermissionRequest) -> str | None:
     if request.protected:
         return None
-    if request.tool == "run_bash":
+    if request.kind == "exec":
         if not request.suggested_rules:
             return None
         rules = _names([escape_controls(r, keep_newlines=False) for r in request.suggested_rules])

@@ -1,6 +1,6 @@
-"""The TUI's Approver: the loop awaits `ask`, which shows the approval dialog and returns the
-person's answer. "Always" command rules are saved for the project here too (in the user's config
-dir: `zizou.config.project_rules`)."""
+"""The TUI's Approver: the loop awaits `ask`, which has the app show the approval dialog and
+returns the person's answer. "Always" command rules are saved for the project here too (in the
+user's config dir: `zizou.config.project_rules`)."""
 
 from __future__ import annotations
 
@@ -8,30 +8,36 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from zizou.core.protocols import Approval, PermissionRequest
+from zizou.ui.host import ShowScreen
 
 if TYPE_CHECKING:
-    from textual.app import App
+    from textual.message import Message
+
+
+class MessageTarget(Protocol):
+    def post_message(self, message: Message) -> bool: ...
 
 
 class TuiApprover:
-    """Asks in a modal dialog. Bind it to the app before the first turn runs."""
+    """Asks in a modal dialog, which it asks the app to show. Bind it to the app before the
+    first turn runs."""
 
     def __init__(self, root: Path, save_rule: Callable[[Path, str], bool] | None = None) -> None:
         self.root = root
         self.save_rule = save_rule
-        self.app: App[Any] | None = None
+        self.target: MessageTarget | None = None
         self.saved: list[str] = []
 
-    def bind(self, app: App[Any]) -> None:
-        self.app = app
+    def bind(self, target: MessageTarget) -> None:
+        self.target = target
 
     async def ask(self, request: PermissionRequest) -> Approval:
         from zizou.ui.screens.approval import ApprovalScreen
 
-        if self.app is None:
+        if self.target is None:
             return Approval("deny", "the app was not ready to ask the user")
         answer: asyncio.Future[Approval] = asyncio.get_running_loop().create_future()
 
@@ -40,11 +46,11 @@ class TuiApprover:
                 answer.set_result(approval or Approval("deny"))
 
         screen = ApprovalScreen(request, self.root)
-        self.app.push_screen(screen, answered)
+        self.target.post_message(ShowScreen(screen, answered))
         try:
             approval = await answer
         except asyncio.CancelledError:
-            if screen.is_attached and self.app.screen is screen:
+            if screen.is_attached and screen.is_active:
                 with contextlib.suppress(Exception):
                     screen.dismiss(Approval("deny", "interrupted"))
             raise

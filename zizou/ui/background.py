@@ -6,6 +6,7 @@ screen moves on at once and never sees a late result.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -49,17 +50,16 @@ class BackgroundCalls:
         attempt = self._attempt
         self.spinner.start(message)
         self.changed()
-        app = self.owner.app
 
-        def call() -> None:
+        async def call() -> None:
             try:
-                result = work()
-            except Exception as exc:  # whatever it is, it is shown, not raised in a thread
-                app.call_from_thread(self._deliver, attempt, failed or self.failed, exc)
+                result = await asyncio.to_thread(work)
+            except Exception as exc:  # whatever it is, it is shown, not raised
+                self._deliver(attempt, failed or self.failed, exc)
             else:
-                app.call_from_thread(self._deliver, attempt, done, result)
+                self._deliver(attempt, done, result)
 
-        self.owner.run_worker(call, thread=True, group="background", exit_on_error=False)
+        self.owner.run_worker(call(), group="background", exit_on_error=False)
 
     def _deliver(self, attempt: int, callback: Callable[[Any], None], value: object) -> None:
         if attempt != self._attempt or not self.owner.is_attached:

@@ -13,41 +13,46 @@ Dialogs and other screens keep Textual's own focus order.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from textual.events import Key, Paste
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
+from zizou.ui.widgets.chat_view import ChatView
+from zizou.ui.widgets.composer import Composer
 from zizou.ui.widgets.queue_panel import QueueList, QueuePanel
 from zizou.ui.widgets.tool_row import ToolRow
 
-if TYPE_CHECKING:
-    from zizou.ui.app import ZizouApp
-
 
 class FocusRouter:
-    def __init__(self, app: ZizouApp) -> None:
-        self.app = app
+    """Moves the focus among the main screen's widgets (handed to it: it never asks the app)."""
+
+    def __init__(self, composer: Composer, chat: ChatView, panel: QueuePanel) -> None:
+        self.composer = composer
+        self.chat = chat
+        self.panel = panel
+
+    @property
+    def screen(self) -> Screen[object]:
+        return self.composer.screen
 
     @property
     def active(self) -> bool:
         """The main screen is on top (no dialog or picker is open)."""
-        return len(self.app.screen_stack) == 1
+        return self.screen.is_active
 
     def _queue(self) -> QueueList | None:
-        panel = self.app.query_one(QueuePanel)
-        queue = panel.query_one(QueueList)
-        return queue if panel.display and queue.option_count else None
+        queue = self.panel.query_one(QueueList)
+        return queue if self.panel.display and queue.option_count else None
 
     def move(self, forward: bool) -> bool:
         """Tab (`forward`) or Shift+Tab; False when another screen has the keyboard."""
         if not self.active:
             return False
-        prompt = self.app.composer.area
-        rows: list[Widget] = list(self.app.chat.query(ToolRow))
+        prompt = self.composer.area
+        rows: list[Widget] = list(self.chat.query(ToolRow))
         queue = self._queue()
-        focused = self.app.focused
+        focused = self.screen.focused
         order: list[Widget | None]
         if forward:
             order = [*rows, queue, prompt] if focused in rows else [prompt, queue, prompt]
@@ -61,8 +66,8 @@ class FocusRouter:
 
     def home(self) -> bool:
         """Esc: back to the prompt; False when the prompt has the focus already."""
-        prompt = self.app.composer.area
-        if not self.active or self.app.focused is prompt:
+        prompt = self.composer.area
+        if not self.active or self.screen.focused is prompt:
             return False
         prompt.focus()
         return True
@@ -71,18 +76,20 @@ class FocusRouter:
         """Before a key or a paste is handed to the focused widget: if it is text meant for
         nobody there, the prompt takes the focus at once, so it and every key after it land in
         the prompt (a focus change that waited would let the next keys slip past)."""
-        prompt = self.app.composer.area
-        focused = self.app.focused
-        if not self.active or focused is prompt or isinstance(focused, TextArea | Input):
+        prompt = self.composer.area
+        if not self.active:
+            return
+        focused = self.screen.focused
+        if focused is prompt or isinstance(focused, TextArea | Input):
             return
         if isinstance(event, Paste):
             text = event.text
-        elif event.is_printable and event.key not in self.app.screen.active_bindings:
+        elif event.is_printable and event.key not in self.screen.active_bindings:
             text = event.character or ""  # the queue's `e` and `x` stay the queue's
         else:
             return
         if text:
-            self.app.set_focus(prompt)
+            self.screen.set_focus(prompt)
 
 
 __all__ = ["FocusRouter"]

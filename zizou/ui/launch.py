@@ -1,5 +1,6 @@
-"""Start the full-screen app: open the model, load the rules the user saved for the project, build
-the same runtime headless mode builds, and run the app.
+"""Start the full-screen app from the run's `RunOptions`: open the model, build the same runtime
+headless mode builds (the rules the user saved for the project are already in the options), and
+run the app.
 
 Nothing here imports litellm: the model is opened without it, and the app warms it up in a
 thread once the first frame is on screen.
@@ -7,66 +8,40 @@ thread once the first frame is on screen.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from zizou.config.options import RunOptions, SessionChoice
 from zizou.core.permissions import Rules
 from zizou.core.protocols import Approver, Model
 from zizou.errors import UsageError
 
 if TYPE_CHECKING:
-    from zizou.runtime import Runtime, SessionChoice
-    from zizou.sandbox import SandboxStatus
-    from zizou.ui.session import ModelFactory, RuntimeFactory, SetupMode, UiSession
+    from zizou.runtime import Runtime
+    from zizou.ui.session import ModelFactory, RuntimeFactory, UiSession
 
 
-@dataclass(frozen=True)
-class TuiOptions:
-    root: Path
-    model: str | None = None
-    api_base: str | None = None
-    api_key: str | None = None
-    max_steps: int = 15
-    prompt: str | None = None
-    resume: str | None = None  # -r ID
-    continue_last: bool = False  # -c
-    debug_log: bool = True
-    setup: SetupMode = None  # --setup: the key wizard at start; --reset: replace the model's key
-    typed_ahead: str = ""  # keys typed before the app could read them (see early_keys)
-    sandbox: SandboxStatus | None = None  # where the model's commands run (None: detect)
-
-    def session_choice(self) -> SessionChoice:
-        from zizou.runtime import SessionChoice  # with the runtime: after the first frame
-
-        return SessionChoice(resume=self.resume, continue_last=self.continue_last)
-
-
-def run_tui(options: TuiOptions, rules: Rules) -> int:
-    """Run the app until the user quits; the exit code."""
+def run_tui(options: RunOptions, *, typed_ahead: str = "") -> int:
+    """Run the app until the user quits; the exit code. `typed_ahead`: the keys typed before
+    the app could read them (see early_keys)."""
     from zizou.config.project_rules import save_prefix
     from zizou.ui.app import ZizouApp
     from zizou.ui.approver import TuiApprover
     from zizou.ui.key_setup import KeyServices
     from zizou.ui.opening import PendingSession, Warmup
 
-    resuming = options.resume is not None or options.continue_last
-    if resuming:  # from a subdirectory too, as git finds its repository
-        from zizou.sessions import find_project
-
-        options = dataclasses.replace(options, root=find_project(options.root))
     approver = TuiApprover(options.root, save_prefix)
 
     def open_session() -> UiSession:  # in a thread, once the first frame is up
-        return build_session(options, approver, rules)
+        return build_session(options, approver)
 
     # Resuming opens the session first, so a wrong -r / -c is reported before any screen.
+    resuming = options.session.resuming
     app = ZizouApp(
         open_session() if resuming else PendingSession(options.root, open_session),
         approver,
         first_prompt=options.prompt,
-        typed_ahead=options.typed_ahead,
+        typed_ahead=typed_ahead,
         warmup=Warmup(_preload),
         setup=options.setup,
         keys=KeyServices(api_base=options.api_base),
@@ -83,77 +58,60 @@ def run_tui(options: TuiOptions, rules: Rules) -> int:
     return code or 0
 
 
-def with_saved_rules(root: Path, rules: Rules) -> tuple[Rules, list[str]]:
-    """`rules` plus the command rules the user saved for this project (kept in the user's config
-    dir, never in the project), and a warning when the project ships a rules file of its own."""
-    from zizou.config.project_rules import ignored_project_file, load_prefixes
-
-    saved = tuple(p for p in load_prefixes(root) if p not in rules.bash_prefixes)
-    merged = dataclasses.replace(rules, bash_prefixes=(*rules.bash_prefixes, *saved))
-    ignored = ignored_project_file(root)
-    return merged, [ignored] if ignored else []
-
-
-def model_factory(base: str | None, key: str | None = None) -> ModelFactory:
-    """Models as `--api-base` and `--api-key` say, unless a switch gives its own (the wizard)."""
+def model_factory(options: RunOptions) -> ModelFactory:
+    """Models as `options` say (address, key, retries, timeouts), unless a switch gives its own
+    key or address (the key wizard)."""
 
     def open_it(model_id: str, *, api_key: str | None = None, api_base: str | None = None) -> Model:
         from zizou.config.model_choice import open_model
 
-        return open_model(model_id, api_base or base, api_key or key)
+        return open_model(
+            model_id,
+            api_base or options.api_base,
+            api_key or options.api_key_value,
+            retry=options.retry,
+            timeouts=options.timeouts,
+        )
 
     return open_it
 
 
 def runtime_factory(
-    options: TuiOptions, approver: Approver, *, persist: bool = True
+    options: RunOptions, approver: Approver, *, persist: bool = True
 ) -> RuntimeFactory:
+    """Runtimes as `options` describe them, with the app's current rules and the session it
+    asks for (None: a new one)."""
+
     def build(model: Model, rules: Rules, session: SessionChoice | None = None) -> Runtime:
         from zizou.runtime import build_runtime
 
-        return build_runtime(
-            options.root,
-            model,
-            approver,
-            rules,
-            options.max_steps,
-            session=session,
-            persist=persist,
-            debug_log=options.debug_log,
-            sandbox=options.sandbox,
-        )
+        chosen = options.model_copy(update={"rules": rules, "session": session or SessionChoice()})
+        return build_runtime(chosen, model, approver, persist=persist)
 
     return build
 
 
 def build_session(
-    options: TuiOptions,
+    options: RunOptions,
     approver: Approver,
-    rules: Rules,
     *,
     models: ModelFactory | None = None,
     persist: bool = True,
 ) -> UiSession:
-    """The runtime as headless mode builds it, plus what the app tracks: `rules` with the ones
-    the user saved for this project (a rules file the project ships is named once, with the
-    session's warnings). A missing key does not stop the app: it opens and says what to do
-    (the key wizard's seam)."""
-    from zizou.config.model_choice import default_model_id
+    """The runtime as headless mode builds it, plus what the app tracks. A missing key does
+    not stop the app: it opens and says what to do (the key wizard's seam)."""
     from zizou.ui.session import UiSession, UnavailableModel
 
-    models = models or model_factory(options.api_base, options.api_key)
-    model_id = options.model or default_model_id()
+    models = models or model_factory(options)
     problem: str | None = None
     kind: str | None = None
     try:
-        model = models(model_id)
+        model = models(options.model)
     except UsageError as exc:
         problem, kind = str(exc), getattr(exc, "kind", "usage")
-        model = UnavailableModel(model_id, problem)
+        model = UnavailableModel(options.model, problem)
     runtimes = runtime_factory(options, approver, persist=persist)
-    merged, ignored = with_saved_rules(options.root, rules)
-    runtime = runtimes(model, merged, options.session_choice())
-    runtime.warnings.extend(ignored)
+    runtime = runtimes(model, options.rules, options.session)
     return UiSession(
         runtime, options.root, models, runtimes, model_problem=problem, model_problem_kind=kind
     )
@@ -179,11 +137,4 @@ def _preload() -> None:
         importlib.import_module(name)
 
 
-__all__ = [
-    "TuiOptions",
-    "build_session",
-    "model_factory",
-    "run_tui",
-    "runtime_factory",
-    "with_saved_rules",
-]
+__all__ = ["build_session", "model_factory", "run_tui", "runtime_factory"]

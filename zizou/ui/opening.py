@@ -2,7 +2,9 @@
 
 The first frame needs only Textual and the app's own widgets. The runtime (tools, prompt, repo
 map, session file) and the model (whose key may come from the OS keyring, which can take a
-while) are built in a thread right after it; meanwhile messages typed are queued and commands
+while) are built in a thread right after it, which posts `Opening.Opened` (or `Opening.Failed`)
+to the app. The session is ready once the app has shown what it brings; until then, and while
+/clear or /sessions swaps its conversation (`hold`), messages typed are queued and commands
 wait. litellm is imported in another thread a moment later.
 
 The collector: Python's full collections scanned litellm's hundreds of thousands of objects and
@@ -17,15 +19,17 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual.message import Message
 from textual.worker import Worker
 
 if TYPE_CHECKING:
-    from zizou.ui.app import ZizouApp
+    from zizou.ui.host import Host
     from zizou.ui.session import UiSession
 
 PRELOAD_DELAY_S = 0.3  # after the first frame, so the first keystrokes come first
@@ -62,13 +66,20 @@ class PendingSession:
 
 
 class Opening:
+    class Opened(Message):
+        def __init__(self, session: UiSession) -> None:
+            super().__init__()
+            self.session = session
+
+    class Failed(Message):
+        def __init__(self, error: Exception) -> None:
+            super().__init__()
+            self.error = error
+
     def __init__(
-        self,
-        app: ZizouApp,
-        source: UiSession | PendingSession,
-        warmup: Warmup | None,
+        self, host: Host, source: UiSession | PendingSession, warmup: Warmup | None
     ) -> None:
-        self.app = app
+        self.host = host
         self.pending = source if isinstance(source, PendingSession) else None
         self.session = None if isinstance(source, PendingSession) else source
         self.root = source.root
@@ -76,17 +87,30 @@ class Opening:
         self.tune_gc = warmup.tune_gc if warmup else False
         self.preload_worker: Worker[None] | None = None
         self.error: Exception | None = None  # why the session could not be opened
-        self._ready = asyncio.Event()
+        self._ready = asyncio.Event()  # open, shown, and not being swapped
+        self._hurry = threading.Event()  # the preload is wanted now, not after the delay
 
     @property
     def ready(self) -> bool:
-        return self.session is not None
+        return self._ready.is_set()
+
+    @property
+    def current(self) -> UiSession:
+        """The session; only once it is open."""
+        if self.session is None:
+            raise RuntimeError("the session is not open yet")
+        return self.session
 
     async def wait(self) -> UiSession:
-        if self.session is None:
-            await self._ready.wait()
-        assert self.session is not None
-        return self.session
+        await self._ready.wait()
+        return self.current
+
+    def hold(self) -> None:
+        """The session is not to be used for now (being shown, or swapped)."""
+        self._ready.clear()
+
+    def release(self) -> None:
+        self._ready.set()
 
     def start(self) -> None:
         """The first frame is on screen: open the session and, a moment later, load litellm."""
@@ -94,87 +118,51 @@ class Opening:
             gc.set_threshold(*GC_THRESHOLDS)
             gc.freeze()  # what start-up loaded stays: never scan it again
         if self.session is None:
-            self.app.run_worker(self._open, thread=True, group="open", exit_on_error=False)
-        else:
-            self._ready.set()
+            self.host.run_worker(self._open, thread=True, group="open", exit_on_error=False)
         if self.preload is not None:
-            self.app.set_timer(PRELOAD_DELAY_S, self.start_preload)
+            self.preload_worker = self.host.run_worker(
+                self._preload, thread=True, group="preload", exit_on_error=False
+            )
 
     def _open(self) -> None:
         assert self.pending is not None
         try:
             session = self.pending.open()
         except Exception as exc:  # shown by the command line after the app closes
-            self.app.call_from_thread(self._failed, exc)
+            self.host.post_message(self.Failed(exc))
             return
         if self.tune_gc:
             gc.freeze()
-        self.app.call_from_thread(self._opened, session)
+        self.host.post_message(self.Opened(session))
 
-    def _opened(self, session: UiSession) -> None:
+    def opened(self, session: UiSession) -> None:
+        """The session is open; it is ready once the app has shown it (`release`)."""
         self.session = session
-        self._ready.set()
-        self.app.call_later(self.present)
-
-    async def present(self) -> None:
-        """Show what the session brings (a resumed history, warnings), open the key wizard if
-        the model has no key (or for --setup / --reset), and send what was typed meanwhile."""
-        app, session = self.app, await self.wait()
-        app.refresh_sidebar()
-        runtime = session.runtime
-        if runtime.agent.conversation.messages:
-            from zizou.ui.resumed import show_resumed
-
-            await show_resumed(app.chat, session)
-            await app.chat.add_notice(f"Resumed session {runtime.session_id}.")
-        for warning in runtime.warnings:
-            await app.chat.add_notice(warning, "warning")
-        app.show_sandbox(runtime.sandbox_status)
-        keys = app.slash.model_actions
-        if session.model_problem:
-            wizard = session.model_problem_kind in ("missing_key", "usage")
-            await keys.key_problem(session.model_problem, wizard=wizard)
-        elif app.setup is not None:
-            keys.open_setup(reset=app.setup == "reset")
-        app.run_worker(self._render_prompt, thread=True, group="prompt", exit_on_error=False)
-        app.set_status("ready")
-        await app.after_queue_change()
-
-    def _render_prompt(self) -> None:
-        assert self.session is not None
-        self.session.runtime.prompt.render()
-        self.app.call_from_thread(self.app.refresh_sidebar)
-
-    def _failed(self, exc: Exception) -> None:
-        self.error = exc
-        self.app.exit(1, return_code=getattr(exc, "exit_code", 1))
-
-    def start_preload(self) -> None:
-        if self.preload is not None and self.preload_worker is None:
-            self.preload_worker = self.app.run_worker(
-                self._preload, thread=True, group="preload", exit_on_error=False
-            )
 
     def _preload(self) -> None:
         assert self.preload is not None
+        self._hurry.wait(PRELOAD_DELAY_S)
         self.preload()
         if self.tune_gc:
             gc.freeze()
 
-    def turn_ended(self) -> None:
-        if self.tune_gc:
-            self.app.call_after_refresh(keep_survivors)
-
-    def conversation_dropped(self) -> None:
-        if self.tune_gc:
-            self.app.call_after_refresh(reclaim_all)
+    @property
+    def preloading(self) -> bool:
+        return self.preload_worker is not None and not self.preload_worker.is_finished
 
     async def wait_for_preload(self) -> None:
         """Before the first request: litellm must be loaded (it is, unless the user is quick)."""
-        self.start_preload()
+        self._hurry.set()
         if self.preload_worker is not None and not self.preload_worker.is_finished:
-            self.app.set_status("loading the model library…")
             await self.preload_worker.wait()
+
+    def turn_ended(self) -> None:
+        if self.tune_gc:
+            self.host.call_after_refresh(keep_survivors)
+
+    def conversation_dropped(self) -> None:
+        if self.tune_gc:
+            self.host.call_after_refresh(reclaim_all)
 
 
 __all__ = [

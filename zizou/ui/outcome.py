@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from zizou.core.messages import Message, ToolMessage
 from zizou.ui.text import clean
 
 PREVIEW_LINES = 5  # a command's output shown under its row; more is one key or click away
@@ -36,10 +37,11 @@ class Outcome:
         return self.note not in ("interrupted", "not run", "denied", "refused")
 
 
-def outcome_of(content: str) -> Outcome:
-    """The outcome of a call from its tool message (what `core.calls.model_text` wrote)."""
+def outcome_of(content: str, ok: bool | None = None) -> Outcome:
+    """The outcome of a call from its tool message (what `core.calls.model_text` wrote):
+    `ok` as its record says (when there is one), and why it did not run, when it did not."""
     note = next((name for prefix, name in _NOTES if content.startswith(prefix)), None)
-    failed = note is not None or content.startswith(_ERROR)
+    failed = note is not None or (not ok if ok is not None else content.startswith(_ERROR))
     return Outcome(not failed, content.removeprefix(_ERROR), note)
 
 
@@ -62,11 +64,11 @@ def command_preview(output: str, limit: int = PREVIEW_LINES) -> Preview:
     return Preview(status, shown, len(lines) - len(shown))
 
 
-def recorded_result(messages: list[dict[str, object]], call_id: str) -> str | None:
-    """The tool message content recorded for `call_id`, newest first; None when there is none."""
-    for message in reversed(messages):
-        if message.get("role") == "tool" and message.get("tool_call_id") == call_id:
-            return str(message.get("content") or "")
+def recorded_result(records: list[Message], call_id: str) -> Outcome | None:
+    """The outcome recorded for `call_id` in the conversation, newest first; None if none."""
+    for record in reversed(records):
+        if isinstance(record, ToolMessage) and record.tool_call_id == call_id:
+            return outcome_of(record.content, record.ok)
     return None
 
 

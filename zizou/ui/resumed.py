@@ -10,35 +10,33 @@ Durations and diffs are not in the file, so resumed rows show neither.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
-
-from zizou import confined
 from zizou.core.events import Usage
-from zizou.errors import PathError
+from zizou.core.messages import (
+    AssistantMessage,
+    Message,
+    ToolCallPart,
+    ToolMessage,
+    UserMessage,
+    from_wire,
+    to_wire,
+)
+from zizou.core.protocols import ToolCall
+from zizou.errors import UsageError
 from zizou.sessions import SessionStore
 from zizou.sessions.records import CompactedRecord, MessageRecord, Record, TurnRecord
-from zizou.sessions.store import MAX_SESSION_BYTES
 from zizou.sessions.store import replay as replay_line
+from zizou.ui.endings import ENDINGS, UNFINISHED
 from zizou.ui.outcome import outcome_of
 from zizou.ui.session import UiSession
-from zizou.ui.shell import SHARED, read_note, shell_row
-from zizou.ui.turns import INTERRUPTED
+from zizou.ui.shell import SHARED, shell_row
 from zizou.ui.widgets.chat_view import ChatView
-from zizou.ui.widgets.messages import NoticeKind
 
-_RECORD: TypeAdapter[Record] = TypeAdapter(Record)
-ENDINGS: dict[
-    str, tuple[str, NoticeKind]
-] = {  # how a turn that ended early is told, when the file does not keep its message
-    "cancelled": (INTERRUPTED, "warning"),
-    "max_steps": ("The turn stopped at the step cap; the work so far is kept.", "warning"),
-    "loop_guard": ("The turn was stopped by a loop guard.", "warning"),
-    "error": ("The turn ended with an error.", "error"),
-}
-UNFINISHED = "This turn did not finish: zizou was stopped while it ran."
+Shown = Message | TurnRecord  # what the view replays, in the file's order
 
 
 @dataclass
@@ -48,49 +46,50 @@ class Replayed:
     last_turn: Usage | None = None
 
 
-def session_records(session: UiSession) -> list[Record]:
-    """The records of the session file, when they hold the conversation the session has; else
-    (a session that is not saved) its messages alone."""
+def session_records(session: UiSession) -> list[Shown]:
+    """The session file's messages and turn marks, when the file holds the conversation the
+    session has; else (a session that is not saved) its messages alone."""
     runtime = session.runtime
-    messages = runtime.agent.conversation.messages
-    path = SessionStore(session.root).path(runtime.session_id)
+    records = runtime.state.conversation.records
     try:
-        raw = confined.read_bytes(session.root, path, MAX_SESSION_BYTES)
-    except (PathError, OSError):
-        raw = b""
-    records: list[Record] = []
-    for line in raw.split(b"\n"):
-        try:
-            records.append(_RECORD.validate_json(line))
-        except ValidationError:
-            continue  # blank, torn or unknown: loading the session warned about it already
+        lines: list[Record] = SessionStore(session.root).records(runtime.session_id)
+    except UsageError:
+        lines = []
     loaded: list[dict[str, Any]] = []  # the conversation as loading the file rebuilds it
-    for record in records:
-        if isinstance(record, MessageRecord | CompactedRecord):
-            replay_line(loaded, record)
-    if loaded != messages:
-        return [MessageRecord(message=m) for m in messages]
-    return records  # shown whole: a history shortened for the model is still what was said
+    for line in lines:
+        if isinstance(line, MessageRecord | CompactedRecord):
+            replay_line(loaded, line)
+    if [to_wire(from_wire(m)) for m in loaded] != [to_wire(r) for r in records]:
+        return list(records)
+    # Shown whole: a history shortened for the model is still what was said.
+    return [
+        from_wire(line.message) if isinstance(line, MessageRecord) else line
+        for line in lines
+        if isinstance(line, MessageRecord | TurnRecord)
+    ]
 
 
 async def show_resumed(chat: ChatView, session: UiSession) -> None:
-    """Show the session's conversation and take back its totals."""
-    replayed = await replay(chat, session_records(session))
+    """Show the session's conversation and take back its totals (the file is read in a
+    thread: a long session is megabytes of JSON)."""
+    shown = await asyncio.to_thread(session_records, session)
+    runner = session.runtime.agent.runner
+
+    def label(call: ToolCallPart) -> str:  # as the live row is labelled: by the tool
+        return runner.parse(ToolCall(call.id, call.name, call.arguments)).label
+
+    replayed = await replay(chat, shown, label)
     session.restore(replayed.totals, replayed.turns, replayed.last_turn)
 
 
-async def replay(chat: ChatView, records: list[Record]) -> Replayed:
-    results = {
-        r.message.get("tool_call_id"): str(r.message.get("content") or "")
-        for r in records
-        if isinstance(r, MessageRecord) and r.message.get("role") == "tool"
-    }
+async def replay(
+    chat: ChatView, shown: list[Shown], label: Callable[[ToolCallPart], str]
+) -> Replayed:
+    results = {r.tool_call_id: r for r in shown if isinstance(r, ToolMessage)}
     done = Replayed(Usage())
     open_turn = False
-    for record in records:
-        if isinstance(record, MessageRecord):
-            await _message(chat, record.message, results)
-        elif isinstance(record, TurnRecord) and record.event == "started":
+    for record in shown:
+        if isinstance(record, TurnRecord) and record.event == "started":
             if open_turn:
                 await chat.add_notice(UNFINISHED, "warning")
             open_turn, done.turns = True, done.turns + 1
@@ -102,6 +101,8 @@ async def replay(chat: ChatView, records: list[Record]) -> Replayed:
             done.totals, done.last_turn = done.totals + usage, usage
             if record.reason in ENDINGS:
                 await chat.add_notice(*ENDINGS[record.reason])
+        else:
+            await _message(chat, record, results, label)
     if open_turn:
         await chat.add_notice(UNFINISHED, "warning")
     return done
@@ -112,27 +113,34 @@ def _count(usage: dict[str, Any], key: str) -> int:
     return value if isinstance(value, int) else 0
 
 
-async def _message(chat: ChatView, message: dict[str, Any], results: dict[Any, str]) -> None:
-    role, content = message.get("role"), str(message.get("content") or "")
-    if role == "user" and (note := read_note(content)) is not None:
-        row = shell_row(note[0])
-        await chat.add(row)
-        await row.finish(note[1].startswith("exit code 0"), f"{note[1]}\n{SHARED}", None)
-        row.expanded = True
-    elif role == "user":
-        await chat.add_user(content)
-    elif role == "assistant":
-        if content:
-            answer = await chat.add_assistant()
-            await answer.write(content)
-            await answer.finish()
-        for call in message.get("tool_calls") or []:
-            function = call.get("function", {})
-            row = await chat.add_tool(
-                call.get("id", ""), function.get("name", "?"), function.get("arguments", "")
-            )
-            recorded = results.get(call.get("id"), "not run: the turn was interrupted")
-            await row.show_outcome(outcome_of(recorded), None)
+async def _message(
+    chat: ChatView,
+    message: Message,
+    results: dict[str, ToolMessage],
+    label: Callable[[ToolCallPart], str],
+) -> None:
+    match message:
+        case UserMessage(shell=run) if run is not None:
+            row = shell_row(run.command)
+            await chat.add(row)
+            await row.finish(run.ok, f"{run.result}\n{SHARED}", None)
+            row.expanded = True
+        case UserMessage(content=content):
+            await chat.add_user(content)
+        case AssistantMessage(content=content, tool_calls=calls):
+            if content:
+                answer = await chat.add_assistant()
+                await answer.write(content)
+                await answer.finish()
+            for call in calls:
+                row = await chat.add_tool(call.id, call.name, call.arguments, label(call))
+                result = results.get(call.id)
+                if result is None:
+                    await row.show_outcome(outcome_of("not run: the turn was interrupted"), None)
+                else:
+                    await row.show_outcome(outcome_of(result.content, result.ok), None)
+        case ToolMessage():
+            pass  # shown with the call it answers
 
 
 __all__ = ["Replayed", "replay", "session_records", "show_resumed"]

@@ -2,8 +2,8 @@
 
 The runtime (agent, tools, prompt, session file, debug log) comes from
 `zizou.runtime.build_runtime`, as in headless mode. This adds what only a long-lived front end
-needs: running totals, switching the model, starting a new conversation, and why no model is
-usable (the key wizard's seam).
+needs: running totals, switching the model, going on in a new or a resumed conversation, and why
+no model is usable (the key wizard's seam).
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ import shlex
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from zizou.core.events import TurnFinished, Usage
+from zizou.config.options import SetupMode
+from zizou.core.events import Usage
 from zizou.core.permissions import Rules
 from zizou.core.protocols import Model, ModelEvent, ModelRequest
 from zizou.errors import ProviderError
@@ -32,9 +33,6 @@ class ModelFactory(Protocol):
     ) -> Model: ...
 
 
-SetupMode = Literal["setup", "reset"] | None  # --setup / --reset: the key wizard at start
-
-
 class RuntimeFactory(Protocol):
     """Builds a runtime: a new session, or the one `session` names (-c / -r)."""
 
@@ -43,7 +41,7 @@ class RuntimeFactory(Protocol):
     ) -> Runtime: ...
 
 
-class UnavailableModel:
+class UnavailableModel(Model):
     """Stands in when no model could be opened (no key): every request fails with the fix."""
 
     def __init__(self, model_id: str, problem: str) -> None:
@@ -84,14 +82,6 @@ class UiSession:
     def record_turn(self, usage: Usage) -> None:
         self.last_turn = usage
 
-    def record_interrupted(self, steps: int, usage: Usage, message: str) -> None:
-        """The turn was cancelled, so the loop could not say it ended: tell its recorders (the
-        session file, the debug log) what it would have, so a resume sees the same turn."""
-        self.last_turn = usage
-        ended = TurnFinished("cancelled", "", steps, usage, message)
-        for recorder in self.runtime.agent.recorders:
-            recorder.emit(ended)
-
     def resume_hint(self, cwd: Path) -> str | None:
         """How to come back to this conversation, said on quit; None when nothing was saved."""
         from zizou.sessions import find_project
@@ -116,22 +106,23 @@ class UiSession:
         self.runtime.agent.model = self.model_factory(model_id, api_key=api_key, api_base=api_base)
         self.model_problem = self.model_problem_kind = None
 
-    def new_conversation(self) -> None:
-        """A new session with the same model, rules and pinned files; the old one is closed."""
-        self._replace(None)
-
-    def resume(self, session_id: str) -> None:
-        """Continue a saved session of this project (its history comes back) with the current
-        model, rules and pinned files. A UsageError (no such session) leaves all as it was."""
+    def open_runtime(self, resume: str | None = None) -> Runtime:
+        """A runtime for a new conversation, or for the saved session `resume` (its history
+        loaded), with the current model and rules. It reads and writes files, so the app calls
+        it in a thread; `adopt` then puts it in place. A UsageError (no such session) leaves
+        all as it was."""
         from zizou.runtime import SessionChoice
 
-        self._replace(SessionChoice(resume=session_id))
-
-    def _replace(self, choice: SessionChoice | None) -> None:
         old = self.runtime
-        new = self.runtime_factory(old.agent.model, old.agent.runner.rules, choice)
-        new.ctx.workspace.pins = list(old.ctx.workspace.pins)
-        self.runtime = new
+        choice = SessionChoice(resume=resume) if resume is not None else None
+        return self.runtime_factory(old.agent.model, old.agent.runner.rules, choice)
+
+    def adopt(self, runtime: Runtime) -> None:
+        """Go on in `runtime` (from `open_runtime`) with the same pinned files; the old one is
+        closed and the running totals start again."""
+        old = self.runtime
+        runtime.state.restore(old.state.views)
+        self.runtime = runtime
         old.close()
         self.totals = Usage()
         self.last_turn = None

@@ -15,13 +15,18 @@ import time
 from itertools import count
 from typing import TYPE_CHECKING
 
+from textual.message import Message
+
+from zizou.core.messages import ShellRun
 from zizou.env import scrubbed_env
 from zizou.tools.run_bash import run_shell
 from zizou.ui.text import one_line
 from zizou.ui.widgets.tool_row import ToolRow
 
 if TYPE_CHECKING:
-    from zizou.ui.app import ZizouApp
+    from zizou.ui.host import Host
+    from zizou.ui.opening import Opening
+    from zizou.ui.widgets.chat_view import ChatView
 
 SHELL_TIMEOUT_S = 600.0
 _ids = count(1)
@@ -39,17 +44,6 @@ def shell_note(command: str, result: str) -> str:
     return f"{NOTE_HEADER}\n$ {command}\n{fence}\n{result}\n{fence}"
 
 
-def read_note(content: str) -> tuple[str, str] | None:
-    """The command and result in a message written by `shell_note`; None for other text."""
-    header, _, rest = content.partition("\n")
-    command, _, body = rest.partition("\n")
-    fence = body.partition("\n")[0]
-    if header != NOTE_HEADER or not command.startswith("$ ") or not fence.startswith("```"):
-        return None
-    result = body[len(fence) + 1 :].removesuffix(fence).removesuffix("\n")
-    return command[2:], result
-
-
 def shell_row(command: str) -> ToolRow:
     return ToolRow(
         f"shell-{next(_ids)}",
@@ -60,48 +54,53 @@ def shell_row(command: str) -> ToolRow:
     )
 
 
-async def run_user_command(app: ZizouApp, command: str) -> None:
-    if not command:
-        await app.chat.add_notice("Type a command after `!`, e.g. `!git status`.", "warning")
-        return
-    row = shell_row(command)
-    await app.chat.add(row)
-    app.run_worker(_run(app, command, row), group="shell", exit_on_error=False)
+class UserShell:
+    """Runs the user's `!commands` in workers (group "shell", which Esc cancels) and posts
+    `Shared` with each result for the model."""
+
+    class Shared(Message):
+        def __init__(self, run: ShellRun) -> None:
+            super().__init__()
+            self.run = run
+
+    def __init__(self, host: Host, opening: Opening, chat: ChatView) -> None:
+        self.host = host
+        self.opening = opening
+        self.chat = chat
+
+    async def run(self, command: str) -> None:
+        if not command:
+            await self.chat.add_notice("Type a command after `!`, e.g. `!git status`.", "warning")
+            return
+        row = shell_row(command)
+        await self.chat.add(row)
+        self.host.run_worker(self._run(command, row), group="shell", exit_on_error=False)
+
+    async def _run(self, command: str, row: ToolRow) -> None:
+        started = time.monotonic()
+        try:
+            outcome = await run_shell(
+                command,
+                cwd=self.opening.current.root,
+                env=scrubbed_env(os.environ),
+                timeout_s=SHELL_TIMEOUT_S,
+            )
+        except OSError as err:
+            await row.finish(False, f"could not start bash: {err}", time.monotonic() - started)
+            return
+        except BaseException:
+            stopped = "interrupted: the command and everything it started were stopped"
+            await row.finish(False, stopped, time.monotonic() - started)
+            raise
+        if outcome.timed_out:
+            status = f"timed out after {SHELL_TIMEOUT_S:.0f} s; process group killed"
+        else:
+            status = f"exit code {outcome.exit_code}"
+        result = f"{status}\n{outcome.output.rstrip()}"
+        ok = outcome.exit_code == 0 and not outcome.timed_out
+        await row.finish(ok, f"{result}\n{SHARED}", time.monotonic() - started)
+        row.expanded = True
+        self.host.post_message(self.Shared(ShellRun(command=command, result=result, ok=ok)))
 
 
-async def _run(app: ZizouApp, command: str, row: ToolRow) -> None:
-    started = time.monotonic()
-    try:
-        outcome = await run_shell(
-            command,
-            cwd=app.session.root,
-            env=scrubbed_env(os.environ),
-            timeout_s=SHELL_TIMEOUT_S,
-        )
-    except OSError as err:
-        await row.finish(False, f"could not start bash: {err}", time.monotonic() - started, None)
-        return
-    except BaseException:
-        await row.finish(
-            False,
-            "interrupted: the command and everything it started were stopped",
-            time.monotonic() - started,
-            None,
-        )
-        raise
-    if outcome.timed_out:
-        status = f"timed out after {SHELL_TIMEOUT_S:.0f} s; process group killed"
-    else:
-        status = f"exit code {outcome.exit_code}"
-    result = f"{status}\n{outcome.output.rstrip()}"
-    await row.finish(
-        outcome.exit_code == 0 and not outcome.timed_out,
-        f"{result}\n{SHARED}",
-        time.monotonic() - started,
-        None,
-    )
-    row.expanded = True
-    app.turns.share(shell_note(command, result))
-
-
-__all__ = ["SHARED", "SHELL_TIMEOUT_S", "read_note", "run_user_command", "shell_note", "shell_row"]
+__all__ = ["SHARED", "SHELL_TIMEOUT_S", "UserShell", "shell_note", "shell_row"]

@@ -76,40 +76,12 @@ def one_line(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[: max(1, width - 1)] + "…"
 
 
-_MAIN_ARG = {
-    "run_bash": "command",
-    "read_file": "path",
-    "write_file": "path",
-    "edit_file": "path",
-    "glob": "pattern",
-    "grep": "pattern",
-    "list_dir": "path",
-    "open_file": "path",
-    "add_context": "path",
-}
-
-
 def parse_arguments(arguments: str) -> dict[str, Any] | None:
     try:
         data = json.loads(arguments or "{}")
     except ValueError:
         return None
     return data if isinstance(data, dict) else None
-
-
-def short_args(tool: str, arguments: str, width: int = 60) -> str:
-    """The argument a person needs to recognise a call: the command, path or pattern."""
-    data = parse_arguments(arguments)
-    if data is None:
-        return one_line(arguments, width)
-    key = _MAIN_ARG.get(tool)
-    if key and isinstance(data.get(key), str):
-        text = str(data[key])
-        if tool in ("read_file", "add_context") and data.get("start_line"):
-            text += f":{data['start_line']}-{data.get('end_line') or ''}"
-        return one_line(text, width)
-    values = [str(v) for v in data.values() if isinstance(v, str | int | float)]
-    return one_line(" ".join(values), width)
 
 
 def pretty_arguments(arguments: str) -> str:
@@ -126,5 +98,4 @@ __all__ = [
     "one_line",
     "parse_arguments",
     "pretty_arguments",
-    "short_args",
 ]

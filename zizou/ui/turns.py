@@ -1,106 +1,153 @@
 """The turn that runs (in a worker, so the prompt stays live) and the messages queued behind it.
 
-Messages sent while a turn runs, or while the session is still opening, wait in the queue,
-visibly and editable, and go out in order; after an interrupt the queue waits until the user
-sends again. Each turn's events are drawn by an `EventRenderer`.
+Messages sent while a turn runs, or while the session is not ready (opening, or being swapped
+by /clear or /sessions), wait in the queue, visibly and editable, and go out in order; after an
+interrupt the queue waits until the user sends again. Each turn's events are drawn by an
+`EventRenderer`; `!command` results wait here for the model until the running turn ends.
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING
 
 from textual.worker import Worker, WorkerState
 
+from zizou.core.messages import ShellRun
+from zizou.ui.endings import INTERRUPTED
+from zizou.ui.event_renderer import EventRenderer
+from zizou.ui.host import SessionChanged
 from zizou.ui.message_queue import MessageQueue
-from zizou.ui.widgets.queue_panel import QueueList, QueuePanel
-from zizou.ui.widgets.status_bar import StatusBar
+from zizou.ui.shell import shell_note
+from zizou.ui.widgets.queue_panel import QueuePanel
 
 if TYPE_CHECKING:
-    from zizou.ui.app import ZizouApp
-    from zizou.ui.event_renderer import EventRenderer
+    from zizou.ui.host import Host
+    from zizou.ui.opening import Opening
+    from zizou.ui.widgets.chat_view import ChatView
+    from zizou.ui.widgets.composer import Composer
+    from zizou.ui.widgets.status_bar import StatusBar
 
 EDITING = "editing a queued message · Enter saves it in its place"
-INTERRUPTED = (
-    "Interrupted: the stream was closed and running commands were stopped; "
-    "the conversation so far is kept."
-)
 
 
-class Turns:
-    def __init__(self, app: ZizouApp) -> None:
-        self.app = app
+class TurnController:
+    def __init__(
+        self,
+        host: Host,
+        opening: Opening,
+        chat: ChatView,
+        composer: Composer,
+        panel: QueuePanel,
+        status: StatusBar,
+    ) -> None:
+        self.host = host
+        self.opening = opening
+        self.chat = chat
+        self.composer = composer
+        self.panel = panel
+        self.status = status
         self.queue = MessageQueue()
         self.worker: Worker[None] | None = None
         self.renderer: EventRenderer | None = None  # the running turn's
-        self.notes: list[str] = []  # `!command` results for the model, kept while a turn runs
+        self.notes: list[ShellRun] = []  # `!command` results for the model, kept while a turn runs
 
     @property
     def running(self) -> bool:
         return self.worker is not None and not self.worker.is_finished
 
+    @property
+    def busy(self) -> bool:
+        """A turn runs, or the session is not ready: messages sent now are queued."""
+        return self.running or not self.opening.ready
+
+    # --- RenderHost: what the renderer tells besides the conversation ----------------------
+
+    def set_status(self, state: str) -> None:
+        self.status.state = state
+
+    def session_changed(self) -> None:
+        self.host.post_message(SessionChanged())
+
+    # --- the turn ----------------------------------------------------------------------------
+
     async def start(self, text: str) -> None:
-        await self.app.chat.add_user(text)
-        self.app.query_one(StatusBar).busy = True
-        self.worker = self.app.run_worker(self._run(text), group="turn", exit_on_error=False)
+        await self.chat.add_user(text)
+        self.status.busy = True
+        self.worker = self.host.run_worker(self._run(text), group="turn", exit_on_error=False)
 
     async def _run(self, text: str) -> None:
-        from zizou.ui.event_renderer import EventRenderer
-
-        app = self.app
-        await app.opening.wait_for_preload()
-        renderer = self.renderer = EventRenderer(app.chat, app.session, app)
+        if self.opening.preloading:
+            self.set_status("loading the model library…")
+        await self.opening.wait_for_preload()
+        session = self.opening.current
+        renderer = self.renderer = EventRenderer(self.chat, session, self)
+        events = session.runtime.agent.run_turn(text)
         try:
-            async for event in app.session.runtime.agent.run_turn(text):
+            async for event in events:
                 await renderer.handle(event)
         finally:
+            if isinstance(events, AsyncGenerator):  # stopped early: the loop records the end
+                await events.aclose()
             await renderer.close()
 
     async def worker_changed(self, event: Worker.StateChanged) -> None:
-        worker, chat = event.worker, self.app.chat
+        """The turn's worker ended: say how, if it did not end by itself, and go on."""
+        worker = event.worker
         if worker is not self.worker or not worker.is_finished:
             return
         renderer, self.renderer = self.renderer, None
         if event.state == WorkerState.CANCELLED:
             self.queue.paused = bool(len(self.queue))
             if renderer is not None and renderer.finished is None:
-                self.app.session.record_interrupted(renderer.steps, renderer.usage, INTERRUPTED)
-            await chat.add_notice(INTERRUPTED, "warning")
+                self.opening.current.record_turn(renderer.usage)
+            await self.chat.add_notice(INTERRUPTED, "warning")
         elif event.state == WorkerState.ERROR:
-            await chat.add_notice(
+            await self.chat.add_notice(
                 f"The turn failed: {worker.error}", "error", "Send a message to try again."
             )
         self.worker = None
         self._add_notes()
-        self.app.query_one(StatusBar).busy = False
-        self.app.set_status("ready")
-        self.app.opening.turn_ended()
+        self.status.busy = False
+        self.set_status("ready")
+        self.opening.turn_ended()
+        await self.changed()
+
+    async def ready(self) -> None:
+        """The session is ready (opened and shown, or swapped): queued messages go out."""
+        self.opening.release()
+        self.set_status("ready")
+        self.session_changed()
+        self._add_notes()
         await self.changed()
 
     async def changed(self) -> None:
         """Send the next queued message if nothing runs, and show the queue as it is."""
-        if not self.app.busy and (item := self.queue.pop_ready()) is not None:
+        if not self.busy and (item := self.queue.pop_ready()) is not None:
             await self.start(item.text)
-        panel = self.app.query_one(QueuePanel)
+        panel = self.panel
         panel.items = tuple(self.queue.items)
         panel.paused = self.queue.paused
         panel.editing = self.queue.editing
-        if not self.queue.items and isinstance(self.app.focused, QueueList):
-            self.app.composer.focus_prompt()  # the list it was in is gone
+        if not self.queue.items and panel.has_focus_within:
+            self.composer.focus_prompt()  # the list it was in is gone
 
-    def share(self, note: str) -> None:
-        """Put `note` in the conversation for the model to read with the next message: now, or
-        when the running turn ends (a turn's history is not to be cut into)."""
-        self.notes.append(note)
+    def share(self, run: ShellRun) -> None:
+        """Put a `!command`'s result in the conversation for the model to read with the next
+        message: now, or when the running turn ends (a turn's history is not to be cut into)."""
+        self.notes.append(run)
         if not self.running:
             self._add_notes()
 
     def _add_notes(self) -> None:
-        if not self.notes or self.app.opening.session is None:
+        if not self.notes or not self.opening.ready:
             return
-        conversation = self.app.session.runtime.agent.conversation
-        for note in self.notes:
-            conversation.add_user(note)
+        conversation = self.opening.current.runtime.agent.conversation
+        for run in self.notes:
+            conversation.add_user(shell_note(run.command, run.result), shell=run)
         self.notes.clear()
+
+    # --- the queue ---------------------------------------------------------------------------
 
     async def add(self, text: str) -> None:
         self.queue.add(text)
@@ -111,11 +158,10 @@ class Turns:
         item = self.queue.get(item_id)
         if item is None:
             return
-        composer = self.app.composer
         self.queue.editing = item.id
-        composer.set_text(item.text)
-        composer.set_mode(EDITING)
-        composer.focus_prompt()
+        self.composer.set_text(item.text)
+        self.composer.set_mode(EDITING)
+        self.composer.focus_prompt()
         await self.changed()
 
     async def save_edit(self, text: str) -> bool:
@@ -123,7 +169,7 @@ class Turns:
         if self.queue.editing is None:
             return False
         self.queue.replace(self.queue.editing, text)
-        self.app.composer.set_mode(None)
+        self.composer.set_mode(None)
         await self.changed()
         return True
 
@@ -132,14 +178,14 @@ class Turns:
         if self.queue.editing is None:
             return False
         self.queue.editing = None
-        self.app.composer.set_mode(None)
-        self.app.composer.set_text("")
+        self.composer.set_mode(None)
+        self.composer.set_text("")
         await self.changed()
         return True
 
     async def remove(self, item_id: int) -> None:
         if self.queue.editing == item_id:
-            self.app.composer.set_mode(None)
+            self.composer.set_mode(None)
         self.queue.remove(item_id)
         await self.changed()
 
@@ -149,4 +195,4 @@ class Turns:
         await self.changed()
 
 
-__all__ = ["Turns"]
+__all__ = ["EDITING", "TurnController"]

@@ -9,11 +9,22 @@ from __future__ import annotations
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
-from zizou.ui.widgets.messages import AssistantMessage, Notice, NoticeKind, RetryNotice, UserMessage
+from zizou.ui.widgets.messages import (
+    AssistantMessage,
+    Notice,
+    NoticeKind,
+    RetryNotice,
+    TypingClock,
+    UserMessage,
+)
 from zizou.ui.widgets.tool_row import ToolRow
 
 
 class ChatView(VerticalScroll, can_focus=True):
+    def __init__(self, typing: TypingClock | None = None, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.typing = typing or TypingClock()  # streamed answers wait while the user types
+
     def on_mount(self) -> None:
         self.anchor()
 
@@ -28,12 +39,15 @@ class ChatView(VerticalScroll, can_focus=True):
         return message
 
     async def add_assistant(self) -> AssistantMessage:
-        message = AssistantMessage()
+        message = AssistantMessage(self.typing)
         await self.mount(message)
         return message
 
-    async def add_tool(self, call_id: str, name: str, arguments: str) -> ToolRow:
-        row = ToolRow(call_id, name, arguments)
+    async def add_tool(
+        self, call_id: str, name: str, arguments: str, label: str | None = None
+    ) -> ToolRow:
+        """A row for a tool call; `label` is how a person recognises it (its path, command)."""
+        row = ToolRow(call_id, name, arguments, summary=label)
         await self.mount(row)
         return row
 

@@ -97,9 +97,17 @@ class Composer(Vertical):
             self.run_worker(self._load_files, thread=True, group="files", exclusive=True)
         self._show(self.completer.suggest(context))
 
+    class _FilesLoaded(Message):
+        """The project's file list is in (posted from the thread that read it)."""
+
     def _load_files(self) -> None:
         self.completer.load_files()
-        self.app.call_from_thread(self._update_menu, TextArea.Changed(self.area))
+        self.post_message(self._FilesLoaded())
+
+    @on(_FilesLoaded)
+    def _files_loaded(self, event: _FilesLoaded) -> None:
+        event.stop()
+        self._update_menu(TextArea.Changed(self.area))
 
     def _show(self, suggestions: list[Suggestion]) -> None:
         self.suggestions = suggestions

@@ -35,6 +35,21 @@ NoticeKind = Literal["info", "warning", "error", "success"]
 _ICONS = {"info": "•", "warning": "!", "error": "✗", "success": "✓"}
 
 
+class TypingClock:
+    """When the user last pressed a key: the app sets it, streamed answers wait for a pause."""
+
+    def __init__(self) -> None:
+        self.last_key_at: float | None = None
+
+    def pressed(self) -> None:
+        self.last_key_at = time.monotonic()
+
+    def idle_s(self) -> float:
+        """Seconds since the last key (infinite before the first)."""
+        last = self.last_key_at
+        return math.inf if last is None else time.monotonic() - last
+
+
 class UserMessage(Static):
     def __init__(self, text: str) -> None:
         super().__init__(Text(clean(text)), classes="user-message")
@@ -67,8 +82,9 @@ class AssistantMessage(Widget):
     TYPING_PAUSE_S = 0.15
     MAX_HOLD_S = 1.0
 
-    def __init__(self) -> None:
+    def __init__(self, typing: TypingClock | None = None) -> None:
         super().__init__(classes="assistant-message")
+        self.typing = typing or TypingClock()
         self._parts: list[str] = []
         self._sanitizer = StreamSanitizer()
         self._pending: list[str] = []
@@ -118,7 +134,7 @@ class AssistantMessage(Widget):
 
     async def _typing_pause(self) -> None:
         deadline = time.monotonic() + self.MAX_HOLD_S
-        while (idle := _since_last_key(self.app)) < self.TYPING_PAUSE_S:
+        while (idle := self.typing.idle_s()) < self.TYPING_PAUSE_S:
             if time.monotonic() >= deadline:
                 return
             await asyncio.sleep(self.TYPING_PAUSE_S - idle)
@@ -163,12 +179,6 @@ class AssistantMessage(Widget):
         await self._flush()
 
 
-def _since_last_key(app: object) -> float:
-    """Seconds since the user last pressed a key in the app (ZizouApp keeps `last_key_at`)."""
-    last = getattr(app, "last_key_at", None)
-    return time.monotonic() - last if isinstance(last, float) else math.inf
-
-
 class RetryNotice(Static):
     """`↻ retrying in 4 s (attempt 2): rate limited`, counting down to the next attempt."""
 
@@ -200,4 +210,4 @@ class RetryNotice(Static):
             self._timer.stop()
 
 
-__all__ = ["AssistantMessage", "Notice", "NoticeKind", "RetryNotice", "UserMessage"]
+__all__ = ["AssistantMessage", "Notice", "NoticeKind", "RetryNotice", "TypingClock", "UserMessage"]

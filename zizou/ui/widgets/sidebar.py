@@ -90,10 +90,7 @@ def _field(text: Text, name: str, value: str) -> None:
 def sidebar_info(session: UiSession) -> SidebarInfo:
     runtime = session.runtime
     last = runtime.prompt.last
-    pins = tuple(
-        p.path + (f":{p.start_line}-{p.end_line or ''}" if p.start_line else "")
-        for p in runtime.ctx.workspace.pins
-    )
+    pins = tuple(view.describe() for view in runtime.state.views)
     return SidebarInfo(
         session_id=runtime.session_id,
         model=session.model_id,

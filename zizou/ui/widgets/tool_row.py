@@ -1,6 +1,7 @@
 """One row per tool call: `■ name · short args · duration ✓/✗`, which expands (Enter, a click, or
-Ctrl+O for every cut command output) to the full arguments and output. A command shows the last
-lines it printed under the row; edits and writes show their diff.
+Ctrl+O for every cut command output) to the full arguments and output. Under the row, a running
+call shows the latest progress line its tool reports, and a finished command the last lines it
+printed; edits and writes show their diff.
 
 The row's time counts from when the call could run: a call waiting for approval says so, and the
 clock starts again once it is approved. A finished call shows what the conversation recorded
@@ -22,7 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from zizou.ui.outcome import Outcome, Preview, command_preview
-from zizou.ui.text import clean, pretty_arguments, short_args
+from zizou.ui.text import clean, one_line, pretty_arguments
 from zizou.ui.widgets.diff_view import DiffView
 
 OUTPUT_PREVIEW_CHARS = 20_000
@@ -51,7 +52,7 @@ class ToolRow(Widget, can_focus=True):
         self.call_id = call_id
         self.tool = name
         self.arguments = arguments
-        self.summary = summary if summary is not None else short_args(name, arguments)
+        self.summary = one_line(summary if summary is not None else arguments, 60)
         self.started = time.monotonic()
         self.ok: bool | None = None
         self.output = ""
@@ -112,6 +113,14 @@ class ToolRow(Widget, can_focus=True):
         self.started = time.monotonic()
         self._refresh_header()
 
+    def show_progress(self, text: str) -> None:
+        """A running call's latest word on how far it is, in the line under the row."""
+        lines = [line for line in clean(text).splitlines() if line.strip()]
+        if self.ok is not None or not lines or not self.is_mounted:
+            return
+        self.query_one(".tool-preview", Static).update(Text(lines[-1]))
+        self.set_class(True, "-preview")
+
     @property
     def elapsed_s(self) -> float | None:
         """How long the call has run so far; None while it waits for approval."""
@@ -135,6 +144,7 @@ class ToolRow(Widget, can_focus=True):
             self.preview = command_preview(self.output)
         self.set_class(False, "-running")
         self.set_class(not outcome.ok, "-failed")
+        self.set_class(False, "-preview")  # a progress line goes; a command's tail may follow
         self._refresh_header()
         self._show_preview()
         if diff:

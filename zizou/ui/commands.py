@@ -1,29 +1,40 @@
-"""What each slash command does, on the running app. The table of commands is in `slash.py`."""
+"""What each slash command does. The table of commands is in `slash.py`; the ones about the
+model and the keys are `ModelSwitcher`'s, the ones that swap the conversation `Conversations'`.
+
+Commands say what they did in the conversation (`Notices`) and ask the app for screens and for
+quitting with messages, so they run, and are tested, without a Textual app. `/prompt` renders the
+prompt (the repo map can take seconds on a large project) in a worker.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual.app import SystemCommand
-
 from zizou.confined import relative
 from zizou.confined import resolve as resolve_in_root
+from zizou.core.prompt import MAP_TOKENS_BY_LEVEL
+from zizou.core.state import FileView
 from zizou.errors import PathError, ZizouError
 from zizou.paths import debug_log_path
-from zizou.tools.base import Pin
-from zizou.ui.model_actions import ModelActions
+from zizou.ui.host import QuitRequested, SessionChanged, ShowScreen
 from zizou.ui.screens.picker import Entry, PickerScreen
-from zizou.ui.slash import COMMANDS, SlashCommand
+from zizou.ui.slash import COMMANDS
 from zizou.ui.transcript import transcript_markdown
 from zizou.ui.widgets.sidebar import cost, tokens
 
 if TYPE_CHECKING:
-    from zizou.ui.app import ZizouApp
+    from zizou.ui.conversations import Conversations
+    from zizou.ui.host import Host, Notices
+    from zizou.ui.model_switcher import ModelSwitcher
+    from zizou.ui.opening import Opening
+    from zizou.ui.session import UiSession
+    from zizou.ui.widgets.messages import NoticeKind
 
-CONTEXT_BUDGETS = {"light": 0, "default": 1024, "max": 8192}
+Handler = Callable[[list[str]], Awaitable[None]]
 KEYS = (
     ("Enter", "send (queued while zizou works)"),
     ("Ctrl+J", "new line (also Shift+Enter, or end a line with \\)"),
@@ -38,19 +49,27 @@ KEYS = (
 )
 
 
-class SlashActions:
-    def __init__(self, app: ZizouApp) -> None:
-        self.app = app
-        self.model_actions = ModelActions(app)
-        self._table: dict[str, Callable[[list[str]], Awaitable[None]]] = {
+class SlashCommands:
+    def __init__(
+        self,
+        host: Host,
+        opening: Opening,
+        notices: Notices,
+        models: ModelSwitcher,
+        conversations: Conversations,
+    ) -> None:
+        self.host = host
+        self.opening = opening
+        self.notices = notices
+        self.table: dict[str, Handler] = {
             "help": self.help,
-            "clear": self.clear,
+            "clear": conversations.clear,
             "exit": self.exit,
             "quit": self.exit,
-            "model": self.model_actions.model,
-            "models": self.model_actions.models,
-            "keys": self.model_actions.keys,
-            "sessions": self.model_actions.sessions,
+            "model": models.model,
+            "models": models.models,
+            "keys": models.keys_command,
+            "sessions": conversations.sessions,
             "prompt": self.prompt,
             "context": self.context,
             "add": self.add,
@@ -62,31 +81,19 @@ class SlashActions:
         }
 
     @property
-    def root(self) -> Path:
-        return self.app.session.root
+    def session(self) -> UiSession:
+        return self.opening.current
 
-    async def say(self, text: str, kind: str = "info", fix: str | None = None) -> None:
-        await self.app.chat.add_notice(text, kind, fix)  # type: ignore[arg-type]
+    @property
+    def root(self) -> Path:
+        return self.session.root
+
+    async def say(self, text: str, kind: NoticeKind = "info", fix: str | None = None) -> None:
+        await self.notices.add_notice(text, kind, fix)
 
     async def run(self, name: str, args: list[str]) -> None:
-        await self._table[name](args)
-        self.app.refresh_sidebar()
-
-    def palette_commands(self) -> Iterator[SystemCommand]:
-        """The commands for the palette (Ctrl+P). One that needs an argument is put in the
-        prompt to finish; the others run."""
-        for command in COMMANDS:
-            yield SystemCommand(command.usage, command.help, self._palette(command))
-
-    def _palette(self, command: SlashCommand) -> Callable[[], Awaitable[None]]:
-        async def run() -> None:
-            if command.args and not command.args.startswith("["):
-                self.app.composer.set_text(f"/{command.name} ")
-                self.app.composer.focus_prompt()
-            else:
-                await self.run(command.name, [])
-
-        return run
+        await self.table[name](args)
+        self.host.post_message(SessionChanged())
 
     async def help(self, args: list[str]) -> None:
         width = max(len(c.usage) for c in COMMANDS)
@@ -94,46 +101,36 @@ class SlashActions:
         lines += ["", "Keys:"] + [f"  {key:<{width}}  {what}" for key, what in KEYS]
         await self.say("\n".join(lines))
 
-    async def clear(self, args: list[str]) -> None:
-        if self.app.busy:
-            await self.say("A turn is running: press Esc to stop it first.", "warning")
-            return
-        from zizou.ui.widgets.mascot import Mascot
-
-        self.app.session.new_conversation()
-        await self.app.chat.clear()
-        self.app.opening.conversation_dropped()
-        await self.app.chat.mount(Mascot(self.app.tagline(), fade=False))
-        await self.say(f"New conversation: session {self.app.session.runtime.session_id}.")
-
     async def exit(self, args: list[str]) -> None:
-        await self.app.action_quit()
+        self.host.post_message(QuitRequested())
 
     async def prompt(self, args: list[str]) -> None:
+        self.host.run_worker(self._show_prompt(), group="prompt")
+
+    async def _show_prompt(self) -> None:
         from zizou.ui.screens.text_viewer import TextViewerScreen
 
-        compiled = self.app.session.runtime.prompt.render()
+        compiled = await asyncio.to_thread(self.session.runtime.prompt.render)
         layers = ", ".join(
             f"{name} {size:,} chars" + (f" ({note})" if note else "")
             for name, size, note in compiled.breakdown()
         )
-        self.app.push_screen(TextViewerScreen(f"System prompt: {layers}", compiled.text))
+        viewer = TextViewerScreen(f"System prompt: {layers}", compiled.text)
+        self.host.post_message(ShowScreen(viewer))
+        self.host.post_message(SessionChanged())
 
     async def context(self, args: list[str]) -> None:
-        prompt = self.app.session.runtime.prompt
+        prompt = self.session.runtime.prompt
         if not args:
-            now = getattr(prompt, "map_tokens", None)
-            shown = "not available yet" if now is None else f"{now} tokens"
-            await self.say(f"Repo map budget: {shown}. /context light|default|max changes it.")
+            budget = f"Repo map budget: {prompt.map_tokens} tokens."
+            await self.say(f"{budget} /context light|default|max changes it.")
             return
-        budget = CONTEXT_BUDGETS.get(args[0].lower())
-        if budget is None:
+        level = args[0].lower()
+        if level not in MAP_TOKENS_BY_LEVEL:
             await self.say(f"Unknown budget {args[0]!r}.", "warning", "Use light, default or max.")
-        elif not hasattr(prompt, "map_tokens"):
-            await self.say("The repo map is not available in this version.", "warning")
-        else:
-            prompt.map_tokens = budget
-            await self.say(f"Repo map budget: {budget} tokens ({args[0].lower()}).", "success")
+            return
+        prompt.set_context_level(level)
+        await self.say(f"Repo map budget: {prompt.map_tokens} tokens ({level}).", "success")
 
     async def add(self, args: list[str]) -> None:
         if not args:
@@ -149,29 +146,29 @@ class SlashActions:
                 await self.say(f"{raw} is not a file in the project.", "error")
                 continue
             rel = relative(self.root, path)
-            self.app.session.runtime.ctx.workspace.pin(Pin(rel))
+            self.session.runtime.state.pin(FileView(rel), by="user")
             await self.say(f"Pinned {rel}: the model sees it in every step.", "success")
 
     async def drop(self, args: list[str]) -> None:
-        workspace = self.app.session.runtime.ctx.workspace
+        state = self.session.runtime.state
         if not args:
-            pins = ", ".join(p.path for p in workspace.pins) or "none"
+            pins = ", ".join(view.describe() for view in state.views) or "none"
             await self.say(f"Pinned files: {pins}.", fix="/drop PATH unpins one.")
             return
         for raw in args:
             name = raw.lstrip("@").removeprefix("./")
-            if workspace.drop(name):
+            if state.unpin(name):
                 await self.say(f"Unpinned {name}.", "success")
             else:
                 await self.say(f"{name} is not pinned.", "warning")
 
     async def export(self, args: list[str]) -> None:
-        runtime = self.app.session.runtime
+        session = self.session
+        runtime = session.runtime
         target = Path(args[0]) if args else Path(f"zizou-{runtime.session_id}.md")
         target = target if target.is_absolute() else self.root / target
-        text = transcript_markdown(
-            runtime.session_id, self.app.session.model_id, runtime.agent.conversation.messages
-        )
+        messages = runtime.agent.conversation.messages
+        text = transcript_markdown(runtime.session_id, session.model_id, messages)
         try:
             target.write_text(text, encoding="utf-8")
         except OSError as exc:
@@ -180,7 +177,7 @@ class SlashActions:
         await self.say(f"Transcript saved to {target}.", "success")
 
     async def cost(self, args: list[str]) -> None:
-        session = self.app.session
+        session = self.session
         totals = session.totals
         lines = [
             f"This session: {tokens(totals.input_tokens)} tokens in, "
@@ -203,7 +200,7 @@ class SlashActions:
         except ZizouError as exc:
             await self.say(str(exc), "error")
             return
-        rules = self.app.session.runtime.agent.runner.rules
+        rules = self.session.runtime.agent.runner.rules
         entries = [Entry(p, f"run_bash: {p}", "saved for this project", True) for p in saved]
         entries += [
             Entry(f"session:{p}", f"run_bash: {p}", "this session only (--allow)")
@@ -212,13 +209,13 @@ class SlashActions:
         ]
         entries += [Entry(f"tool:{t}", t, "this session only") for t in sorted(rules.allowed_tools)]
         title = f"Approval rules ({rules_path(self.root)})"
-        self.app.push_screen(PickerScreen(title, entries, pick=False))
+        self.host.post_message(ShowScreen(PickerScreen(title, entries, pick=False)))
 
     async def remove_rule(self, prefix: str) -> None:
         from zizou.config.project_rules import remove_prefix
 
         remove_prefix(self.root, prefix)
-        runner = self.app.session.runtime.agent.runner
+        runner = self.session.runtime.agent.runner
         kept = tuple(p for p in runner.rules.bash_prefixes if p != prefix)
         runner.rules = dataclasses.replace(runner.rules, bash_prefixes=kept)
         await self.say(f"Removed the rule `{prefix}`: such commands ask again.", "success")
@@ -226,7 +223,7 @@ class SlashActions:
     async def log(self, args: list[str]) -> None:
         path = debug_log_path(self.root)
         where = f"Debug log: {path}" + ("" if path.exists() else " (not written yet)")
-        last = self.app.session.last_turn
+        last = self.session.last_turn
         spent = (
             "no turn yet"
             if last is None
@@ -238,4 +235,4 @@ class SlashActions:
         await self.say(f"{where}\n{spent.capitalize()}.")
 
 
-__all__ = ["CONTEXT_BUDGETS", "SlashActions"]
+__all__ = ["KEYS", "SlashCommands"]

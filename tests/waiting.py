@@ -1,0 +1,61 @@
+"""Waiting on a condition instead of the clock: poll until it holds, and fail past a deadline.
+
+The deadline is generous (a loaded machine is slow, not wrong); the poll is short, so a test
+waits only as long as the condition takes. `exclusive` holds a lock on a fixed path, for the
+rare test whose output must name a fixed path, so parallel runs (pytest-xdist workers, or two
+checkouts tested at once) take turns with that path instead of trampling each other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+LIMIT_S = 30.0
+EVERY_S = 0.01
+
+
+def wait_until(
+    check: Callable[[], object], what: str, limit_s: float = LIMIT_S, every_s: float = EVERY_S
+) -> None:
+    """Block until `check()` is true; AssertionError naming `what` after `limit_s`."""
+    deadline = time.monotonic() + limit_s
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {limit_s:g} s for {what}")
+        time.sleep(every_s)
+
+
+async def until(
+    check: Callable[[], object], what: str, limit_s: float = LIMIT_S, every_s: float = EVERY_S
+) -> None:
+    """`wait_until` for async tests: the event loop runs on between the checks."""
+    deadline = time.monotonic() + limit_s
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {limit_s:g} s for {what}")
+        await asyncio.sleep(every_s)
+
+
+async def within(awaitable: Awaitable[object], what: str, limit_s: float = LIMIT_S) -> None:
+    """Await `awaitable` (an event's wait(), a task), failing with `what` after `limit_s`."""
+    try:
+        await asyncio.wait_for(awaitable, limit_s)
+    except TimeoutError:
+        raise AssertionError(f"waited {limit_s:g} s for {what}") from None
+
+
+@contextmanager
+def exclusive(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `path` (created if missing) for the `with` block."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -1,0 +1,128 @@
+"""`zizou config [flags]`: the options a run would get, and where each one came from.
+
+It resolves the options exactly as `zizou` and `zizou -p` do (`resolve_options`), from the same
+flags, so a surprise ("why 15 steps?", "which model?") is answered without starting a run. Keys
+are shown masked, and every line goes through the redactor. Imported only when the user types
+`zizou config`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from pydantic import BaseModel
+
+from zizou.cli import flags_from, run_flags
+from zizou.config.keys import mask_key, resolve_key
+from zizou.config.keys_file import keys_file_path
+from zizou.config.options import MODEL_VARIABLE, Origin, RunOptions, resolve_options
+from zizou.config.project_rules import rules_path
+from zizou.config.settings import settings_path
+from zizou.providers.catalog import needs_key, provider_of
+from zizou.redact import Redactor, loaded_secrets
+
+Row = tuple[str, str, str]  # setting, value, where it came from
+
+
+@click.command("config", context_settings={"help_option_names": ["-h", "--help"]})
+@run_flags
+def config_command(**run: Any) -> None:
+    """Print the options in effect and where each came from: a flag, the environment, the
+    project (rules saved for it), the user config (config.toml) or the default."""
+    options = resolve_options(flags_from(run))
+    rows = [("SETTING", "VALUE", "FROM"), *option_rows(options)]
+    redactor = Redactor(loaded_secrets())
+    width = max(len(row[0]) for row in rows)
+    value_width = min(48, max(len(row[1]) for row in rows))
+    for name, value, origin in rows:
+        line = f"{name:<{width}}  {value:<{value_width}}  {origin}".rstrip()
+        click.echo(redactor.redact(line))
+    for warning in options.warnings:
+        click.echo(f"\nnote: {redactor.redact(warning)}")
+
+
+def option_rows(options: RunOptions) -> list[Row]:
+    """One row per setting, in the order a person reads them."""
+
+    def row(name: str, value: object, key: str | None = None) -> Row:
+        return name, _shown(value), origin_of(options, key or name)
+
+    status = options.sandbox_status
+    return [
+        row("root", options.root),
+        row("model", options.model),
+        row("api_base", options.api_base),
+        _key_row(options),
+        row("max_steps", options.max_steps),
+        row("sandbox", f"{options.sandbox} ({status.describe() if status else 'not checked'})"),
+        row("sandbox_network", options.sandbox_network),
+        row("debug_log", options.debug_log),
+        row("session", _session(options)),
+        *_rule_rows(options),
+        *_section_rows("retry", options.retry, origin_of(options, "retry")),
+        *_section_rows("timeouts", options.timeouts, origin_of(options, "timeouts")),
+    ]
+
+
+def origin_of(options: RunOptions, name: str) -> str:
+    """Where `name` came from, in words that say which file or variable."""
+    origin: Origin = options.origins.get(name, "default")
+    match origin:
+        case "env":
+            return f"env (${MODEL_VARIABLE})"
+        case "user config":
+            return f"user config ({settings_path()})"
+        case "project":
+            return f"project (saved in {rules_path()})"
+        case _:
+            return origin
+
+
+def _key_row(options: RunOptions) -> Row:
+    provider = provider_of(options.model)
+    found = resolve_key(provider, flag=options.api_key_value)
+    if found is None:
+        if not needs_key(provider) or options.api_base:
+            return "api_key", "-", "not needed"
+        return "api_key", "-", f"none: run `zizou keys set {provider}`"
+    kind, _, variable = found.source.partition(":")
+    source = {
+        "flag": "flag",
+        "env": f"env (${variable})",
+        "keyring": "key store (OS keyring)",
+        "file": f"key store ({keys_file_path()})",
+    }.get(kind, found.source)
+    return "api_key", mask_key(found.value), source
+
+
+def _rule_rows(options: RunOptions) -> list[Row]:
+    rules = options.rules
+    flagged = [*sorted(rules.allowed_tools), *(f"run_bash:{p}" for p in rules.flag_prefixes)]
+    saved = [f"run_bash:{p}" for p in rules.bash_prefixes if p not in rules.flag_prefixes]
+    rows = [("allow", rule, "flag") for rule in flagged]
+    rows += [("allow", rule, origin_of(options, "saved rules")) for rule in saved]
+    rows = rows or [("allow", "-", "default")]
+    rows.append(("yes", _shown(rules.yes), "flag" if rules.yes else "default"))
+    return rows
+
+
+def _session(options: RunOptions) -> str:
+    if options.session.resume is not None:
+        return f"resume {options.session.resume}"
+    return "continue the last" if options.session.continue_last else "new"
+
+
+def _section_rows(name: str, section: BaseModel, origin: str) -> list[Row]:
+    return [(f"{name}.{key}", _shown(value), origin) for key, value in section.model_dump().items()]
+
+
+def _shown(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+__all__ = ["config_command", "option_rows", "origin_of"]

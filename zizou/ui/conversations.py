@@ -1,0 +1,140 @@
+"""The conversation on screen as a whole: what the session opens with (a resumed history, its
+warnings), a new one (/clear), and a saved one resumed (/sessions).
+
+Listing the saved sessions, building a runtime (which creates or loads the session file) and
+reading a resumed history all touch the disk, so they run in workers; while a conversation is
+being swapped the session is held, so messages sent meanwhile queue and go to the new one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from typing import TYPE_CHECKING
+
+from zizou import __version__
+from zizou.errors import ZizouError
+from zizou.ui.host import SessionChanged, ShowScreen
+from zizou.ui.resumed import show_resumed
+from zizou.ui.screens.picker import Entry, PickerScreen
+from zizou.ui.widgets.mascot import Mascot
+
+if TYPE_CHECKING:
+    from zizou.sessions.store import SessionSummary
+    from zizou.ui.host import Host
+    from zizou.ui.opening import Opening
+    from zizou.ui.turns import TurnController
+    from zizou.ui.widgets.chat_view import ChatView
+    from zizou.ui.widgets.status_bar import StatusBar
+
+TAGLINE = f"v{__version__} · a coding agent in your terminal · /help"
+PROMPT_CHARS = 60
+SANDBOX_NOTES = {"missing": "no sandbox: every command asks", "off": "sandbox off"}
+BUSY = "A turn is running: press Esc to stop it first."
+
+
+class Conversations:
+    def __init__(
+        self,
+        host: Host,
+        opening: Opening,
+        chat: ChatView,
+        turns: TurnController,
+        status: StatusBar,
+    ) -> None:
+        self.host = host
+        self.opening = opening
+        self.chat = chat
+        self.turns = turns
+        self.status = status
+
+    async def show_opened(self) -> None:
+        """What the session brings: a resumed history, its warnings, and a standing note in the
+        status bar when commands cannot run sandboxed. The prompt is rendered in a thread for
+        the sidebar."""
+        session = self.opening.current
+        runtime = session.runtime
+        if runtime.agent.conversation.messages:
+            await show_resumed(self.chat, session)
+            await self.chat.add_notice(f"Resumed session {runtime.session_id}.")
+        for warning in runtime.warnings:
+            await self.chat.add_notice(warning, "warning")
+        self.status.warning = SANDBOX_NOTES.get(runtime.sandbox_status.state, "")
+        self.host.run_worker(self._render_prompt(), group="prompt", exit_on_error=False)
+
+    async def _render_prompt(self) -> None:
+        await asyncio.to_thread(self.opening.current.runtime.prompt.render)
+        self.host.post_message(SessionChanged())
+
+    async def clear(self, args: list[str]) -> None:
+        """/clear: a new session with the same model, rules and pinned files."""
+        await self._swap(None)
+
+    async def sessions(self, args: list[str]) -> None:
+        """/sessions: pick a saved session of this project to go on with."""
+        self.host.run_worker(self._pick_session(), group="sessions", exclusive=True)
+
+    async def _pick_session(self) -> None:
+        from zizou.sessions.store import SessionStore
+
+        session = self.opening.current
+        summaries = await asyncio.to_thread(SessionStore(session.root).list)
+        current = session.runtime.session_id
+        entries = [session_entry(s, s.id == current) for s in summaries]
+
+        async def picked(session_id: str | None) -> None:
+            if session_id and session_id != current:
+                await self._swap(session_id)
+
+        title = "Resume a session of this project"
+        self.host.post_message(ShowScreen(PickerScreen(title, entries), picked))
+
+    async def _swap(self, resume: str | None) -> None:
+        if self.turns.busy:
+            await self.chat.add_notice(BUSY, "warning")
+            return
+        self.opening.hold()
+        self.host.run_worker(self._swapping(resume), group="session")
+
+    async def _swapping(self, resume: str | None) -> None:
+        """Build the new runtime (for a resume, loading its file) in a thread, then show it."""
+        session = self.opening.current
+        try:
+            try:
+                runtime = await asyncio.to_thread(session.open_runtime, resume)
+            except ZizouError as exc:
+                await self.chat.add_notice(str(exc), "error")
+                return
+            session.adopt(runtime)
+            await self.chat.clear()
+            self.opening.conversation_dropped()
+            await self.chat.mount(Mascot(TAGLINE, fade=False))
+            if resume is None:
+                await self.chat.add_notice(f"New conversation: session {runtime.session_id}.")
+                return
+            await show_resumed(self.chat, session)
+            await self.chat.add_notice(f"Resumed session {runtime.session_id}.", "success")
+            for warning in runtime.warnings:
+                await self.chat.add_notice(warning, "warning")
+        finally:
+            await self.turns.ready()
+
+
+def session_entry(summary: SessionSummary, current: bool) -> Entry:
+    prompt = " ".join(summary.first_prompt.split()) or "(no message yet)"
+    if len(prompt) > PROMPT_CHARS:
+        prompt = prompt[: PROMPT_CHARS - 1] + "…"
+    turns = f"{summary.turns} turn" + ("" if summary.turns == 1 else "s")
+    note = f"{started(summary.created)} · {turns} · {summary.id}"
+    return Entry(summary.id, prompt, f"● current · {note}" if current else note)
+
+
+def started(created: str) -> str:
+    """An ISO time from a session file, in the local time zone: "2025-01-31 14:05"."""
+    try:
+        return dt.datetime.fromisoformat(created).astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return created
+
+
+__all__ = ["TAGLINE", "Conversations", "session_entry", "started"]

@@ -1,0 +1,99 @@
+"""Where what the user sends goes: an edit of a queued message, a `!command`, a `/command` (typed,
+picked in the palette, or an `@file` to pin), or a message for the model.
+
+A command sent before the session is ready waits for it in a worker, so the app's own messages
+(among them the one that says the session is open) keep flowing meanwhile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Coroutine, Iterator
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from textual.app import SystemCommand
+
+from zizou.ui.slash import COMMANDS, SlashCommand, classify
+
+if TYPE_CHECKING:
+    from zizou.ui.commands import SlashCommands
+    from zizou.ui.host import Host, Notices
+    from zizou.ui.opening import Opening
+    from zizou.ui.shell import UserShell
+    from zizou.ui.turns import TurnController
+    from zizou.ui.widgets.composer import Composer
+
+
+class InputRouter:
+    def __init__(
+        self,
+        host: Host,
+        opening: Opening,
+        notices: Notices,
+        composer: Composer,
+        turns: TurnController,
+        commands: SlashCommands,
+        shell: UserShell,
+    ) -> None:
+        self.host = host
+        self.opening = opening
+        self.notices = notices
+        self.composer = composer
+        self.turns = turns
+        self.commands = commands
+        self.shell = shell
+
+    async def submit(self, text: str) -> None:
+        """Route what the user sent: a queued edit, `!command`, `/command`, or a message."""
+        stripped = text.strip()
+        if await self.turns.save_edit(text):
+            return
+        if not stripped:
+            await self.turns.resume_queue()
+        elif stripped.startswith("!"):
+            await self._when_ready(self.shell.run(stripped[1:].strip()))
+        elif (parsed := classify(stripped, self.opening.root)).kind == "command":
+            await self._when_ready(self.commands.run(parsed.name, parsed.args))
+        elif parsed.kind == "unknown":
+            hint = f" Did you mean /{parsed.suggestion}?" if parsed.suggestion else ""
+            await self.notices.add_notice(
+                f"Unknown command /{parsed.name}.{hint}", "warning", "/help lists the commands."
+            )
+        elif self.turns.busy or len(self.turns.queue):
+            await self.turns.add(text)
+        else:
+            await self.turns.start(text)
+
+    async def pin(self, path: str) -> None:
+        """An `@file` completion was accepted: pin the file."""
+        await self._when_ready(self.commands.run("add", [path]))
+
+    def palette_commands(self) -> Iterator[SystemCommand]:
+        """The commands for the palette (Ctrl+P). One that needs an argument is put in the
+        prompt to finish; the others run."""
+        for command in COMMANDS:
+            yield SystemCommand(command.usage, command.help, partial(self._picked, command))
+
+    async def _picked(self, command: SlashCommand) -> None:
+        if command.args and not command.args.startswith("["):
+            self.composer.set_text(f"/{command.name} ")
+            self.composer.focus_prompt()
+        else:
+            await self._when_ready(self.commands.run(command.name, []))
+
+    async def _when_ready(self, work: Coroutine[Any, Any, None]) -> None:
+        if self.opening.ready:
+            await work
+        else:
+            self.host.run_worker(self._after_ready(work), group="waiting")
+
+    async def _after_ready(self, work: Coroutine[Any, Any, None]) -> None:
+        try:
+            await self.opening.wait()
+        except BaseException:  # the app closed first: the command never runs
+            work.close()
+            raise
+        await work
+
+
+__all__ = ["InputRouter"]
