@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # The one check: lint, format, types, then the tests. CI runs exactly this.
-# The tests run on two workers (pytest-xdist) and print the 15 slowest; arguments go to pytest,
-# so `scripts/check.sh -n 0 tests/ui` runs just the TUI tests in this process.
+# The tests run in parallel (pytest-xdist): one worker per CPU and one more, since the
+# end-to-end tests spend part of their time waiting on the zizou processes they start; idle
+# workers steal queued tests, so the long ones do not pile up on one. The 15 slowest are listed.
+# Arguments go to pytest, and a later option wins: `scripts/check.sh -n 0 tests/ui`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
-.venv/bin/python -m pytest -q -n 2 --durations=15 "$@"
+# Bytecode is cached (in the ignored __pycache__ dirs), so the workers and the many zizou
+# processes the end-to-end tests start compile zizou and the tests once, not each time.
+unset PYTHONDONTWRITEBYTECODE
+workers=$(($(getconf _NPROCESSORS_ONLN) + 1))
+.venv/bin/python -m pytest -q -n "$workers" --dist worksteal --durations=15 "$@"

@@ -65,6 +65,15 @@ def tmux(zizou_home: Path) -> Iterator[Tmux]:
     subprocess.run(["tmux", "-L", session.socket, "kill-server"], capture_output=True, check=False)
 
 
+@pytest.fixture
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A path short enough for the approval dialog to show whole, even under a parallel
+    worker's longer temporary directory (the dialog's width is capped, not the terminal's)."""
+    root = tmp_path_factory.mktemp("tui") / "project"
+    root.mkdir()
+    return root
+
+
 def test_prompt_approve_and_read_the_answer(tmux: Tmux, project: Path) -> None:
     command = {"command": "touch approved.txt"}
     script = [

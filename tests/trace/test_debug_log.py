@@ -18,6 +18,7 @@ from zizou.core.events import (
     StepFinished,
     StepStarted,
     TextDelta,
+    ToolCallFinished,
     TurnFinished,
     TurnStarted,
 )
@@ -306,3 +307,35 @@ def test_a_turn_that_sent_nothing_still_leaves_a_readable_log(tmp_path: Path) ->
     assert "no request was sent" in text
     assert parse_headings(text) == [(6, "LIVE STREAM EVENTS")]
     assert labels(text) == ["TURN-START", "FINISH"]
+
+
+async def test_a_tool_that_raises_fails_its_call_and_its_traceback_is_logged(
+    tmp_path: Path, logged_agent: LoggedAgent
+) -> None:
+    from zizou.tools import Access, Tool, ToolArgs, ToolContext, ToolResult
+
+    class NoArgs(ToolArgs):
+        pass
+
+    class Broken(Tool[NoArgs]):
+        """Raises."""
+
+        name = "broken"
+        summary = "Raises."
+        Args = NoArgs
+
+        def access(self, args: NoArgs, ctx: ToolContext) -> Access:
+            return Access("read")
+
+        def work(self, args: NoArgs, access: Access, ctx: ToolContext) -> ToolResult:
+            raise KeyError("a bug in the tool")
+
+    agent, _ = logged_agent(tmp_path, [{"tool_calls": [{"name": "broken"}]}, {"text": "ok"}])
+    agent.runner.registry.register(Broken())
+    events = await run(agent, "go")
+    [finished] = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert not finished.ok and "broken failed unexpectedly: KeyError" in finished.output
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason == "done"
+    log = section(read_log(tmp_path), 6)
+    assert "LOG ERROR zizou.core.calls: the tool broken raised" in log
+    assert "Traceback (most recent call last)" in log and "a bug in the tool" in log

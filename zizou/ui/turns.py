@@ -96,6 +96,9 @@ class TurnController:
         worker = event.worker
         if worker is not self.worker or not worker.is_finished:
             return
+        if not self.chat.is_attached:  # the app is closing: there is no screen to update
+            self.worker, self.renderer = None, None
+            return
         renderer, self.renderer = self.renderer, None
         if event.state == WorkerState.CANCELLED:
             self.queue.paused = bool(len(self.queue))
