@@ -177,3 +177,18 @@ async def test_a_recorder_that_raises_neither_ends_the_turn_nor_starves_the_othe
     events = await collect(agent, "go")
     assert isinstance(events[0], TurnStarted) and isinstance(events[-1], TurnFinished)
     assert kinds(healthy.events) == kinds(events)
+
+
+async def test_a_server_that_reuses_call_ids_every_step_still_gets_distinct_ones(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    same = {"id": "call_0", "name": "read_file", "arguments": json.dumps({"path": "a.txt"})}
+    other = {**same, "arguments": json.dumps({"path": "a.txt", "start_line": 1})}
+    agent, _ = make_agent(
+        tmp_path, [{"tool_calls": [same]}, {"tool_calls": [other]}, {"text": "ok"}]
+    )
+    await collect(agent, "go")
+    ids = [c.id for r in agent.conversation.records for c in getattr(r, "tool_calls", ())]
+    assert len(ids) == len(set(ids)) == 2
+    assert_history_valid(agent.conversation.messages)

@@ -19,6 +19,7 @@ from zizou.core.permissions import Rules
 from zizou.core.protocols import Approval, PermissionRequest, ToolCall
 from zizou.headless import HeadlessApprover
 from zizou.tools import Access, Registry, Tool, ToolArgs, ToolContext, ToolResult, default_registry
+from zizou.tools.base import file_access
 
 
 async def run_call(runner: CallRunner, name: str, arguments: str) -> list[RunnerItem]:
@@ -174,3 +175,43 @@ def test_a_call_is_labelled_by_its_tool_with_what_it_touches(
     parsed = runner.parse(ToolCall("c1", tool, json.dumps(arguments)))
     assert parsed.problem is None and parsed.label == expected
     assert runner.parse(ToolCall("c2", "nope", '{"x": 1}')).label == '{"x": 1}'
+
+
+class SlowWriteArgs(ToolArgs):
+    path: str
+
+
+class SlowWrite(Tool[SlowWriteArgs]):
+    """Writes through its handle after a pause, in its worker thread."""
+
+    name = "slow_write"
+    summary = "Writes slowly."
+    Args = SlowWriteArgs
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+
+    def access(self, args: SlowWriteArgs, ctx: ToolContext) -> Access:
+        return file_access("write", ctx, args.path)
+
+    def work(self, args: SlowWriteArgs, access: Access, ctx: ToolContext) -> ToolResult:
+        self.started.set()
+        time.sleep(0.3)  # the call is cancelled meanwhile; the thread cannot be
+        access.handle().atomic_write(b"written whole\n")
+        return ToolResult(ok=True, output="written")
+
+
+async def test_a_cancelled_call_keeps_its_files_open_until_its_thread_is_done(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "d").mkdir()
+    tool = SlowWrite()
+    registry = Registry()
+    registry.register(tool)
+    runner = CallRunner(registry, ToolContext(root=tmp_path), ScriptedApprover(), Rules())
+    task = asyncio.create_task(run_call(runner, "slow_write", '{"path": "d/out.txt"}'))
+    await asyncio.to_thread(tool.started.wait, 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert (tmp_path / "d" / "out.txt").read_text() == "written whole\n"  # where it was meant

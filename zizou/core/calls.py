@@ -19,7 +19,8 @@ import dataclasses
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -92,7 +93,7 @@ class CallRunner:
             return ParsedCall(call, tool, None, parsed)
         return ParsedCall(call, tool, parsed, None)
 
-    async def run(self, parsed: ParsedCall) -> AsyncIterator[RunnerItem]:
+    async def run(self, parsed: ParsedCall) -> AsyncGenerator[RunnerItem, None]:
         """Run the call: yields a PermissionRequested when the approver is asked, a
         PermissionDecided once the call is allowed or denied, its progress, and last of all
         the ToolResult."""
@@ -106,12 +107,13 @@ class CallRunner:
             return
         try:
             resolved = ResolvedCall(parsed.call, parsed.tool, parsed.args, access)
-            async for item in self._decide_and_run(resolved):
-                yield item
+            async with aclosing(self._decide_and_run(resolved)) as items:
+                async for item in items:
+                    yield item
         finally:
             access.close()
 
-    async def _decide_and_run(self, resolved: ResolvedCall) -> AsyncIterator[RunnerItem]:
+    async def _decide_and_run(self, resolved: ResolvedCall) -> AsyncGenerator[RunnerItem, None]:
         call, tool, access = resolved.call, resolved.tool, resolved.access
         decision = decide(tool.name, access, self.rules)
         ctx = self.ctx
@@ -142,8 +144,9 @@ class CallRunner:
                 self.rules = _always(self.rules, tool.name, access, decision.suggested_rules)
             if approval.network and request.network_choice:
                 ctx = dataclasses.replace(ctx, network=True)  # this call alone
-        async for item in _run_tool(resolved, ctx):
-            yield item
+        async with aclosing(_run_tool(resolved, ctx)) as items:
+            async for item in items:
+                yield item
 
 
 def _parse_args(tool: Tool[Any], raw: str) -> ToolArgs | ToolResult:
@@ -199,7 +202,7 @@ def _request(resolved: ResolvedCall, decision: Decision, ctx: ToolContext) -> Pe
     )
 
 
-async def _run_tool(resolved: ResolvedCall, ctx: ToolContext) -> AsyncIterator[RunnerItem]:
+async def _run_tool(resolved: ResolvedCall, ctx: ToolContext) -> AsyncGenerator[RunnerItem, None]:
     """The tool's work, with its progress lines as they come (from any thread), then its
     result. A tool that raises is a failed result the model reads; its traceback is logged."""
     call, tool = resolved.call, resolved.tool
@@ -213,6 +216,7 @@ async def _run_tool(resolved: ResolvedCall, ctx: ToolContext) -> AsyncIterator[R
     work = asyncio.ensure_future(
         tool.execute(resolved.args, resolved.access, dataclasses.replace(ctx, emit=emit))
     )
+    waiter: asyncio.Future[str] | None = None
     try:
         while not work.done():
             waiter = asyncio.ensure_future(lines.get())
@@ -228,6 +232,8 @@ async def _run_tool(resolved: ResolvedCall, ctx: ToolContext) -> AsyncIterator[R
         log.exception("the tool %s raised", tool.name)  # its traceback, in the debug log
         result = ToolResult.error(f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}")
     finally:
+        if waiter is not None and not waiter.done():
+            waiter.cancel()
         if not work.done():  # the turn was cancelled: the tool stops too, and cleans up
             work.cancel()
             with contextlib.suppress(BaseException):

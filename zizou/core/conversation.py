@@ -45,9 +45,9 @@ class Conversation:
         return [to_wire(record) for record in self.records]
 
     def _append(self, message: Message) -> None:
+        self.records.append(message)  # kept in memory even when the session file fails
         if self.on_append is not None:
             self.on_append(message)
-        self.records.append(message)
 
     def add_user(self, text: str, shell: ShellRun | None = None) -> bool:
         """Add the user's message (`shell`: the `!command` it shares); False when it is a retry
@@ -71,6 +71,10 @@ class Conversation:
             raise ValueError(f"no pending tool call with id {result.tool_call_id!r}")
         self._append(result)
 
+    def call_ids(self) -> set[str]:
+        """Every tool call id in the history."""
+        return {c.id for r in self.records if isinstance(r, AssistantMessage) for c in r.tool_calls}
+
     def pending_call_ids(self) -> list[str]:
         """Ids of the last assistant message's tool calls that have no result yet."""
         answered: set[str] = set()
@@ -92,11 +96,14 @@ class Conversation:
         """The history is now `messages` (a shortened copy, in the wire format): the tool
         results that remain keep what their records knew (ok, diff)."""
         known = {r.tool_call_id: r for r in self.records if isinstance(r, ToolMessage)}
+        shared = {r.content: r for r in self.records if isinstance(r, UserMessage) and r.shell}
         records: list[Message] = []
         for wire in messages:
             record = from_wire(wire)
             if isinstance(record, ToolMessage) and record.tool_call_id in known:
                 record = known[record.tool_call_id].model_copy(update={"content": record.content})
+            elif isinstance(record, UserMessage) and record.content in shared:
+                record = shared[record.content]
             records.append(record)
         self.records = records
 

@@ -17,7 +17,7 @@ import logging
 import time
 import traceback
 from collections import Counter
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -126,7 +126,10 @@ class Agent:
         """
         progress = _Progress()
         for recorder in self.recorders:
-            recorder.begin_turn(user_text, self.conversation.messages)
+            try:
+                recorder.begin_turn(user_text, self.conversation.messages)
+            except Exception:  # a recorder's failure must not stop the turn
+                log.exception("recorder %s failed to begin the turn", type(recorder).__name__)
         try:
             async with aclosing(self._turn(user_text, progress)) as events:
                 async for event in events:
@@ -154,7 +157,10 @@ class Agent:
         self, progress: _Progress, reason: FinishReason, message: str, kind: str | None = None
     ) -> list[AnyEvent]:
         """The events that close a turn cut short: the open step's end, then the turn's."""
-        self.conversation.close_pending(f"not run: {message}")
+        try:
+            self.conversation.close_pending(f"not run: {message}")
+        except Exception:  # the session file cannot take it (a full disk): the end still comes
+            log.exception("the turn's unanswered calls could not be recorded")
         events: list[AnyEvent] = []
         if progress.step_open:
             progress.step_open = False
@@ -174,26 +180,28 @@ class Agent:
 
     async def _turn(self, user_text: str, progress: _Progress) -> AsyncGenerator[AnyEvent, None]:
         yield TurnStarted(user_text)
-        self.conversation.add_user(user_text)
         seen: Counter[tuple[str, str]] = Counter()
         unknown: list[str] = []  # the names of the latest consecutive calls to unknown tools
         try:
+            self.conversation.add_user(user_text)
             while progress.step < self.config.max_steps:
                 progress.step += 1
                 progress.step_open, progress.step_usage = True, Usage()
                 yield StepStarted(progress.step)
                 reply: ModelReply | None = None
-                async for event in self._reply(progress):
-                    if isinstance(event, ModelReply):
-                        reply = event
-                    else:
-                        yield event
+                async with aclosing(self._reply(progress)) as replying:
+                    async for event in replying:
+                        if isinstance(event, ModelReply):
+                            reply = event
+                        else:
+                            yield event
                 assert reply is not None
                 for call in reply.tool_calls:
                     parsed = self.runner.parse(call)
                     self._guard(seen, parsed)
-                    async for tool_event in self._run_call(parsed):
-                        yield tool_event
+                    async with aclosing(self._run_call(parsed)) as calling:
+                        async for tool_event in calling:
+                            yield tool_event
                     self._guard_unknown(unknown, parsed)
                 progress.step_open = False
                 yield StepFinished(progress.step, reply.usage, reply.finish_reason)
@@ -222,7 +230,7 @@ class Agent:
         finally:
             self.conversation.close_pending("not run: the turn was cancelled")
 
-    async def _reply(self, progress: _Progress) -> AsyncIterator[AnyEvent | ModelReply]:
+    async def _reply(self, progress: _Progress) -> AsyncGenerator[AnyEvent | ModelReply, None]:
         """One model call: its text and retry notices, then ModelReplied and the reply."""
         reply: ModelReply | None = None
         async for item in self.model.stream(await self._request(progress.step)):
@@ -236,7 +244,7 @@ class Agent:
                 reply = item
         if reply is None:
             raise ProviderError("the model's stream ended without a reply")
-        reply = _with_unique_ids(reply)
+        reply = _with_unique_ids(reply, self.conversation.call_ids())
         progress.usage += reply.usage
         progress.step_usage = reply.usage
         self.conversation.add_assistant(reply.text, reply.tool_calls)
@@ -270,16 +278,17 @@ class Agent:
                 "the request.",
             )
 
-    async def _run_call(self, parsed: ParsedCall) -> AsyncIterator[AnyEvent]:
+    async def _run_call(self, parsed: ParsedCall) -> AsyncGenerator[AnyEvent, None]:
         call = parsed.call
         yield ToolCallStarted(call.id, call.name, call.arguments, parsed.label)
         started = time.monotonic()
         result = ToolResult.error("the tool produced no result")
-        async for item in self.runner.run(parsed):
-            if isinstance(item, ToolResult):
-                result = item
-            else:
-                yield item
+        async with aclosing(self.runner.run(parsed)) as running:
+            async for item in running:
+                if isinstance(item, ToolResult):
+                    result = item
+                else:
+                    yield item
         self.conversation.add_tool_result(
             ToolMessage(
                 tool_call_id=call.id,
@@ -300,10 +309,11 @@ class Agent:
         )
 
 
-def _with_unique_ids(reply: ModelReply) -> ModelReply:
-    """`reply` with every tool call's id distinct: some local servers send one id twice (or
-    none), and each result must answer exactly one call."""
-    seen: set[str] = set()
+def _with_unique_ids(reply: ModelReply, taken: set[str]) -> ModelReply:
+    """`reply` with every tool call's id distinct from each other and from the conversation's
+    (`taken`): some local servers send one id twice, or the same ids at every step, and each
+    result must answer exactly one call."""
+    seen = set(taken)
     calls: list[ToolCall] = []
     for index, call in enumerate(reply.tool_calls):
         call_id = call.id or f"call_{index}"

@@ -14,6 +14,7 @@ model was shown, by read_file or as a pin in the prompt, can be edited until it 
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,6 +90,7 @@ class SessionState:
         self.ledger = FileLedger()
         self._views: list[FileView] = []
         self._subscribers: list[Subscriber] = []
+        self._lock = threading.RLock()
 
     def subscribe(self, subscriber: Subscriber) -> None:
         self._subscribers.append(subscriber)
@@ -130,10 +132,15 @@ class SessionState:
         return self.ledger.check(path, data)
 
     def _set(self, views: list[FileView], by: str) -> None:
-        self._views = views
-        event = WorkspaceChanged(tuple(views), by)
-        for subscriber in self._subscribers:
-            subscriber(event)
+        # A tool's work runs in a worker thread while the app may pin or drop a file: one
+        # change at a time, each told to the subscribers in the order it was made.
+        with self._lock:
+            if views == self._views:
+                return
+            self._views = views
+            event = WorkspaceChanged(tuple(views), by)
+            for subscriber in self._subscribers:
+                subscriber(event)
 
 
 __all__ = [

@@ -16,6 +16,7 @@ import dataclasses
 import datetime as dt
 import json
 import os
+import threading
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -119,6 +120,7 @@ class SessionWriter:
         self._root = root or path.parent
         self._waiting: list[Record] = [header] if header else []
         self._on_create = on_create
+        self._lock = threading.Lock()
         self._file: IO[bytes] | None = None if header else self._open()
 
     def _open(self) -> IO[bytes]:
@@ -132,6 +134,10 @@ class SessionWriter:
         return os.fdopen(fd, "ab")
 
     def write(self, record: Record) -> None:
+        with self._lock:  # a tool's worker thread may record the workspace meanwhile
+            self._write(record)
+
+    def _write(self, record: Record) -> None:
         if self._file is None:
             if not isinstance(record, MessageRecord):
                 self._waiting.append(record)
@@ -380,7 +386,13 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
             f"session {session_id} was written by a newer zizou (session format {meta.v}; this "
             f"one reads up to {FORMAT_VERSION}): upgrade zizou to resume it"
         )
-    return LoadedSession(meta, [from_wire(m) for m in messages], turns, warnings, views)
+    typed: list[Message] = []
+    for message in messages:
+        try:
+            typed.append(from_wire(message))
+        except ValidationError:
+            warnings.append(f"session {session_id}: skipped a message that could not be read")
+    return LoadedSession(meta, typed, turns, warnings, views)
 
 
 def _view(data: dict[str, Any]) -> FileView:

@@ -200,8 +200,14 @@ class Tool(Generic[A]):
         return json.dumps(fields, indent=2)[:4000] if fields else None
 
     async def execute(self, args: A, access: Access, ctx: ToolContext) -> ToolResult:
-        """Do the call's work. By default `work` runs in a worker thread."""
-        return await asyncio.to_thread(self.work, args, access, ctx)
+        """Do the call's work. By default `work` runs in a worker thread; a thread cannot be
+        stopped, so a cancelled call waits for it to finish before its handles are closed."""
+        thread = asyncio.ensure_future(asyncio.to_thread(self.work, args, access, ctx))
+        try:
+            return await asyncio.shield(thread)
+        except asyncio.CancelledError:
+            await asyncio.wait({thread})
+            raise
 
     def work(self, args: A, access: Access, ctx: ToolContext) -> ToolResult:
         raise NotImplementedError(f"{self.name} has neither work() nor execute()")

@@ -118,10 +118,12 @@ class UiSession:
         return self.runtime_factory(old.agent.model, old.agent.runner.rules, choice)
 
     def adopt(self, runtime: Runtime) -> None:
-        """Go on in `runtime` (from `open_runtime`) with the same pinned files; the old one is
-        closed and the running totals start again."""
+        """Go on in `runtime` (from `open_runtime`), with the same pinned files unless it has its
+        own (a resumed session keeps those); the old one is closed and the running totals start
+        again."""
         old = self.runtime
-        runtime.state.restore(old.state.views)
+        if not runtime.state.views:
+            runtime.state.restore(old.state.views)
         self.runtime = runtime
         old.close()
         self.totals = Usage()
