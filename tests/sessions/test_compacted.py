@@ -4,12 +4,17 @@ the lines before it stay, and a write torn by a crash loses nothing."""
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from scripted_agent import call, collect, make_agent
+
 from zizou.core.conversation import Conversation
 from zizou.core.events import Retrying
-from zizou.core.messages import from_wire
+from zizou.core.messages import ToolMessage, from_wire
+from zizou.core.protocols import ModelEvent, ModelRequest
+from zizou.providers.fake import ScriptedModel
 from zizou.sessions import SessionStore, SessionWriter
 
 FULL: list[dict[str, Any]] = [
@@ -106,3 +111,32 @@ def test_a_record_appended_to_a_torn_line_is_still_read(tmp_path: Path) -> None:
     assert loaded.wire() == [*FULL, {"role": "user", "content": "and now?"}]
     assert loaded.turns == 2
     assert any("the torn start of line" in warning for warning in loaded.warnings)
+
+
+class ShortensOnce(ScriptedModel):
+    """The scripted model, whose second request comes back shortened (as the retry layer does
+    after a context overflow) before its reply."""
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        if len(self.requests) == 1:
+            yield Retrying(2, 0.0, "too long; retrying", resent_messages=tuple(request.messages))
+        async for event in super().stream(request):
+            yield event
+
+
+async def test_a_shortened_history_keeps_each_tool_results_outcome_through_a_resume(
+    tmp_path: Path,
+) -> None:
+    store = SessionStore(tmp_path)
+    writer = store.create("s1", "openai/x")
+    (tmp_path / "a.txt").write_text("a\n")
+    edit = call("edit_file", path="a.txt", old_string="zzz", new_string="y")
+    model = ShortensOnce([{"tool_calls": [edit]}, {"text": "done"}])
+    agent, _ = make_agent(tmp_path, [], model=model)
+    agent.conversation.on_append = writer.append_message
+    agent.recorders.append(writer)
+    await collect(agent, "edit it")
+    writer.close()
+    assert "compacted" in kinds(store)
+    [failed] = [m for m in store.load("s1").messages if isinstance(m, ToolMessage)]
+    assert failed.ok is False and failed.name == "edit_file"

@@ -128,6 +128,9 @@ class Retrying(Event):
     # After a context overflow: the shortened history the next attempt sends (the debug log
     # records it; it is left out of `to_dict`, which goes to stream-json).
     resent_messages: tuple[dict[str, Any], ...] | None = field(default=None, repr=False)
+    # The same history as the conversation's typed records (what each tool result's outcome
+    # was), set by the loop once the conversation took it: the session file keeps these.
+    resent_records: tuple[Any, ...] | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {

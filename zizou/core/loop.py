@@ -239,6 +239,8 @@ class Agent:
             elif isinstance(item, Retrying):
                 if item.resent_messages is not None:  # shortened to fit: keep it so
                     self.conversation.replace(item.resent_messages)
+                    records = tuple(self.conversation.records)
+                    item = dataclasses.replace(item, resent_records=records)
                 yield item
             else:
                 reply = item

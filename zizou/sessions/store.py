@@ -176,8 +176,10 @@ class SessionWriter:
             case TurnFinished(reason=reason, usage=used):
                 usage = {"input_tokens": used.input_tokens, "output_tokens": used.output_tokens}
                 self.write(TurnRecord(event="finished", ts=_now(), reason=reason, usage=usage))
-            case Retrying(resent_messages=resent):
-                if resent is not None:
+            case Retrying(resent_messages=resent, resent_records=records):
+                if records is not None:  # typed: each tool result keeps its outcome
+                    self.record_compaction([stored(r) for r in records])
+                elif resent is not None:
                     self.record_compaction(list(resent))
             case (
                 TurnStarted()
