@@ -83,8 +83,17 @@ async def test_text_being_read_stays_put_while_the_rest_settles(
         await settle(
             pilot, lambda: frozen.rendered == pieces and frozen.virtual_size.height > 4 * pieces
         )
-        after = [line for line in screen_lines(app)[5:15] if "paragraph" in line]
-        assert after == before
+
+        def read_now() -> list[str]:
+            return [line for line in screen_lines(app)[5:15] if "paragraph" in line]
+
+        # The last heights land on a refresh of their own: the text is back where it was read
+        # once they have (on a loaded machine that can be a frame after the count is reached).
+        try:
+            await settle(pilot, lambda: read_now() == before, limit_s=5)
+        except AssertionError:
+            pass  # said by the assertion below, with both screens
+        assert read_now() == before
         assert frozen.virtual_size.height > 4 * len(frozen.pieces)  # the guesses were replaced
 
 
