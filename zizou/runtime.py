@@ -20,7 +20,7 @@ from zizou.core.calls import CallRunner
 from zizou.core.conversation import Conversation
 from zizou.core.loop import Agent, AgentConfig
 from zizou.core.messages import Message
-from zizou.core.prompt import PromptBuilder, latest_user_message
+from zizou.core.prompt import PromptBuilder
 from zizou.core.protocols import Approver, Model, TurnRecorder
 from zizou.core.state import FileView, SessionState
 from zizou.env import scrubbed_env
@@ -111,7 +111,6 @@ def build_runtime(
     limits = AgentConfig(max_steps=options.max_steps)
     agent = Agent(model, runner, prompt, state.conversation, limits, recorders)
     redact.agent = agent
-    prompt.mentions = lambda: latest_user_message(agent.conversation.messages)
     prompt.commands_note = _commands_note(status)
     reported = {"sandbox": status.describe()}
     log = open_debug_log(root, agent, prompt, reported) if options.debug_log else None

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from zizou.core.prompt import MAP_TOKENS_BY_LEVEL, PromptBuilder, latest_user_message
+from zizou.core.prompt import MAP_TOKENS_BY_LEVEL, PromptBuilder
+from zizou.core.protocols import ToolCall
 from zizou.core.state import FileView, SessionState
 from zizou.tools import default_registry
 
@@ -24,7 +25,7 @@ def _builder(
         default_registry(),
         workspace or SessionState(),
         write_compiled=False,
-        mentions=lambda: message,
+        mentions=(lambda: message) if message else None,
     )
 
 
@@ -69,14 +70,13 @@ def test_a_project_without_source_has_the_layer_off(tmp_path: Path) -> None:
 
 
 def test_the_latest_user_message_is_what_steers(project: Path) -> None:
-    messages = [
-        {"role": "user", "content": "first"},
-        {"role": "assistant", "content": "ok", "tool_calls": []},
-        {"role": "user", "content": "now fix refund()"},
-        {"role": "tool", "tool_call_id": "1", "content": "x"},
-    ]
-    assert latest_user_message(messages) == "now fix refund()"
-    assert latest_user_message([]) == ""
-    builder = _builder(project)
-    builder.mentions = lambda: latest_user_message(messages)
+    state = SessionState()
+    assert state.conversation.latest_user_text() == ""
+    state.conversation.add_user("first")
+    state.conversation.add_assistant("ok", (ToolCall("1", "glob", "{}"),))
+    state.conversation.close_pending("x")
+    state.conversation.add_user("now fix refund()")
+    state.conversation.add_assistant("", (ToolCall("2", "glob", "{}"),))
+    assert state.conversation.latest_user_text() == "now fix refund()"
+    builder = _builder(project, state)  # the builder reads it from the session's state
     assert _layer(builder)[0].splitlines()[1] == "app/admin.py:"

@@ -71,6 +71,13 @@ class Conversation:
             raise ValueError(f"no pending tool call with id {result.tool_call_id!r}")
         self._append(result)
 
+    def latest_user_text(self) -> str:
+        """What the user said last ("" before anything was said)."""
+        for record in reversed(self.records):
+            if isinstance(record, UserMessage):
+                return record.content
+        return ""
+
     def call_ids(self) -> set[str]:
         """Every tool call id in the history."""
         return {c.id for r in self.records if isinstance(r, AssistantMessage) for c in r.tool_calls}

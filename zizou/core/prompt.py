@@ -14,10 +14,9 @@ import datetime as dt
 import os
 import platform
 import stat
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from zizou import confined
 from zizou.core.git_info import git_summary
@@ -90,7 +89,7 @@ class PromptBuilder:
         self.today = today
         self.map_tokens = map_tokens  # 0 turns the REPO MAP layer off
         # The latest user message, whose code names and file names steer the map.
-        self.mentions: Callable[[], str] = mentions or _no_message
+        self.mentions: Callable[[], str] = mentions or state.conversation.latest_user_text
         # Applied to the copy written to `.zizou/compiled/prompt.md`, never to what the model gets.
         self.redact = redact
         # Where run_bash's commands run, in the model's words (set by the runtime).
@@ -170,19 +169,6 @@ class PromptBuilder:
         )
 
 
-def latest_user_message(messages: Sequence[Mapping[str, Any]]) -> str:
-    """The text of the last user message, for `PromptBuilder.mentions`:
-    `prompt.mentions = lambda: latest_user_message(agent.conversation.messages)`."""
-    for message in reversed(messages):
-        if message.get("role") == "user" and isinstance(message.get("content"), str):
-            return str(message["content"])
-    return ""
-
-
-def _no_message() -> str:
-    return ""
-
-
 def _instructions(root: Path) -> tuple[tuple[str, str] | None, list[str]]:
     """The first of AGENTS.md / ZIZOU.md that is a regular file inside the root, read by fd,
     and notes on the ones skipped (a symlink out of the project is never read)."""
@@ -220,5 +206,4 @@ __all__ = [
     "CompiledPrompt",
     "PromptBuilder",
     "Section",
-    "latest_user_message",
 ]

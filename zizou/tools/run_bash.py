@@ -253,9 +253,11 @@ def _progress_lines(ctx: ToolContext) -> Callable[[bytes], None]:
     def seen(chunk: bytes) -> None:
         nonlocal last
         now = time.monotonic()
-        text = strip_terminal_controls(chunk.decode(errors="replace"))
+        if now - last < PROGRESS_EVERY_S:  # decode nothing between two updates
+            return
+        text = strip_terminal_controls(chunk[-4096:].decode(errors="replace"))
         lines = [line for line in text.splitlines() if line.strip()]
-        if lines and now - last >= PROGRESS_EVERY_S:
+        if lines:
             last = now
             ctx.progress(lines[-1][:200])
 
