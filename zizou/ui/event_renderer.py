@@ -137,7 +137,7 @@ class EventRenderer:
     async def _tool_started(self, event: ToolCallStarted) -> None:
         await self._end_message()
         self.rows[event.call_id] = await self.chat.add_tool(
-            event.call_id, event.name, event.arguments, event.label or None
+            event.call_id, event.name, event.arguments, event.label
         )
         self.host.set_status(f"running {event.name}…")
 
