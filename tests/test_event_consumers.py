@@ -19,6 +19,7 @@ from zizou.core.events import (
     PermissionRequested,
     Retrying,
     StepFinished,
+    StepPlanned,
     StepStarted,
     TextDelta,
     ToolCallFinished,
@@ -40,6 +41,7 @@ from zizou.trace.debug_log import DebugLog
 ONE_OF_EACH: list[AnyEvent] = [
     TurnStarted("hello"),
     StepStarted(1),
+    StepPlanned(1, ("read_file",), (("write_file", "plan mode"),), (), (), 0, ("a.txt · w1",)),
     TextDelta("Let me look."),
     Retrying(2, 0.5, "rate limited by openai, retrying in 0.5 s (attempt 2 of 5)"),
     ModelReplied(1, "Let me look.", ("read_file",), Usage(10, 5), "tool_calls"),

@@ -70,6 +70,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "core.messages",
             "core.conversation",
             "core.state",
+            "core.windows",
+            "core.workspace",
         ),
     ),
     ("services", ("providers", "repomap")),

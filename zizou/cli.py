@@ -128,6 +128,14 @@ def flags_from(params: dict[str, Any], **more: Any) -> Flags:
     type=click.Choice(["text", "json", "stream-json"]),
     help="Headless output: text (default), json or stream-json.",
 )
+@click.option(
+    "--open",
+    "open_files",
+    multiple=True,
+    metavar="PATH[:SPEC]",
+    help="Open a file in the workspace from the first step: PATH, PATH:10-40 (lines) or "
+    "PATH#/REGEX/ (repeatable).",
+)
 @click.option("--setup", is_flag=True, help="Open the key wizard first (the full-screen app).")
 @click.option(
     "--reset",
@@ -140,6 +148,7 @@ def cli(
     prompt_arg: str | None,
     prompt: str | None,
     output_format: str | None,
+    open_files: tuple[str, ...],
     setup: bool,
     reset: bool,
     **run: Any,
@@ -156,7 +165,8 @@ def cli(
             from zizou.ui.launch import run_tui  # the TUI path alone imports Textual
 
             mode = "reset" if reset else "setup" if setup else None
-            options = resolve_options(flags_from(run, prompt=prompt_arg, setup=mode))
+            flags = flags_from(run, prompt=prompt_arg, setup=mode, open_files=open_files)
+            options = resolve_options(flags)
             return run_tui(options, typed_ahead=typed_ahead)
     if setup or reset:
         raise UsageError("--setup and --reset open the key wizard of the full-screen app: drop -p")
@@ -168,7 +178,8 @@ def cli(
     from zizou.config.options import resolve_options
     from zizou.headless import run_headless
 
-    options = resolve_options(flags_from(run, prompt=text, output_format=output_format))
+    flags = flags_from(run, prompt=text, output_format=output_format, open_files=open_files)
+    options = resolve_options(flags)
     return run_headless(options)
 
 

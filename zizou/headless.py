@@ -26,6 +26,7 @@ from zizou.core.events import (
     PermissionRequested,
     Retrying,
     StepFinished,
+    StepPlanned,
     StepStarted,
     TextDelta,
     ToolCallFinished,
@@ -36,6 +37,7 @@ from zizou.core.events import (
     Usage,
 )
 from zizou.core.protocols import Approval, Model, PermissionRequest
+from zizou.core.workspace import WindowInfo
 from zizou.errors import ProviderError, UsageError, ZizouError
 from zizou.runtime import Runtime, build_runtime
 from zizou.tools.run_bash import strip_terminal_controls as _plain
@@ -62,6 +64,7 @@ def result_object(
     duration_s: float,
     tool_calls: list[dict[str, Any]],
     kind: str | None = None,
+    workspace: tuple[WindowInfo, ...] = (),
 ) -> dict[str, Any]:
     """The last line of a json or stream-json run; an error result also says `error.kind`."""
     result: dict[str, Any] = {
@@ -74,10 +77,13 @@ def result_object(
         "usage": {
             "input_tokens": finished.usage.input_tokens,
             "output_tokens": finished.usage.output_tokens,
+            "cache_read_tokens": finished.usage.cache_read_tokens,
+            "cache_write_tokens": finished.usage.cache_write_tokens,
         },
         "cost_usd": finished.usage.cost_usd,
         "duration_ms": round(duration_s * 1000),
         "tool_calls": tool_calls,
+        "workspace": [window.to_dict() for window in workspace],
     }
     if result["subtype"] == "error":
         kind = kind or finished.error_kind or ERROR_KINDS.get(finished.reason, "runtime")
@@ -102,7 +108,7 @@ class HeadlessApprover:
 
     async def ask(self, request: PermissionRequest) -> Approval:
         if request.protected:
-            how = "protected paths are never written without a person approving it"
+            how = "protected paths are never written or deleted without a person approving it"
         elif request.kind == "exec" and request.suggested_rules:
             flags = " ".join(f"--allow {_quoted(f'run_bash:{r}')}" for r in request.suggested_rules)
             how = f"the user can re-run with {flags} added, or with --yes"
@@ -192,7 +198,11 @@ class HeadlessRun:
         if self.output_format != "text":
             finished = TurnFinished("error", "", 0, message=str(exc) or type(exc).__name__)
             kind = error_kind(exc)
-            self._json(result_object(finished, self._saved_as, duration_s, self.tool_calls, kind))
+            self._json(
+                result_object(
+                    finished, self._saved_as, duration_s, self.tool_calls, kind, self._windows
+                )
+            )
         return exc.exit_code if isinstance(exc, ZizouError) else 1
 
     def _render(self, event: AnyEvent) -> None:
@@ -216,6 +226,8 @@ class HeadlessRun:
             case ToolCallStarted():
                 pass
             case ToolProgress():
+                pass
+            case StepPlanned():
                 pass
             case PermissionRequested():
                 pass  # headless asks nobody: the decision follows
@@ -249,7 +261,16 @@ class HeadlessRun:
             if finished.message and finished.reason != "error":
                 print(_plain(f"zizou: {finished.message}"), file=self.err)
             return
-        self._json(result_object(finished, self._saved_as, duration_s, self.tool_calls))
+        self._json(
+            result_object(
+                finished, self._saved_as, duration_s, self.tool_calls, workspace=self._windows
+            )
+        )
+
+    @property
+    def _windows(self) -> tuple[WindowInfo, ...]:
+        """The workspace as the run left it."""
+        return self.runtime.state.windows
 
     @property
     def _saved_as(self) -> str | None:

@@ -16,6 +16,7 @@ from zizou.errors import PathError
 
 PROJECT_DIR_NAME = ".zizou"
 COMPILED_PROMPT = "compiled/prompt.md"
+TRASH_DIR = "trash"  # under .zizou: what delete_file removed, one batch per call
 DEBUG_LOG_NAME = "zizou-debug.log"
 
 

@@ -16,13 +16,16 @@ from functools import partial
 from pathlib import Path
 
 from zizou.config.options import RunOptions, SessionChoice
+from zizou.confined import open_handle
 from zizou.core.calls import CallRunner
 from zizou.core.conversation import Conversation
 from zizou.core.loop import Agent, AgentConfig
 from zizou.core.messages import Message
 from zizou.core.prompt import PromptBuilder
 from zizou.core.protocols import Approver, Model, TurnRecorder
-from zizou.core.state import FileView, SessionState
+from zizou.core.state import SessionState
+from zizou.core.windows import WindowError, parse_cli_spec
+from zizou.core.workspace import Window
 from zizou.env import scrubbed_env
 from zizou.errors import PathError, UsageError
 from zizou.paths import user_config_dir
@@ -30,6 +33,8 @@ from zizou.repomap import repo_map_for
 from zizou.sandbox import Sandbox, SandboxStatus, detect, hidden_dirs_for
 from zizou.sessions import SessionStore, SessionWriter
 from zizou.tools import ToolContext, default_registry
+from zizou.tools.open_in_workspace import open_window
+from zizou.tools.read_file import FileProblem
 from zizou.trace import DebugLog, Redactor, ensure_excluded, open_debug_log, session_secrets
 
 
@@ -101,9 +106,11 @@ def build_runtime(
         root, model.id, options.session, persist, redact
     )
     ctx = ToolContext(root=root, env=env, sandbox=boxed, code_map=repo_map_for(root), state=state)
-    prompt = PromptBuilder(root, registry, state)
+    context_window = getattr(model, "context_window", None)
+    prompt = PromptBuilder(root, registry, state, context_window=context_window)
     prompt.redact = redact  # nor does the compiled prompt written to .zizou/compiled/
     runner = CallRunner(registry, ctx, approver, options.rules)
+    open_files(root, state, options.open_files)
     warnings = [*options.warnings, *opened]
     if status.warning():
         warnings.append(str(status.warning()))
@@ -117,6 +124,20 @@ def build_runtime(
     if log is not None:
         agent.recorders.append(log)
     return Runtime(session_id, agent, ctx, prompt, writer, warnings, log)
+
+
+def open_files(root: Path, state: SessionState, specs: tuple[str, ...]) -> None:
+    """`--open PATH[:SPEC]`: each a window in the workspace from the first step; a file or
+    window that cannot be opened is a usage error naming it (exit 2)."""
+    for raw in specs:
+        try:
+            path, spec = parse_cli_spec(raw)
+            with open_handle(root, path) as handle:
+                open_window(handle, spec, state, "user")
+        except (WindowError, PathError, FileProblem) as err:
+            raise UsageError(f"--open {raw}: {err}") from None
+        except OSError as err:
+            raise UsageError(f"--open {raw}: {err.strerror or err}") from None
 
 
 def _open_session(
@@ -141,7 +162,7 @@ def _open_session(
         return session_id, _state(writer, [], ()), writer, problems
     loaded = store.load(session_id)
     writer, problems = _writer(partial(store.reopen, session_id, redact), persist)
-    state = _state(writer, loaded.messages, loaded.views)
+    state = _state(writer, loaded.messages, loaded.windows)
     return session_id, state, writer, loaded.warnings + problems
 
 
@@ -158,11 +179,11 @@ def _writer(
 
 
 def _state(
-    writer: SessionWriter | None, messages: list[Message], views: tuple[FileView, ...]
+    writer: SessionWriter | None, messages: list[Message], windows: tuple[Window, ...]
 ) -> SessionState:
     """The session's state as it was left, kept by `writer` from now on."""
     state = SessionState(Conversation(messages, writer.append_message if writer else None))
-    state.restore(views)
+    state.restore(windows)
     if writer is not None:
         state.subscribe(writer.record_state)
     return state

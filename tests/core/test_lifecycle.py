@@ -57,11 +57,13 @@ async def test_a_step_finishes_after_its_tools_and_every_moment_comes_in_order(
     assert kinds(events) == [
         "TurnStarted",
         "StepStarted",
+        "StepPlanned",
         "ModelReplied",
         "ToolCallStarted",
         "ToolCallFinished",
         "StepFinished",
         "StepStarted",
+        "StepPlanned",
         "ModelReplied",
         "StepFinished",
         "TurnFinished",
@@ -136,6 +138,7 @@ async def test_a_bug_becomes_an_error_event_with_its_traceback_and_an_end(
     assert kinds(events) == [
         "TurnStarted",
         "StepStarted",
+        "StepPlanned",
         "AgentError",
         "StepFinished",
         "TurnFinished",

@@ -21,6 +21,7 @@ from zizou.core.events import (
     TurnFinished,
 )
 from zizou.core.permissions import Rules
+from zizou.core.prompt import CompiledPrompt
 from zizou.core.protocols import Approval
 from zizou.errors import ProviderError
 from zizou.providers.fake import ScriptedModel
@@ -55,15 +56,15 @@ async def test_the_prompt_is_rendered_while_the_event_loop_runs_on(tmp_path: Pat
     render waits for a signal that only the event loop can give."""
     agent, model = make_agent(tmp_path, [{"text": "ok"}])
     started, released = threading.Event(), threading.Event()
-    render = agent.prompt.render_text
+    render = agent.prompt.render
 
-    def slow_render() -> str:
+    def slow_render(hooks: tuple[tuple[str, str], ...] = ()) -> CompiledPrompt:
         started.set()
         if not released.wait(10):
             raise AssertionError("the event loop was blocked while the prompt rendered")
-        return render()
+        return render(hooks)
 
-    agent.prompt.render_text = slow_render  # type: ignore[method-assign]
+    agent.prompt.render = slow_render  # type: ignore[method-assign]
 
     async def release() -> None:
         await until(started.is_set, "the render to start")
@@ -71,7 +72,7 @@ async def test_the_prompt_is_rendered_while_the_event_loop_runs_on(tmp_path: Pat
 
     events, _ = await asyncio.gather(collect(agent, "hi"), release())
     assert isinstance(events[-1], TurnFinished) and events[-1].reason == "done"
-    assert model.requests[0].system == render()
+    assert model.requests[0].system == render().text
 
 
 async def test_the_step_cap_stops_the_turn_with_valid_history(tmp_path: Path) -> None:

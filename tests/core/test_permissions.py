@@ -18,7 +18,17 @@ from zizou.core.permissions import (
 from zizou.tools.base import Access
 
 TOOLS = frozenset(
-    {"read_file", "write_file", "edit_file", "glob", "grep", "list_dir", "open_file", "run_bash"}
+    {
+        "read_file",
+        "write_file",
+        "edit_file",
+        "glob",
+        "grep",
+        "list_dir",
+        "open_file",
+        "run_bash",
+        "delete_file",
+    }
 )
 
 
@@ -102,6 +112,10 @@ def run(command: str) -> Access:
     return Access("exec", command=command)
 
 
+def delete(*paths: str) -> Access:
+    return Access("delete", paths)
+
+
 OPEN = Access("open", ("report.html",))
 NONE = Rules()
 YES = Rules(yes=True)
@@ -111,6 +125,7 @@ BASH = Rules(allowed_tools=frozenset({"run_bash"}))
 WRITES = Rules(allowed_tools=frozenset({"write_file"}))
 OPENS = Rules(allowed_tools=frozenset({"open_file"}))
 BASH_SECRETS = Rules(frozenset({"run_bash"}), allow_secret_reads=True)
+DELETES = Rules(allowed_tools=frozenset({"delete_file"}))
 EVERYTHING = Rules(TOOLS, ("git status",), yes=True)
 
 
@@ -146,6 +161,19 @@ EVERYTHING = Rules(TOOLS, ("git status",), yes=True)
         ("write_file", write(".env"), WRITES, "ask", True),
         ("write_file", write(".git/config"), EVERYTHING, "ask", True),
         ("write_file", write(".env"), SECRETS, "ask", True),
+        # deletes ask unless --allow delete_file or --yes; protected and secret files always ask
+        ("delete_file", delete("old.py"), NONE, "ask", False),
+        ("delete_file", delete("old.py"), WRITES, "ask", False),
+        ("delete_file", delete("old.py"), BASH, "ask", False),
+        ("delete_file", delete("old.py"), DELETES, "allow", False),
+        ("delete_file", delete("old.py"), YES, "allow", False),
+        ("delete_file", delete("docs/.zizou/notes.md"), DELETES, "allow", False),
+        ("delete_file", delete(".env"), DELETES, "ask", True),
+        ("delete_file", delete("config/.env.production"), YES, "ask", True),
+        ("delete_file", delete("deploy/key.pem"), EVERYTHING, "ask", True),
+        ("delete_file", delete("keys/id_rsa"), Rules(TOOLS, allow_secret_reads=True), "ask", True),
+        ("delete_file", delete(".git/config"), EVERYTHING, "ask", True),
+        ("delete_file", delete(".zizou/info.json"), DELETES, "ask", True),
         # open_file asks unless allowed
         ("open_file", OPEN, NONE, "ask", False),
         ("open_file", OPEN, BASH, "ask", False),
@@ -215,6 +243,8 @@ def test_decide_suggests_a_rule(command: str, rules: Rules, suggested: tuple[str
         (run("git status > out.txt"), "into a file"),
         (run("cat .env"), "`.env`"),
         (OPEN, "`report.html`"),
+        (delete("old.py"), "`old.py` (its bytes are kept in .zizou/trash/)"),
+        (delete("k/id_rsa"), "deleting it always asks"),
     ],
 )
 def test_reasons_name_the_cause(access: Access, fragment: str) -> None:
@@ -284,3 +314,9 @@ def test_rules_from_allow() -> None:
 def test_rules_from_allow_rejects_bad_values() -> None:
     with pytest.raises(ValueError, match="unknown tool"):
         rules_from_allow(["run_bash:ls", "bogus"], TOOLS)
+
+
+def test_an_allowed_delete_says_what_allowed_it() -> None:
+    decision = decide("delete_file", delete("old.py"), DELETES)
+    assert (decision.by, decision.rules) == ("--allow", ("delete_file",))
+    assert decide("delete_file", delete("old.py"), YES).by == "--yes"

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from zizou.core.prompt import PromptBuilder
-from zizou.core.state import FileView, SessionState
+from zizou.core.state import SessionState
+from zizou.core.windows import WHOLE_FILE
 from zizou.tools import default_registry
 
 SECRET = "OUTSIDE-SECRET-LINE"
@@ -98,7 +99,7 @@ def test_a_symlinked_compiled_dir_is_never_written_into(root: Path, outside: Pat
 def test_the_compiled_copy_is_redacted_and_the_model_still_gets_the_text(root: Path) -> None:
     (root / "notes.txt").write_text("token sk-live-123\n")
     workspace = SessionState()
-    workspace.pin(FileView("notes.txt"))
+    workspace.open_window("notes.txt", WHOLE_FILE)
     prompt = builder(
         root, write=True, workspace=workspace, redact=lambda t: t.replace("sk-live-123", "[KEY]")
     )

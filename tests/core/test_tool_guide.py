@@ -44,7 +44,8 @@ def test_every_tool_has_a_summary_that_is_one_whole_sentence(tool: Tool[Any]) ->
 
 def test_the_guide_holds_every_summary_whole(tmp_path: Path) -> None:
     lines = guide(session_context(tmp_path))
-    assert lines == [f"- {tool.name}: {tool.summary}" for tool in TOOLS]
+    assert lines == [f"- {tool.name}: {tool.summary}" for tool in TOOLS if tool.advertised]
+    assert "add_context" not in "\n".join(lines)  # an alias runs, but is not offered
 
 
 def test_the_guide_no_longer_cuts_the_repo_map_mid_sentence(tmp_path: Path) -> None:

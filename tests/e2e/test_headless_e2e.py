@@ -94,7 +94,7 @@ def test_multi_step_turn_edits_writes_and_runs_an_allowed_command(
     assert {t["function"]["name"] for t in first["tools"]} >= {
         "read_file",
         "run_bash",
-        "add_context",
+        "open_in_workspace",
     }
     listing, globbed = tool_messages(requests[1])
     assert "cli.py" in listing and "README.md" in listing

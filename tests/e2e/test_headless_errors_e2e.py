@@ -24,6 +24,7 @@ RESULT_FIELDS = {
     "cost_usd",
     "duration_ms",
     "tool_calls",
+    "workspace",
     "error",
 }
 

@@ -183,3 +183,37 @@ def test_command_output_quit_and_continue_from_a_subdirectory(tmux: Tmux, projec
         tmux.run("send-keys", "-t", "main", "Enter")
         again = tmux.wait_for(lambda s: "Resumed session" in s, "the resumed session")
         assert "Counted to twelve." in again and "⋮ 7 earlier lines" in again
+
+
+def _text_of(content: object) -> str:
+    """A message's content as text: a string, or the text of its blocks."""
+    if isinstance(content, str):
+        return content
+    assert isinstance(content, list)
+    return "".join(block.get("text", "") for block in content)
+
+
+def test_add_puts_a_window_of_lines_in_the_system_prompt(tmux: Tmux, project: Path) -> None:
+    """`/add file.py:2-3` opens a window; the next request's system prompt shows those lines,
+    numbered, in its WORKSPACE section, and `/workspace` lists the window where it was shown."""
+    (project / "file.py").write_text("one = 1\ntwo = 2\nthree = 3\nfour = 4\n")
+    with LoopbackServer([{"text": "I see two and three."}]) as srv:
+        argv = [sys.executable, "-m", "zizou", "--api-base", srv.base_url]
+        argv += ["--model", "openai/test-model", "-C", str(project), "--no-debug-log"]
+        tmux.run("new-session", "-d", "-s", "main", "-x", "160", "-y", "40", shlex.join(argv))
+        tmux.wait_for(lambda s: "Ask zizou" in s, "the prompt")
+        tmux.run("send-keys", "-t", "main", "-l", "/add file.py:2-3")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        tmux.wait_for(lambda s: "Opened w1: file.py lines 2-3." in s, "the window opened")
+        tmux.run("send-keys", "-t", "main", "-l", "what do you see?")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        tmux.wait_for(lambda s: "I see two and three." in s, "the answer")
+        tmux.run("send-keys", "-t", "main", "-l", "/workspace")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        tmux.wait_for(lambda s: "w1  file.py  lines 2-3" in s, "the window listed")
+        system = srv.chat_requests[0]["messages"][0]
+        assert system["role"] == "system"
+        prompt = _text_of(system["content"])
+        workspace = prompt[prompt.index("# WORKSPACE") :]
+        assert "## file.py · w1 · lines 2-3\n     2\ttwo = 2\n     3\tthree = 3" in workspace
+        assert "one = 1" not in workspace and "four = 4" not in workspace

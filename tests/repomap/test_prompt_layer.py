@@ -6,14 +6,16 @@ from pathlib import Path
 
 from zizou.core.prompt import MAP_TOKENS_BY_LEVEL, PromptBuilder
 from zizou.core.protocols import ToolCall
-from zizou.core.state import FileView, SessionState
+from zizou.core.state import SessionState
+from zizou.core.windows import WHOLE_FILE, WindowSpec
+from zizou.core.workspace import line_spec
 from zizou.tools import default_registry
 
 
-def pinned(*paths: str) -> SessionState:
+def opened(*paths: str, spec: WindowSpec = WHOLE_FILE) -> SessionState:
     state = SessionState()
     for path in paths:
-        state.pin(FileView(path))
+        state.open_window(path, spec)
     return state
 
 
@@ -43,10 +45,16 @@ def test_the_prompt_carries_the_map_with_a_note(project: Path) -> None:
     assert "# REPO MAP\n\nRelevant definitions" in builder.render_text()
 
 
-def test_pinned_files_steer_the_map_and_are_left_out_of_it(project: Path) -> None:
-    text, _ = _layer(_builder(project, pinned("app/views.py")))
+def test_files_open_whole_steer_the_map_and_are_left_out_of_it(project: Path) -> None:
+    text, _ = _layer(_builder(project, opened("app/views.py")))
     assert "app/views.py:" not in text
     assert text.splitlines()[1] in ("app/service.py:", "app/util.py:")
+
+
+def test_a_file_open_in_part_steers_the_map_and_keeps_its_definitions(project: Path) -> None:
+    text, _ = _layer(_builder(project, opened("app/views.py", spec=line_spec(1, 1))))
+    assert "app/views.py:" in text
+    assert text.splitlines()[1] in ("app/service.py:", "app/util.py:", "app/views.py:")
 
 
 def test_the_latest_message_steers_the_map(project: Path) -> None:

@@ -13,10 +13,12 @@ from typing import Any
 import pytest
 
 from zizou.core.permissions import is_protected
-from zizou.core.state import FileView
+from zizou.core.state import SessionState
+from zizou.core.windows import WHOLE_FILE
+from zizou.core.workspace_layer import WorkspaceLayer
 from zizou.errors import PathError
 from zizou.tools.add_context import TOOL as ADD_CONTEXT
-from zizou.tools.add_context import AddContextArgs, render_pin
+from zizou.tools.add_context import AddContextArgs
 from zizou.tools.base import Tool, ToolArgs, ToolContext
 from zizou.tools.edit_file import TOOL as EDIT_FILE
 from zizou.tools.edit_file import EditFileArgs
@@ -27,8 +29,12 @@ from zizou.tools.grep import GrepArgs
 from zizou.tools.list_dir import TOOL as LIST_DIR
 from zizou.tools.list_dir import ListDirArgs
 from zizou.tools.open_file import OpenFile, OpenFileArgs
+from zizou.tools.open_in_workspace import TOOL as OPEN_IN_WORKSPACE
+from zizou.tools.open_in_workspace import OpenArgs
 from zizou.tools.read_file import TOOL as READ_FILE
 from zizou.tools.read_file import ReadFileArgs
+from zizou.tools.replace_window import TOOL as REPLACE_WINDOW
+from zizou.tools.replace_window import ReplaceWindowArgs
 from zizou.tools.repo_map import TOOL as REPO_MAP
 from zizou.tools.repo_map import RepoMapArgs
 from zizou.tools.write_file import TOOL as WRITE_FILE
@@ -65,6 +71,13 @@ CALLS: list[tuple[Tool[Any], ToolArgs]] = [
     (GREP, GrepArgs(pattern="TOP-SECRET", path="loop/../lnk/secret.txt")),
     (GLOB, GlobArgs(pattern="*", path="loop/../lnk")),
     (ADD_CONTEXT, AddContextArgs(path="loop/../lnk/secret.txt")),
+    (OPEN_IN_WORKSPACE, OpenArgs(path="loop/../lnk/secret.txt")),
+    (
+        REPLACE_WINDOW,
+        ReplaceWindowArgs.model_validate(
+            {"path": "loop/../lnk/secret.txt", "window": {"start_line": 1}, "content": "pwned"}
+        ),
+    ),
     (REPO_MAP, RepoMapArgs(paths=["loop/../lnk"])),
     (OpenFile(opener=["true"]), OpenFileArgs(path="loop/../lnk/secret.txt")),
 ]
@@ -82,8 +95,9 @@ async def test_loop_then_link_out_is_refused_and_nothing_outside_changes(
     assert "symlink loop at loop/" in result.output
     assert SECRET not in result.output
     assert snapshot(hostile) == before
-    assert ctx.state.ledger.hashes == {}  # type: ignore[attr-defined]
-    assert ctx.state.views == ()  # type: ignore[attr-defined]
+    assert isinstance(ctx.state, SessionState)
+    assert ctx.state.ledger.hashes == {}
+    assert ctx.state.windows == ()
 
 
 @pytest.mark.parametrize("raw", ["lnk/secret.txt", "src/../lnk/secret.txt", "nope/../lnk/x"])
@@ -107,29 +121,57 @@ async def test_a_hook_reached_through_a_link_inside_is_seen_as_the_hook(
     assert is_protected(access.paths[0])  # so the permission layer asks, whatever the alias
 
 
-async def test_a_pin_whose_file_becomes_a_link_out_shows_an_error_line(
+def shown(root: Path, state: SessionState) -> str:
+    return WorkspaceLayer(root, state).render(32_000).text
+
+
+async def test_a_window_whose_file_becomes_a_link_out_shows_an_error_stub(
     root: Path, outside: Path
 ) -> None:
     (root / "notes.txt").write_text("mine\n")
-    assert render_pin(root, FileView("notes.txt")) == "     1\tmine"
+    state = SessionState()
+    state.open_window("notes.txt", WHOLE_FILE)
+    layer = WorkspaceLayer(root, state)
+    assert layer.render(32_000).text == "## notes.txt · w1 · lines 1-1\n     1\tmine"
     (root / "notes.txt").unlink()
     (root / "notes.txt").symlink_to(outside / "secret.txt")
-    note = render_pin(root, FileView("notes.txt"))
-    assert SECRET not in note
-    assert note.startswith("[notes.txt:") and "outside the project" in note
+    stub = layer.render(32_000).text
+    assert SECRET not in stub
+    assert stub.startswith("## notes.txt · w1 · whole file · ") and "\n" not in stub
+    assert "outside the project" in stub
+    assert [w.status for w in state.windows] == ["missing"]
 
 
-async def test_a_pin_inside_a_directory_swapped_for_a_link_out_shows_an_error_line(
+async def test_a_window_inside_a_directory_swapped_for_a_link_out_shows_an_error_stub(
     root: Path, outside: Path
 ) -> None:
     (root / "docs").mkdir()
     (outside / "a.txt").write_text(SECRET + "\n")
     (root / "docs" / "a.txt").write_text("mine\n")
+    state = SessionState()
+    state.open_window("docs/a.txt", WHOLE_FILE)
+    assert "mine" in shown(root, state)
     (root / "docs" / "a.txt").unlink()
     (root / "docs").rmdir()
     (root / "docs").symlink_to(outside)
-    note = render_pin(root, FileView("docs/a.txt"))
-    assert SECRET not in note and "outside the project" in note
+    stub = shown(root, state)
+    assert SECRET not in stub and "outside the project" in stub
+    assert stub.startswith("## docs/a.txt · w1 · whole file · ") and "\n" not in stub
+
+
+async def test_a_window_on_a_path_outside_never_shows_its_content(
+    root: Path, outside: Path
+) -> None:
+    (root / "link").symlink_to(outside / "secret.txt")
+    state = SessionState()
+    for raw in ["link", "../outside/secret.txt", str(outside / "secret.txt")]:
+        state.open_window(raw, WHOLE_FILE, by="session")  # a damaged session file, say
+    stubs = shown(root, state).split("\n\n")
+    assert len(stubs) == 3
+    for stub in stubs:
+        assert SECRET not in stub
+        assert "outside the project" in stub and "\n" not in stub
+    assert state.ledger.hashes == {}
 
 
 @pytest.mark.parametrize("name", [".ENV", ".Env.Local", "ID_RSA", "Id_Ed25519", "Server.PEM"])

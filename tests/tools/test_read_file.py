@@ -190,7 +190,7 @@ def test_schema_has_exact_arguments() -> None:
     schema = TOOL.schema()
     assert schema["function"]["name"] == "read_file"
     params = schema["function"]["parameters"]
-    assert set(params["properties"]) == {"path", "start_line", "end_line"}
+    assert set(params["properties"]) == {"path", "start_line", "end_line", "window"}
     assert params["required"] == ["path"]
     assert all(prop.get("description") for prop in params["properties"].values())
     assert "line" in schema["function"]["description"]

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import time
@@ -9,14 +10,27 @@ from pathlib import Path
 import pydantic
 import pytest
 
+from zizou.core.approvers import ScriptedApprover
+from zizou.core.calls import CallRunner
+from zizou.core.permissions import Rules
+from zizou.core.protocols import ToolCall
+from zizou.sandbox import Sandbox, detect
+from zizou.tools import default_registry
 from zizou.tools.base import ToolContext, ToolResult
-from zizou.tools.run_bash import TOOL, RunBashArgs, strip_terminal_controls
+from zizou.tools.run_bash import (
+    MAX_STDIN_BYTES,
+    TOOL,
+    RunBashArgs,
+    strip_terminal_controls,
+)
 
 TWO_SLEEPERS = "sleep 1000 & echo $! > pids; sleep 1000 & echo $! >> pids; wait"
 
 
-async def bash(ctx: ToolContext, command: str, timeout_s: int = 20) -> ToolResult:
-    return await TOOL.run(RunBashArgs(command=command, timeout_s=timeout_s), ctx)
+async def bash(
+    ctx: ToolContext, command: str, timeout_s: int = 20, stdin: str | None = None
+) -> ToolResult:
+    return await TOOL.run(RunBashArgs(command=command, timeout_s=timeout_s, stdin=stdin), ctx)
 
 
 def alive(pid: int) -> bool:
@@ -166,3 +180,115 @@ async def test_a_running_command_reports_its_latest_line_as_progress(ctx: ToolCo
     result = await bash(ctx, "echo first; sleep 0.4; printf 'second\\n\\n'")
     assert result.ok and lines[-1] == "second"  # the blank line after it is no progress
     assert set(lines) <= {"first", "second"}  # both, unless a slow reader got them together
+
+
+ONE_MIB = "x" * MAX_STDIN_BYTES
+
+
+async def test_stdin_is_what_the_command_reads(ctx: ToolContext) -> None:
+    result = await bash(ctx, "cat", stdin="hello\nwörld\n")
+    assert (result.ok, result.output) == (True, "exit code 0\nhello\nwörld")
+    assert (await bash(ctx, "wc -c", stdin="")).output == "exit code 0\n0"
+
+
+async def test_a_whole_mebibyte_of_stdin_is_read(ctx: ToolContext) -> None:
+    assert (await bash(ctx, "wc -c", stdin=ONE_MIB)).output == f"exit code 0\n{MAX_STDIN_BYTES}"
+    wide = "é" * (MAX_STDIN_BYTES // 2)  # two bytes each: the limit counts bytes
+    assert (await bash(ctx, "wc -c", stdin=wide)).output == f"exit code 0\n{MAX_STDIN_BYTES}"
+
+
+async def test_a_command_that_ignores_or_leaves_stdin_early_finishes(ctx: ToolContext) -> None:
+    started = time.monotonic()
+    assert (await bash(ctx, "echo ignored", stdin=ONE_MIB)).output == "exit code 0\nignored"
+    assert (await bash(ctx, "head -c 5", stdin=ONE_MIB)).output == "exit code 0\nxxxxx"
+    closed = await bash(ctx, "exec 0<&-; echo closed; exit 3", stdin=ONE_MIB)
+    assert closed.output == "exit code 3\nclosed"
+    assert time.monotonic() - started < 10
+
+
+async def test_a_command_that_prints_a_lot_before_reading_stdin_does_not_hang(
+    ctx: ToolContext,
+) -> None:
+    result = await bash(ctx, "seq 1 400000; wc -c", stdin=ONE_MIB, timeout_s=30)
+    assert result.ok and result.output.splitlines()[-1] == str(MAX_STDIN_BYTES)
+
+
+async def test_a_background_job_holding_stdin_does_not_hold_the_call(
+    root: Path, ctx: ToolContext
+) -> None:
+    started = time.monotonic()
+    command = "sleep 1000 <&0 >/dev/null 2>&1 & echo $! > pids; echo started"
+    try:
+        result = await bash(ctx, command, stdin=ONE_MIB)
+        assert time.monotonic() - started < 5
+        assert result.output == "exit code 0\nstarted"
+    finally:
+        for pid in read_pids(root, 1):
+            os.kill(pid, 9)
+
+
+async def test_cancellation_while_stdin_is_written_kills_the_group(
+    root: Path, ctx: ToolContext
+) -> None:
+    task = asyncio.create_task(bash(ctx, "echo $$ > pids; sleep 1000; cat", stdin=ONE_MIB))
+    deadline = time.monotonic() + 5
+    while not (root / "pids").exists() or not (root / "pids").read_text().strip():
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.02)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert time.monotonic() < deadline + 5
+    assert_all_gone(read_pids(root, 1))
+
+
+@pytest.mark.parametrize("stdin", [None, ONE_MIB], ids=["no stdin", "1 MiB of stdin"])
+async def test_a_cancel_at_any_moment_of_the_start_leaves_nothing_running(
+    root: Path, ctx: ToolContext, stdin: str | None
+) -> None:
+    for turns in range(30):  # some cancels land while asyncio is still connecting the pipes
+        pids = root / f"pids{turns}"
+        command = f"sleep 1000 & echo $! > {pids.name}; wait"
+        task = asyncio.create_task(bash(ctx, command, stdin=stdin))
+        for _ in range(turns):
+            await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 10)
+        await asyncio.sleep(0.1)  # a bash that was not stopped would have written by now
+        if pids.exists() and pids.read_text().strip():
+            assert_all_gone([int(pids.read_text())])
+
+
+async def test_too_much_stdin_is_refused_before_anything_runs(root: Path, ctx: ToolContext) -> None:
+    with pytest.raises(pydantic.ValidationError, match="1 MiB"):
+        RunBashArgs(command="cat", stdin=ONE_MIB + "x")
+    with pytest.raises(pydantic.ValidationError, match="1,048,578 bytes"):
+        RunBashArgs(command="cat", stdin="é" * (MAX_STDIN_BYTES // 2 + 1))
+    runner = CallRunner(default_registry(), ctx, ScriptedApprover(), Rules(yes=True))
+    arguments = json.dumps({"command": "touch ran", "stdin": ONE_MIB + "x"})
+    items = [item async for item in runner.run(runner.parse(ToolCall("c1", "run_bash", arguments)))]
+    [result] = items
+    assert isinstance(result, ToolResult) and not result.ok
+    assert "stdin is 1,048,577 bytes" in result.output and "< FILE" in result.output
+    assert not (root / "ran").exists()
+
+
+def test_the_approval_preview_shows_the_start_of_stdin(ctx: ToolContext) -> None:
+    args = RunBashArgs(command="wc -c", timeout_s=30, stdin=ONE_MIB)
+    preview = TOOL.preview(args, TOOL.access(args, ctx), ctx)
+    assert preview is not None
+    shown = json.loads(preview)
+    assert shown["timeout_s"] == 30 and shown["stdin_bytes"] == MAX_STDIN_BYTES
+    assert 0 < len(shown["stdin"]) < 10_000
+    plain = RunBashArgs(command="ls")
+    assert "stdin" not in json.loads(TOOL.preview(plain, TOOL.access(plain, ctx), ctx) or "{}")
+
+
+@pytest.mark.usefixtures("sandbox_on")
+async def test_stdin_reaches_a_sandboxed_command(root: Path) -> None:
+    ctx = ToolContext(root=root, sandbox=Sandbox(root, detect()))
+    assert (await bash(ctx, "cat", stdin="inside\n")).output == "exit code 0\ninside"
+    assert (await bash(ctx, "wc -c", stdin=ONE_MIB)).output == f"exit code 0\n{MAX_STDIN_BYTES}"
+    assert (await bash(ctx, "head -c 2", stdin=ONE_MIB)).output == "exit code 0\nxx"
+    assert (await bash(ctx, "wc -c")).output == "exit code 0\n0"

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from zizou.core.loop import Agent
 from zizou.core.prompt import PromptBuilder
-from zizou.core.state import FileView, SessionState
+from zizou.core.state import SessionState
+from zizou.core.windows import WHOLE_FILE
 from zizou.tools import default_registry
 from zizou.tools.base import SUMMARY_MAX_CHARS
 from zizou.trace.debug_log import DebugLog
@@ -50,7 +51,7 @@ async def test_context_md_has_the_debug_logs_sections_in_order(
 def test_context_md_lists_the_prompt_layers_in_order(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("pinned\n")
     workspace = SessionState()
-    workspace.pin(FileView("a.txt"))
+    workspace.open_window("a.txt", WHOLE_FILE)
     builder = PromptBuilder(tmp_path, default_registry(), workspace, write_compiled=False)
     names = [section.name for section in builder.render().sections]
     assert layers(context_md()) == names

@@ -82,6 +82,9 @@ async def test_a_turn_writes_every_section_in_order(
     assert section(text, 1).strip() == sent.system.strip()
     assert "[1] user\n    what do the notes say?" in section(text, 3)
     for tool in agent.runner.registry:
+        if not tool.advertised:  # an old name that runs but is not sent
+            assert f"---- {tool.name} ----" not in section(text, 4)
+            continue
         assert f"---- {tool.name} ----" in section(text, 4)
         assert tool.description().splitlines()[0] in section(text, 4)
     assert '"additionalProperties": false' in section(text, 4)
@@ -92,6 +95,7 @@ async def test_a_turn_writes_every_section_in_order(
     assert labels(text) == [
         "TURN-START",
         "STEP-START",
+        "STEP-PLAN",
         "REQUEST",
         "MODEL-REPLY",
         "TOOL-CALL",
@@ -100,6 +104,7 @@ async def test_a_turn_writes_every_section_in_order(
         "TOOL-ERROR",
         "STEP-FINISH",
         "STEP-START",
+        "STEP-PLAN",
         "REQUEST",
         "TEXT-DELTA",
         "MODEL-REPLY",
@@ -122,23 +127,28 @@ async def test_the_breakdown_lists_every_layer_even_those_that_are_off(
     breakdown = section(read_log(tmp_path), 2)
     assert re.search(r"^BASE INSTRUCTIONS +[1-9][\d,]*$", breakdown, re.MULTILINE)
     assert re.search(r"^SESSION CONTEXT +[1-9][\d,]*$", breakdown, re.MULTILINE)
-    assert re.search(r"^WORKSPACE +0  off: no pinned files$", breakdown, re.MULTILINE)
+    assert re.search(r"^WORKSPACE +0  off: no open files$", breakdown, re.MULTILINE)
     assert re.search(r"^REPO MAP +0  off: ", breakdown, re.MULTILINE)
-    assert "history:" in breakdown and f"in {len(default_registry())} schemas" in breakdown
+    assert re.search(r"^LIVE CONTEXT +[1-9][\d,]*$", breakdown, re.MULTILINE)
+    offered = [tool for tool in default_registry() if tool.advertised]
+    assert "history:" in breakdown and f"in {len(offered)} schemas" in breakdown
 
 
 async def test_later_steps_say_which_prompt_layers_changed(
     tmp_path: Path, logged_agent: LoggedAgent
 ) -> None:
     (tmp_path / "pinned.txt").write_text("PINNED LINE\n")
-    replies = [{"tool_calls": [call("add_context", path="pinned.txt")]}, {"text": "ok"}]
+    replies = [{"tool_calls": [call("open_in_workspace", path="pinned.txt")]}, {"text": "ok"}]
     agent, _ = logged_agent(tmp_path, replies)
-    await run(agent, "pin it")
+    await run(agent, "open it")
     events = section(read_log(tmp_path), 6)
     assert "REQUEST step 2:" in events
     assert "added since the last request: assistant message with 1 tool call, tool result" in events
     assert re.search(r"system prompt changed: .*WORKSPACE 0 -> \d+ chars", events)
-    assert "---- WORKSPACE as sent now ----\n             1\tPINNED LINE" in events
+    assert "---- WORKSPACE as sent now ----\n        ## pinned.txt · w1 · lines 1-1\n" in events
+    assert "             1\tPINNED LINE" in events
+    assert "STEP-PLAN 2: offered read_file, write_file" in events
+    assert "  workspace: 1 window\n    pinned.txt · w1 · lines 1-1\n" in events
 
 
 async def test_the_log_is_created_0600_even_over_a_wider_file(
@@ -244,7 +254,7 @@ async def test_a_write_failing_mid_turn_turns_the_log_off_and_says_so_once(
 ) -> None:
     replies = [{"tool_calls": [call("list_dir")]}, {"text": "done anyway"}, {"text": "again"}]
     agent, log = logged_agent(tmp_path, replies)
-    log.redactor = FullDisk(writes=10)  # the sections, and a few events
+    log.redactor = FullDisk(writes=11)  # the sections, and a few events
     events = await run(agent, "hello")
     assert isinstance(events[-1], TurnFinished) and events[-1].text == "done anyway"
     assert log.problem == (

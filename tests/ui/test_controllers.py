@@ -21,6 +21,7 @@ from zizou.ui.screens.picker import PickerScreen
 from zizou.ui.screens.text_viewer import TextViewerScreen
 from zizou.ui.session import UiSession
 from zizou.ui.widgets.status_bar import StatusBar
+from zizou.ui.workspace_commands import WorkspaceCommands
 
 
 class Controllers:
@@ -35,7 +36,15 @@ class Controllers:
             self.host, self.opening, self.notices, self.status, KeyServices(environ={})
         )
         swaps = SimpleNamespace(clear=None, sessions=None)  # these need the conversation view
-        self.commands = SlashCommands(self.host, self.opening, self.notices, self.models, swaps)  # type: ignore[arg-type]
+        self.workspace = WorkspaceCommands(self.opening, self.notices)
+        self.commands = SlashCommands(
+            self.host,
+            self.opening,
+            self.notices,
+            self.models,
+            swaps,  # type: ignore[arg-type]
+            self.workspace,
+        )
 
 
 @pytest.fixture
@@ -76,10 +85,10 @@ async def test_prompt_is_rendered_in_a_worker_then_shown(ui: Controllers) -> Non
 async def test_add_drop_and_cost_speak_through_notices(ui: Controllers, project: Path) -> None:
     (project / "a.py").write_text("A = 1\n")
     await ui.commands.run("add", ["@a.py", "missing.py"])
-    assert [v.path for v in ui.session.runtime.state.views] == ["a.py"]
+    assert [w.path for w in ui.session.runtime.state.windows] == ["a.py"]
     assert [kind for kind, _, _ in ui.notices.said] == ["success", "error"]
     await ui.commands.run("drop", ["./a.py"])
-    assert ui.session.runtime.state.views == ()
+    assert ui.session.runtime.state.windows == ()
     await ui.commands.run("cost", [])
     assert "This session: 0 tokens in, 0 out" in ui.notices.said[-1][1]
 

@@ -51,7 +51,9 @@ async def test_up_and_down_walk_the_history(make_app: MakeApp) -> None:
         assert app.composer.text == "draft"
 
 
-async def test_at_completes_a_file_name_and_pins_the_file(make_app: MakeApp, project: Path) -> None:
+async def test_at_completes_a_file_name_and_opens_the_file(
+    make_app: MakeApp, project: Path
+) -> None:
     (project / "src").mkdir()
     (project / "src" / "parser.py").write_text("def parse(): ...\n")
     (project / "README.md").write_text("# hi\n")
@@ -63,8 +65,8 @@ async def test_at_completes_a_file_name_and_pins_the_file(make_app: MakeApp, pro
         assert app.composer.suggestions[0].label == "src/parser.py"
         await pilot.press("tab")
         assert app.composer.text == "look at @src/parser.py "
-        await settle(pilot, lambda: bool(app.session.runtime.state.views))
-        assert [v.path for v in app.session.runtime.state.views] == ["src/parser.py"]
+        await settle(pilot, lambda: bool(app.session.runtime.state.windows))
+        assert [w.path for w in app.session.runtime.state.windows] == ["src/parser.py"]
 
 
 async def test_slash_completes_commands(make_app: MakeApp) -> None:

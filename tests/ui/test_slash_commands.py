@@ -34,6 +34,7 @@ async def test_help_lists_every_command(make_app: MakeApp) -> None:
             "/context",
             "/add",
             "/drop",
+            "/workspace",
             "/export",
             "/cost",
             "/permissions",
@@ -138,17 +139,17 @@ async def test_context_sets_the_repo_map_budget_or_says_it_is_missing(
             assert prompt.map_tokens == budget  # type: ignore[attr-defined]
 
 
-async def test_add_and_drop_pin_files(make_app: MakeApp, project: Path) -> None:
+async def test_add_and_drop_open_and_close_windows(make_app: MakeApp, project: Path) -> None:
     (project / "a.py").write_text("A = 1\n")
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         state = app.session.runtime.state
         await send(pilot, "/add a.py")
-        assert [v.path for v in state.views] == ["a.py"]
+        assert [w.path for w in state.windows] == ["a.py"]
         await send(pilot, "/add ../outside.py")
         assert "outside the project root" in said(app)
         await send(pilot, "/drop a.py")
-        assert state.views == ()
+        assert state.windows == ()
 
 
 async def test_export_writes_the_transcript(make_app: MakeApp, project: Path) -> None:

@@ -1,4 +1,5 @@
-"""The looks, pinned: the main screen (wide and 80x24), the approval dialog and the key wizard.
+"""The looks, pinned: the main screen (wide and 80x24), the sidebar with the workspace, the
+approval dialog and the key wizard.
 
 The project lives at a fixed path and the session id is fixed, so the pictures are stable;
 tool durations are set to a fixed value before the picture is taken.
@@ -7,6 +8,8 @@ Update them with `pytest tests/ui/test_snapshots.py --snapshot-update` after a d
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import json
 import shutil
 import tempfile
@@ -92,6 +95,28 @@ def test_main_screen(snap_compare: Any, snap_project: Path) -> None:
 def test_main_screen_at_80x24(snap_compare: Any, snap_project: Path) -> None:
     app = build_app(snap_project, conversation_script())
     assert snap_compare(app, terminal_size=(80, 24), run_before=after("make greet take a name"))
+
+
+def test_sidebar_with_the_workspace(snap_compare: Any, snap_project: Path) -> None:
+    """Wide enough for the sidebar: its windows, one lost (its anchor no longer matches), and
+    the context in use."""
+    (snap_project / "util.py").write_text("def helper():\n    return 1\n")
+    app = build_app(snap_project, [{"text": "Opened.", "prompt_tokens": 2048}])
+
+    async def run_before(pilot: Any) -> None:
+        steady_cursor(pilot)
+        await send(pilot, "/add app.py:1-2 app.py#/def greet/ util.py#/def helper/")
+        await send(pilot, "look at @util.py")
+        await settle(pilot)
+        (snap_project / "util.py").write_text("def renamed():\n    return 1\n")
+        await asyncio.to_thread(pilot.app.session.runtime.prompt.render)
+        await settle(pilot, lambda: pilot.app.sidebar.info.windows[2].status == "lost")
+        # The system prompt's text changes with every edit of its instructions: not pinned here.
+        sidebar = pilot.app.sidebar
+        sidebar.info = dataclasses.replace(sidebar.info, prompt_chars=0, prompt_preview="")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(150, 34), run_before=run_before)
 
 
 def test_approval_dialog(snap_compare: Any, snap_project: Path) -> None:

@@ -76,6 +76,7 @@ class Flags(BaseModel):
     output_format: OutputFormat | None = None
     prompt: str | None = None
     setup: SetupMode = None
+    open_files: tuple[str, ...] = ()  # --open PATH[:SPEC], repeatable
 
 
 class RunOptions(BaseModel):
@@ -97,6 +98,7 @@ class RunOptions(BaseModel):
     debug_log: bool = True
     output_format: OutputFormat = "text"
     prompt: str | None = None  # the first message (the app) or the one turn (`-p`)
+    open_files: tuple[str, ...] = ()  # windows open from the first step: PATH, PATH:10-40...
     setup: SetupMode = None
     retry: RetrySettings = RetrySettings()
     timeouts: TimeoutSettings = TimeoutSettings()
@@ -117,8 +119,8 @@ def resolve_options(flags: Flags, environ: Mapping[str, str] | None = None) -> R
     values, origins = _layered(flags, settings, environ)
     given = {
         name: value
-        for name in ("api_base", "api_key", "output_format", "prompt", "setup")
-        if (value := getattr(flags, name)) is not None
+        for name in ("api_base", "api_key", "output_format", "prompt", "setup", "open_files")
+        if (value := getattr(flags, name)) not in (None, ())
     }
     session = SessionChoice(resume=flags.resume, continue_last=flags.continue_last)
     origins.update(dict.fromkeys(given, "flag"))

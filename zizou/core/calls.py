@@ -80,6 +80,12 @@ class CallRunner:
         self.ctx = ctx
         self.approver = approver
         self.rules = rules
+        self.hidden: dict[str, str] = {}  # this step's hidden tools: name -> why
+
+    def hide(self, hidden: dict[str, str]) -> None:
+        """The tools this step does not offer (from the step plan): calls to them are refused
+        before any permission check, `--yes` or not."""
+        self.hidden = hidden
 
     def parse(self, call: ToolCall) -> ParsedCall:
         """Read the call once: which tool, and its arguments validated against its `Args`."""
@@ -97,6 +103,10 @@ class CallRunner:
         """Run the call: yields a PermissionRequested when the approver is asked, a
         PermissionDecided once the call is allowed or denied, its progress, and last of all
         the ToolResult."""
+        why = self.hidden.get(parsed.call.name)
+        if why is not None:
+            yield ToolResult.error(f"{parsed.call.name} is not offered in this step ({why})")
+            return
         if parsed.problem is not None or parsed.tool is None or parsed.args is None:
             yield parsed.problem or ToolResult.error("the call could not be read")
             return

@@ -11,16 +11,26 @@ FinishReason = Literal["done", "max_steps", "loop_guard", "cancelled", "error"]
 
 @dataclass(frozen=True)
 class Usage:
+    """Tokens and cost of one or more model calls. `cache_read_tokens` and `cache_write_tokens`
+    are the prompt tokens the provider served from, or wrote to, its prompt cache (counted in
+    `input_tokens` too, as providers report them)."""
+
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float | None = None
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         cost = None
         if self.cost_usd is not None or other.cost_usd is not None:
             cost = (self.cost_usd or 0.0) + (other.cost_usd or 0.0)
         return Usage(
-            self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens, cost
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            cost,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
         )
 
 
@@ -42,6 +52,22 @@ class TurnStarted(Event):
 class StepStarted(Event):
     type: ClassVar[str] = "step_started"
     step: int
+
+
+@dataclass(frozen=True)
+class StepPlanned(Event):
+    """How this step's request was assembled, before it is sent: the tools offered and those
+    hidden (with why), what step effects ran and reminded, how many earlier turns were left out
+    of the history, and the workspace's windows as shown."""
+
+    type: ClassVar[str] = "step_planned"
+    step: int
+    offered: tuple[str, ...]
+    hidden: tuple[tuple[str, str], ...] = ()  # (tool, why)
+    effects_run: tuple[str, ...] = ()
+    reminders: tuple[str, ...] = ()  # the sources of this request's reminders
+    left_out_turns: int = 0
+    windows: tuple[str, ...] = ()  # one line per open window: path, id, lines, state
 
 
 @dataclass(frozen=True)
@@ -191,6 +217,7 @@ class TurnFinished(Event):
 AnyEvent = (
     TurnStarted
     | StepStarted
+    | StepPlanned
     | TextDelta
     | Retrying
     | ModelReplied
@@ -209,6 +236,7 @@ one of them misses fails the type check."""
 EVENT_TYPES: tuple[type[Event], ...] = (
     TurnStarted,
     StepStarted,
+    StepPlanned,
     TextDelta,
     Retrying,
     ModelReplied,
@@ -234,6 +262,7 @@ __all__ = [
     "PermissionRequested",
     "Retrying",
     "StepFinished",
+    "StepPlanned",
     "StepStarted",
     "TextDelta",
     "ToolCallFinished",

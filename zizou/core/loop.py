@@ -33,6 +33,7 @@ from zizou.core.events import (
     ModelReplied,
     Retrying,
     StepFinished,
+    StepPlanned,
     StepStarted,
     TextDelta,
     ToolCallFinished,
@@ -42,10 +43,14 @@ from zizou.core.events import (
     Usage,
 )
 from zizou.core.messages import AssistantMessage, ToolMessage
+from zizou.core.prompt import CompiledPrompt
 from zizou.core.protocols import (
     Model,
     ModelReply,
     ModelRequest,
+    NoEffects,
+    StepEffects,
+    StepInput,
     TextPiece,
     ToolCall,
     TurnRecorder,
@@ -69,7 +74,9 @@ class AgentConfig(BaseModel):
 class PromptSource(Protocol):
     """Renders the system prompt from live state; called once per step."""
 
-    def render_text(self) -> str: ...
+    def render(self, hooks: tuple[tuple[str, str], ...] = ()) -> CompiledPrompt: ...
+
+    def new_turn(self) -> None: ...
 
 
 class _StopTurn(Exception):
@@ -98,6 +105,7 @@ class Agent:
         conversation: Conversation,
         config: AgentConfig,
         recorders: list[TurnRecorder] | None = None,
+        effects: StepEffects | None = None,
     ) -> None:
         self.model = model
         self.runner = runner
@@ -105,14 +113,41 @@ class Agent:
         self.conversation = conversation
         self.config = config
         self.recorders = list(recorders or [])
+        self.effects: StepEffects = effects or NoEffects()
+        self.turns = 0  # the turns this process ran, for the step effects
 
-    def build_request(self, system: str | None = None) -> ModelRequest:
-        """The one place a step's request is assembled."""
-        return ModelRequest(
-            system=self.prompt.render_text() if system is None else system,
-            messages=list(self.conversation.messages),
-            tools=self.runner.registry.schemas(),
+    def build_request(self, step: int = 1) -> tuple[ModelRequest, StepPlanned]:
+        """The one place a step's request is assembled, as a pipeline: the step effects run
+        (hooks: tools to hide, systems to add, reminders), the layers render, and the request
+        gets the history, this step's reminders and the tools offered; the plan says how."""
+        registry = self.runner.registry
+        advertised = [tool for tool in registry if tool.advertised]
+        messages = self.conversation.messages
+        changes = self.effects.plan_step(
+            StepInput(step, self.turns, tuple(t.name for t in advertised), tuple(messages))
         )
+        hidden = tuple((name, why) for name, why in changes.hidden if registry.get(name))
+        hidden_names = {name for name, _ in hidden}
+        compiled = self.prompt.render(changes.systems)
+        offered = [tool for tool in advertised if tool.name not in hidden_names]
+        if changes.reminders:
+            messages = [*messages, {"role": "user", "content": _reminders(changes.reminders)}]
+        request = ModelRequest(
+            system=compiled.text,
+            messages=messages,
+            tools=[tool.schema() for tool in offered],
+            stable_chars=compiled.stable_chars,
+        )
+        plan = StepPlanned(
+            step,
+            tuple(tool.name for tool in offered),
+            hidden,
+            changes.effects_run,
+            tuple(source for source, _ in changes.reminders),
+            0,
+            compiled.windows,
+        )
+        return request, plan
 
     async def run_turn(self, user_text: str) -> AsyncGenerator[AnyEvent, None]:
         """Run one turn, yielding its events (each also goes to every recorder).
@@ -169,20 +204,20 @@ class Agent:
         events.append(TurnFinished(reason, text, progress.step, progress.usage, message, kind))
         return events
 
-    async def _request(self, step: int) -> ModelRequest:
-        # The prompt is rendered in a thread: on a large repository the repo map can take a
+    async def _request(self, step: int) -> tuple[ModelRequest, StepPlanned]:
+        # The request is built in a thread: on a large repository the repo map can take a
         # second, and the event loop (the app's screen and keys) must not wait for it.
-        system = await asyncio.to_thread(self.prompt.render_text)
-        request = self.build_request(system)
-        for recorder in self.recorders:
-            recorder.record_request(step, request)
-        return request
+        request, plan = await asyncio.to_thread(self.build_request, step)
+        self.runner.hide(dict(plan.hidden))  # a hidden tool is refused even if called
+        return request, plan
 
     async def _turn(self, user_text: str, progress: _Progress) -> AsyncGenerator[AnyEvent, None]:
         yield TurnStarted(user_text)
         seen: Counter[tuple[str, str]] = Counter()
         unknown: list[str] = []  # the names of the latest consecutive calls to unknown tools
+        self.turns += 1
         try:
+            self.prompt.new_turn()
             self.conversation.add_user(user_text)
             while progress.step < self.config.max_steps:
                 progress.step += 1
@@ -233,7 +268,11 @@ class Agent:
     async def _reply(self, progress: _Progress) -> AsyncGenerator[AnyEvent | ModelReply, None]:
         """One model call: its text and retry notices, then ModelReplied and the reply."""
         reply: ModelReply | None = None
-        async for item in self.model.stream(await self._request(progress.step)):
+        request, plan = await self._request(progress.step)
+        yield plan  # the recorders see how the request was planned, then the request itself
+        for recorder in self.recorders:
+            recorder.record_request(progress.step, request)
+        async for item in self.model.stream(request):
             if isinstance(item, TextPiece):
                 yield TextDelta(item.text)
             elif isinstance(item, Retrying):
@@ -324,6 +363,13 @@ def _with_unique_ids(reply: ModelReply, taken: set[str]) -> ModelReply:
         seen.add(call_id)
         calls.append(call if call_id == call.id else dataclasses.replace(call, id=call_id))
     return dataclasses.replace(reply, tool_calls=tuple(calls))
+
+
+def _reminders(reminders: tuple[tuple[str, str], ...]) -> str:
+    """This request's reminders, as one user message that is never stored."""
+    return "\n".join(
+        f'<reminder source="{source}">\n{text.strip()}\n</reminder>' for source, text in reminders
+    )
 
 
 def _last_text(conversation: Conversation) -> str:

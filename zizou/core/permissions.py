@@ -18,6 +18,8 @@ Decisions worth knowing:
 - A chained command needs a rule for every segment, so "always" offers one prefix for each
   segment not yet covered, or none at all when one of them cannot have a rule.
 - A decision says what made it (`by`, and the rules that matched) for the audit trail.
+- A delete asks unless `--allow delete_file` or `--yes` approved it; deleting a protected or
+  secret file asks even then.
 - `.git` is protected at any depth (a nested repo's hooks and config run code too).
 - Patterns match case-insensitively, since macOS file systems usually are.
 """
@@ -142,6 +144,8 @@ def decide(tool: str, access: Access, rules: Rules) -> Decision:
             return _decide_read(access.paths, rules)
         case "write":
             return _decide_write(access.paths)
+        case "delete":
+            return _decide_delete(tool, access.paths, rules)
         case "exec":
             return _decide_exec(tool, access.command or "", rules)
         case "open" | "network" | "undeclared":
@@ -187,6 +191,25 @@ def _decide_write(paths: Iterable[str]) -> Decision:
                 protected=True,
             )
     return Decision("allow", "writing inside the project is allowed")
+
+
+def _decide_delete(tool: str, paths: tuple[str, ...], rules: Rules) -> Decision:
+    """A delete always asks unless `--allow TOOL` or `--yes` approved it; a protected or
+    secret file asks whatever they say (it is often the one copy of a key, and not in git)."""
+    for path in paths:
+        pattern = _protected_pattern(path) or _secret_pattern(path)
+        if pattern:
+            return Decision(
+                "ask",
+                f"`{path}` is protected (`{pattern}`); deleting it always asks",
+                protected=True,
+            )
+    if tool in rules.allowed_tools:
+        return Decision("allow", f"{tool} is allowed by --allow", by="--allow", rules=(tool,))
+    if rules.yes:
+        return _YES
+    where = " ".join(f"`{p}`" for p in paths) or "a file"
+    return Decision("ask", f"deletes {where} (its bytes are kept in .zizou/trash/)")
 
 
 def _decide_exec(tool: str, command: str, rules: Rules) -> Decision:

@@ -1,11 +1,15 @@
 """The layered system prompt, rendered afresh at every step from live state.
 
-Layers: 1 BASE INSTRUCTIONS, 2 SESSION CONTEXT, 3 WORKSPACE (pinned files, re-read each step),
-4 REPO MAP (the project's most relevant definitions within `map_tokens`, ranked towards the pinned
-files and the names in the latest user message; 0 tokens turns it off). The compiled text is also
-written, redacted, to `.zizou/compiled/prompt.md` so a person can read what the model got.
-AGENTS.md / ZIZOU.md are read only as regular files inside the project (a symlink out of it is
-skipped, and the SESSION CONTEXT says so).
+Layers run from stable to volatile, so that a provider's prompt cache keeps the prefix from step
+to step: BASE INSTRUCTIONS, SESSION CONTEXT (root, OS, shell, the tool guide, AGENTS.md),
+INSTRUCTIONS, REPO MAP (the project's most relevant definitions within `map_tokens`, ranked
+towards the open files and the names in the turn's user message; rendered once per turn, so an
+edit does not change it mid-turn; 0 tokens turns it off) — the stable prefix, marked cacheable
+for providers that take the mark — then HOOKS (what hooks add this step), TASK STATE, WORKSPACE
+(the open windows, found again at every step) and LIVE CONTEXT (the date, the git summary). The
+compiled text is also written, redacted, to `.zizou/compiled/prompt.md` so a person can read what
+the model got. AGENTS.md / ZIZOU.md are read only as regular files inside the project (a symlink
+out of it is skipped, and the SESSION CONTEXT says so).
 """
 
 from __future__ import annotations
@@ -20,12 +24,12 @@ from pathlib import Path
 
 from zizou import confined
 from zizou.core.git_info import git_summary
-from zizou.core.state import FileView, SessionState
+from zizou.core.state import SessionState
+from zizou.core.workspace_layer import WorkspaceLayer, budget_tokens
 from zizou.errors import PathError
 from zizou.paths import COMPILED_PROMPT, write_project_file
 from zizou.repomap import DEFAULT_MAP_TOKENS, MapRequest, repo_map_for
 from zizou.tools import Registry
-from zizou.tools.add_context import render_pin
 
 # `/context light|default|max` -> the repo map's token budget.
 MAP_TOKENS_BY_LEVEL = {"light": 0, "default": DEFAULT_MAP_TOKENS, "max": 8192}
@@ -39,11 +43,16 @@ Work the way a careful senior engineer would: understand before you change, chan
 the task needs, and check your work.
 
 - Explore with list_dir, glob and grep; read files with read_file before you edit them.
+- Keep the code you work on open with open_in_workspace (a file, or a window of it: lines, or a
+  regex such as `def parse`): the WORKSPACE section shows it current at every step, with
+  line numbers counted from 1, and the window follows the code when lines move. Close windows you
+  no longer need with close_in_workspace.
 - Edit with edit_file: old_string must match the file exactly once (copy it from read_file's
-  output without the line-number prefix), or pass replace_all. Create new files with write_file.
+  output without the line-number prefix), or pass replace_all. replace_window rewrites exactly
+  the lines of an open window. Create new files with write_file.
 - Run tests, linters and builds with run_bash; the user approves each command unless a rule
-  allows it. Prefer short, non-interactive commands; nothing reads from stdin.
-- All paths are relative to the workspace root and must stay inside it.
+  allows it. Prefer short, non-interactive commands; pass input with `stdin` if one needs it.
+- All paths are relative to the project root and must stay inside it.
 - If a tool returns an error, read it and adjust; do not repeat the same call unchanged.
 - When you are done, answer briefly: what you changed, and how you checked it.
 """
@@ -56,13 +65,27 @@ class Section:
     note: str = ""  # why a layer is off or short
 
 
+STABLE_LAYERS = ("BASE INSTRUCTIONS", "SESSION CONTEXT", "INSTRUCTIONS", "REPO MAP")
+
+
 @dataclass(frozen=True)
 class CompiledPrompt:
     sections: tuple[Section, ...]
+    windows: tuple[str, ...] = ()  # the workspace's windows, one line each (for the log)
 
     @property
     def text(self) -> str:
-        return "\n\n".join(f"# {s.name}\n\n{s.text.rstrip()}" for s in self.sections if s.text)
+        return "\n\n".join(_block(s) for s in self.sections if s.text)
+
+    @property
+    def stable_chars(self) -> int:
+        """How long the stable prefix is: the stable layers, and the break after them."""
+        stable = [_block(s) for s in self.sections if s.text and s.name in STABLE_LAYERS]
+        if not stable:
+            return 0
+        size = len("\n\n".join(stable))
+        rest = any(s.text and s.name not in STABLE_LAYERS for s in self.sections)
+        return size + 2 if rest else size
 
     def breakdown(self) -> list[tuple[str, int, str]]:
         """(layer, characters, note) for each layer, including the ones that are off."""
@@ -81,6 +104,7 @@ class PromptBuilder:
         map_tokens: int = DEFAULT_MAP_TOKENS,
         mentions: Callable[[], str] | None = None,
         redact: Callable[[str], str] | None = None,
+        context_window: int | None = None,
     ) -> None:
         self.root = root
         self.registry = registry
@@ -94,20 +118,42 @@ class PromptBuilder:
         self.redact = redact
         # Where run_bash's commands run, in the model's words (set by the runtime).
         self.commands_note = "commands run with bash -c"
+        self.context_window = context_window  # the model's, in tokens: the workspace's budget
+        self.workspace = WorkspaceLayer(root, state)
         self.last: CompiledPrompt | None = None
+        self._map: Section | None = None  # this turn's repo map
 
     def set_context_level(self, level: str) -> None:
         """`/context light|default|max`: the repo map's budget (light turns it off)."""
         self.map_tokens = MAP_TOKENS_BY_LEVEL[level]
+        self._map = None
 
-    def render(self) -> CompiledPrompt:
+    def new_turn(self) -> None:
+        """A user turn begins: the repo map is ranked afresh for its message (and kept for the
+        turn's steps, so the prompt's stable prefix stays the same while the turn runs)."""
+        self._map = None
+
+    def render(
+        self, hooks: tuple[tuple[str, str], ...] = (), *, preview: bool = False
+    ) -> CompiledPrompt:
+        """Every layer, as it is now; `hooks` are the (name, text) systems hooks add this step.
+        A `preview` (for a person: `/prompt`, the sidebar) leaves the workspace's state as the
+        model last saw it."""
+        workspace = self.workspace.render(budget_tokens(self.context_window), preview=preview)
+        if self._map is None:
+            self._map = self._repo_map()
         compiled = CompiledPrompt(
             (
                 Section("BASE INSTRUCTIONS", BASE_INSTRUCTIONS),
                 Section("SESSION CONTEXT", self._session_context()),
-                self._workspace(),
-                self._repo_map(),
-            )
+                Section("INSTRUCTIONS", "", note="none"),
+                self._map,
+                _hooks(hooks),
+                Section("TASK STATE", "", note="none"),
+                Section("WORKSPACE", workspace.text, note=workspace.note),
+                Section("LIVE CONTEXT", self._live_context()),
+            ),
+            workspace.listing,
         )
         self.last = compiled
         if self.write_compiled:
@@ -118,17 +164,19 @@ class PromptBuilder:
     def render_text(self) -> str:
         return self.render().text
 
+    def preview(self) -> CompiledPrompt:
+        return self.render(preview=True)
+
     def _session_context(self) -> str:
         lines = [
-            f"Workspace root: {self.root}",
+            f"Project root: {self.root}",
             f"OS: {platform.system()} {platform.release()}",
             f"Shell: {os.environ.get('SHELL', 'unknown')} ({self.commands_note})",
-            f"Date: {self.today().isoformat()}",
-            f"Git: {git_summary(self.root)}",
-            "Paths: give paths relative to the workspace root; paths outside it are refused.",
+            "Paths: give paths relative to the project root; paths outside it are refused.",
+            "Lines are numbered from 1, and a range of lines includes both ends.",
             "",
             "Tools:",
-            *(f"- {tool.name}: {tool.summary}" for tool in self.registry),
+            *(f"- {tool.name}: {tool.summary}" for tool in self.registry if tool.advertised),
         ]
         instructions, skipped = _instructions(self.root)
         lines += [f"Note: {note}" for note in skipped]
@@ -137,24 +185,19 @@ class PromptBuilder:
             lines += ["", f"Project instructions from {name}:", text]
         return "\n".join(lines)
 
-    def _workspace(self) -> Section:
-        views = self.state.views
-        if not views:
-            return Section("WORKSPACE", "", note="no pinned files")
-        parts = [render_pin(self.root, view, seen=self._seen(view)) for view in views]
-        return Section("WORKSPACE", "\n\n".join(parts), note=f"{len(parts)} pinned")
-
-    def _seen(self, view: FileView) -> Callable[[Path, bytes], None]:
-        """Records that the model is shown `view`: a pinned file can be edited as it is."""
-        return lambda path, data: self.state.record_view(path, data, view)
+    def _live_context(self) -> str:
+        return "\n".join([f"Date: {self.today().isoformat()}", f"Git: {git_summary(self.root)}"])
 
     def _repo_map(self) -> Section:
         if self.map_tokens <= 0:
             return Section("REPO MAP", "", note="off: /context light")
+        with self.state.lock:
+            windows = self.state.workspace.windows
         request = MapRequest(
             max_tokens=self.map_tokens,
-            focus=tuple(view.path for view in self.state.views),
+            focus=tuple(dict.fromkeys(w.path for w in windows)),
             message=self.mentions(),
+            hide=tuple(dict.fromkeys(w.path for w in windows if w.spec.is_whole)),
         )
         try:
             result = repo_map_for(self.root).render(request)
@@ -167,6 +210,17 @@ class PromptBuilder:
         return Section(
             "REPO MAP", result.text, note=f"budget {self.map_tokens}: {result.stats.summary()}"
         )
+
+
+def _hooks(systems: tuple[tuple[str, str], ...]) -> Section:
+    if not systems:
+        return Section("HOOKS", "", note="none")
+    text = "\n\n".join(f"## {name}\n{body.strip()}" for name, body in systems)
+    return Section("HOOKS", text, note=f"{len(systems)} from hooks")
+
+
+def _block(section: Section) -> str:
+    return f"# {section.name}\n\n{section.text.rstrip()}"
 
 
 def _instructions(root: Path) -> tuple[tuple[str, str] | None, list[str]]:

@@ -19,9 +19,19 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class ModelRequest:
+    """One step's request. The first `stable_chars` characters of `system` are its stable
+    prefix (the layers that do not change from step to step): a provider with prompt caching
+    gets them marked cacheable. `tools` are the tools offered in this step."""
+
     system: str
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
+    stable_chars: int = 0
+
+    @property
+    def system_parts(self) -> tuple[str, str]:
+        """The system prompt split into its stable prefix and the volatile rest."""
+        return self.system[: self.stable_chars], self.system[self.stable_chars :]
 
     def full_messages(self) -> list[dict[str, Any]]:
         return [{"role": "system", "content": self.system}, *self.messages]
@@ -43,6 +53,42 @@ class ModelReply:
 
 
 ModelEvent = TextPiece | Retrying | ModelReply
+
+
+@dataclass(frozen=True)
+class StepInput:
+    """What step effects (hooks) see of the coming step."""
+
+    step: int  # 1-based, in the turn
+    turn: int  # 1-based, in the session (as this process counts them)
+    tools: tuple[str, ...]  # the tools that would be offered
+    messages: tuple[dict[str, Any], ...]  # the history as the request would send it
+
+
+@dataclass(frozen=True)
+class StepChanges:
+    """What step effects change about the coming request: tools hidden (name -> why),
+    systems added to the HOOKS layer ((name, text)), reminders sent at the end of this request
+    only, and the names of the effects that ran."""
+
+    hidden: tuple[tuple[str, str], ...] = ()
+    systems: tuple[tuple[str, str], ...] = ()
+    reminders: tuple[tuple[str, str], ...] = ()  # (source, text)
+    effects_run: tuple[str, ...] = ()
+
+
+class StepEffects(Protocol):
+    """Runs before every model step and shapes its request (the hook runtime implements it, so
+    core never imports user code). It may only narrow the tools, never add one."""
+
+    def plan_step(self, step: StepInput) -> StepChanges: ...
+
+
+class NoEffects:
+    """No hooks: every step is the plain render."""
+
+    def plan_step(self, step: StepInput) -> StepChanges:
+        return StepChanges()
 
 
 @runtime_checkable
@@ -114,7 +160,11 @@ __all__ = [
     "ModelEvent",
     "ModelReply",
     "ModelRequest",
+    "NoEffects",
     "PermissionRequest",
+    "StepChanges",
+    "StepEffects",
+    "StepInput",
     "TextPiece",
     "ToolCall",
     "TurnRecorder",

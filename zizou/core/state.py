@@ -6,9 +6,9 @@ Everything that changes it goes through `SessionState`'s small API (tools get a 
 workspace is told to the subscribers as a `WorkspaceChanged`, so the session file, the sidebar
 and the debug log follow it without polling.
 
-`FileView` is the one way a file (or a window of its lines) is named: 1-based inclusive lines,
-for read_file's windows, pins and the workspace alike. The read ledger records views: a file the
-model was shown, by read_file or as a pin in the prompt, can be edited until it changes.
+`FileView` names what the model was shown of a file: 1-based inclusive lines. The read ledger
+records views: a file the model was shown, by read_file or as a window in the prompt, can be
+edited until it changes. The workspace's windows (core/workspace.py) follow the code as it moves.
 """
 
 from __future__ import annotations
@@ -18,8 +18,11 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from zizou.core.conversation import Conversation
+from zizou.core.windows import WindowSpec
+from zizou.core.workspace import Window, WindowInfo, Workspace
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,10 @@ class FileLedger:
     views: dict[Path, FileView] = field(default_factory=dict)
 
     def record(self, path: Path, data: bytes, view: FileView | None = None) -> None:
-        self.hashes[path] = content_hash(data)
+        self.record_hash(path, content_hash(data), view)
+
+    def record_hash(self, path: Path, digest: str, view: FileView | None = None) -> None:
+        self.hashes[path] = digest
         if view is not None:
             self.views[path] = view
 
@@ -71,11 +77,17 @@ class FileLedger:
 
 @dataclass(frozen=True)
 class WorkspaceChanged:
-    """The files in view changed: `views` is the whole new set, in order."""
+    """The open windows changed (opened, closed, moved, lost): `windows` is the whole new set,
+    in order."""
 
     type = "workspace_changed"
-    views: tuple[FileView, ...]
-    by: str  # who changed it: "model" (a tool), "user" (the app) or "session" (resumed)
+    windows: tuple[WindowInfo, ...]
+    by: str  # who changed it: "model" (a tool), "user" (the app), "session" (resumed), "render"
+    # What the session file keeps of each window (Window.to_record), in the same order.
+    records: tuple[dict[str, Any], ...] = field(default=(), compare=False, repr=False)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"type": self.type, "by": self.by, "windows": [w.to_dict() for w in self.windows]}
 
 
 StateEvent = WorkspaceChanged
@@ -83,62 +95,105 @@ Subscriber = Callable[[StateEvent], None]
 
 
 class SessionState:
-    """The conversation, the workspace of file views, and the read ledger of one session."""
+    """The conversation, the workspace of open windows, and the read ledger of one session."""
 
     def __init__(self, conversation: Conversation | None = None) -> None:
         self.conversation = conversation if conversation is not None else Conversation()
         self.ledger = FileLedger()
-        self._views: list[FileView] = []
+        self.workspace = Workspace()
         self._subscribers: list[Subscriber] = []
-        self._lock = threading.RLock()
+        self._told: tuple[WindowInfo, ...] = ()
+        # A tool's work runs in a worker thread while the app may open or drop a window and the
+        # prompt renders them: one change at a time, each told in the order it was made.
+        self.lock = threading.RLock()
 
     def subscribe(self, subscriber: Subscriber) -> None:
         self._subscribers.append(subscriber)
 
     @property
-    def views(self) -> tuple[FileView, ...]:
-        """The files in view (pinned), in the order they were added."""
-        return tuple(self._views)
+    def windows(self) -> tuple[WindowInfo, ...]:
+        """The open windows, in the order they were opened."""
+        with self.lock:
+            return self.workspace.infos()
 
-    def pin(self, view: FileView, by: str = "model") -> None:
-        """Put `view` in the workspace, replacing any earlier view of the same file."""
-        self._set([v for v in self._views if v.path != view.path] + [view], by)
+    def window(self, window_id: str) -> Window | None:
+        with self.lock:
+            return self.workspace.get(window_id)
 
-    def unpin(self, path: str, by: str = "user") -> bool:
-        """Take the file out of the workspace; False when it was not in it."""
-        kept = [v for v in self._views if v.path != path]
-        if len(kept) == len(self._views):
-            return False
-        self._set(kept, by)
-        return True
+    def windows_of(self, path: str) -> list[Window]:
+        with self.lock:
+            return self.workspace.of(path)
 
-    def restore(self, views: Iterable[FileView]) -> None:
+    def open_window(self, path: str, spec: WindowSpec, by: str = "model") -> tuple[Window, bool]:
+        """Open `spec` of `path` (WorkspaceFull when there is no room): the window, and whether
+        it is new."""
+        with self.lock:
+            opened = self.workspace.open(path, spec, by)
+            self.tell(by)
+            return opened
+
+    def close_windows(
+        self, path: str | None = None, window_id: str | None = None, by: str = "model"
+    ) -> list[Window]:
+        """Close the window `window_id`, or every window of `path`; the windows closed."""
+        with self.lock:
+            if window_id is not None:
+                found = self.workspace.get(window_id)
+                chosen = [found] if found is not None and path in (None, found.path) else []
+            else:
+                chosen = self.workspace.of(path or "")
+            closed = self.workspace.close(chosen)
+            self.tell(by)
+            return closed
+
+    def restore(self, windows: Iterable[Window]) -> None:
         """The workspace a resumed session had."""
-        self._set(list(views), "session")
+        with self.lock:
+            self.workspace.restore(windows)
+            self.tell("session")
 
     def clear(self) -> None:
-        """A new conversation: no messages, nothing in view, nothing seen."""
-        self.conversation.clear()
-        self.ledger = FileLedger()
-        if self._views:
-            self._set([], "user")
+        """A new conversation: no messages, nothing open, nothing seen."""
+        with self.lock:
+            self.conversation.clear()
+            self.ledger = FileLedger()
+            self.workspace.clear()
+            self.tell("user")
 
     def record_view(self, path: Path, data: bytes, view: FileView) -> None:
         """The model was shown `view` of the file at `path`, whose content is `data`."""
-        self.ledger.record(path, data, view)
+        with self.lock:
+            self.ledger.record(path, data, view)
+
+    def record_seen(self, path: Path, digest: str, view: FileView) -> None:
+        """As `record_view`, for content whose hash is already known (the workspace's)."""
+        with self.lock:
+            self.ledger.record_hash(path, digest, view)
 
     def check_unchanged(self, path: Path, data: bytes) -> str | None:
         """None when the model saw this content of the file, else why an edit must wait."""
-        return self.ledger.check(path, data)
+        with self.lock:
+            return self.ledger.check(path, data)
 
-    def _set(self, views: list[FileView], by: str) -> None:
-        # A tool's work runs in a worker thread while the app may pin or drop a file: one
-        # change at a time, each told to the subscribers in the order it was made.
-        with self._lock:
-            if views == self._views:
+    def file_written(
+        self, path: Path, rel: str, before: list[str] | None, after: list[str], data: bytes
+    ) -> None:
+        """A file tool wrote `data` (lines `after`) over `before`: the model knows the new
+        content, and the windows on the file follow the edit."""
+        with self.lock:
+            self.ledger.record(path, data, FileView(rel))
+            self.workspace.file_written(rel, before, after, content_hash(data))
+            self.tell("model")
+
+    def tell(self, by: str) -> None:
+        """Tell the subscribers the workspace as it is now, if it changed since last told."""
+        with self.lock:
+            infos = self.workspace.infos()
+            if infos == self._told:
                 return
-            self._views = views
-            event = WorkspaceChanged(tuple(views), by)
+            self._told = infos
+            records = tuple(w.to_record() for w in self.workspace.windows)
+            event = WorkspaceChanged(infos, by, records)
             for subscriber in self._subscribers:
                 subscriber(event)
 

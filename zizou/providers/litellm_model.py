@@ -11,6 +11,11 @@ The three timeouts (config.toml `[timeouts]`): `connect_s` until the response he
 finish), and `idle_s` between chunks after that. A stall closes the stream and raises a
 retryable ProviderError naming the timeout. Some litellm handlers send the request on the first
 read rather than in `acompletion`; for those the connect time counts against `first_token_s`.
+
+Prompt caching: Anthropic caches only what a request marks, so for Claude the system prompt's
+stable prefix (`ModelRequest.stable_chars`) goes out as its own text block with `cache_control`;
+every other provider gets the plain string (OpenAI caches a repeated prefix by itself). The
+tokens read from and written to the cache come back in `Usage`.
 """
 
 from __future__ import annotations
@@ -83,7 +88,8 @@ class LiteLLMModel:
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         litellm = _litellm()
-        messages = request.full_messages()
+        system = _system_message(request, _marks_cache(litellm, self.id))
+        messages = [system, *request.messages]
         chunks: list[Any] = []
         response: Any = None
         try:
@@ -196,20 +202,67 @@ class LiteLLMModel:
                 f"{self.provider} sent a reply with neither text nor tool calls; try again",
                 retryable=True,
             )
-        usage = getattr(built, "usage", None)
         return ModelReply(
             text=text,
             tool_calls=calls,
-            usage=Usage(
-                input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-                output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-                cost_usd=_cost(litellm, built, self.id),
-            ),
+            usage=_usage(getattr(built, "usage", None), _cost(litellm, built, self.id)),
             finish_reason=choice.finish_reason,
         )
 
 
 _PACKAGE = Path(__file__).resolve().parent.parent
+_CACHE_MARK = {"type": "ephemeral"}
+
+
+def _marks_cache(litellm: Any, model: str) -> bool:
+    """Whether the model's litellm route carries a system block's `cache_control` to a Claude
+    model: Anthropic's own API (`anthropic/...`, a bare `claude-...`), and Claude on Bedrock
+    (litellm turns the mark into a `cachePoint`, and drops it for a model without caching) or
+    Vertex AI (Anthropic's format). Claude through OpenRouter or a proxy is left out: whether the
+    mark gets through depends on the route, and a plain string is what every provider takes."""
+    try:
+        provider = str(litellm.get_llm_provider(model)[1])
+    except Exception:  # litellm does not know the id; zizou's own guess ("claude-..." too)
+        provider = provider_of(model)
+    if provider == "anthropic":
+        return True
+    return provider in ("bedrock", "vertex_ai") and "claude" in model.lower()
+
+
+def _system_message(request: ModelRequest, cacheable: bool) -> dict[str, Any]:
+    """The system message: for a provider that caches on request, the stable prefix as a text
+    block marked for caching and the volatile rest as a plain one; else the plain string."""
+    stable, rest = request.system_parts
+    if not cacheable or not stable:
+        return {"role": "system", "content": request.system}
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": stable, "cache_control": _CACHE_MARK}]
+    if rest:
+        blocks.append({"type": "text", "text": rest})
+    return {"role": "system", "content": blocks}
+
+
+def _count(source: Any, name: str) -> int:
+    """A token count from litellm's usage object; 0 when it is missing or not a number."""
+    value = getattr(source, name, None)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    return int(value)
+
+
+def _usage(usage: Any, cost: float | None) -> Usage:
+    """litellm's usage as zizou's. Anthropic's cache counts come as `cache_read_input_tokens`
+    and `cache_creation_input_tokens` (litellm adds both into `prompt_tokens`); OpenAI-style
+    providers report reads in `prompt_tokens_details.cached_tokens`, and writes not at all."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    read = _count(usage, "cache_read_input_tokens") or _count(details, "cached_tokens")
+    write = _count(usage, "cache_creation_input_tokens") or _count(details, "cache_creation_tokens")
+    return Usage(
+        input_tokens=_count(usage, "prompt_tokens"),
+        output_tokens=_count(usage, "completion_tokens"),
+        cost_usd=cost,
+        cache_read_tokens=read,
+        cache_write_tokens=write,
+    )
 
 
 def _raised_by_zizou(exc: BaseException) -> bool:

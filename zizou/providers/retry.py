@@ -81,6 +81,12 @@ class RetryingModel:
     def __repr__(self) -> str:
         return f"RetryingModel({self.inner!r})"
 
+    @property
+    def context_window(self) -> int | None:
+        """The inner model's context window in tokens, when it knows it."""
+        window = getattr(self.inner, "context_window", None)
+        return window if isinstance(window, int) else None
+
     def call_parameters(self) -> dict[str, Any]:
         """The inner model's call parameters, plus this retry policy (for the debug log)."""
         return {**self.inner.call_parameters(), "retry": self.policy.model_dump()}

@@ -16,6 +16,9 @@ class MapRequest:
     message: str = ""  # the latest user message: code identifiers and file names in it count
     identifiers: tuple[str, ...] = ()  # asked for explicitly: their definitions come first
     show_focus: bool = False  # list the focus files' own definitions first (else leave them out)
+    # The focus files to leave out when not shown (None: all of them); the prompt leaves out only
+    # the files the workspace shows whole, so a file open in part keeps its other definitions.
+    hide: tuple[str, ...] | None = None
 
     def cache_key(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)

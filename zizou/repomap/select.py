@@ -45,7 +45,13 @@ def select_map(
     boosts = Boosts(
         names=frozenset(top),
         files=frozenset(focus if request.show_focus else ()),
-        hidden=frozenset(() if request.show_focus else focus),
+        hidden=frozenset(
+            ()
+            if request.show_focus
+            else focus
+            if request.hide is None
+            else _expand(request.hide, [*graph.paths, *files.others])
+        ),
     )
     ranked = time.perf_counter()
     by_name = [

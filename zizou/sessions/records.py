@@ -53,11 +53,14 @@ class CompactedRecord(_Record):
 
 
 class WorkspaceRecord(_Record):
-    """The files in view changed (format 2): `views` is the whole new set; the last one read
-    is the workspace a resumed session opens with."""
+    """The open windows changed: `windows` is the whole new set (each as `Window.to_record`
+    writes it); the last one read is the workspace a resumed session opens with. Files written
+    before windows had ids have `views` instead (path, start_line, end_line), read as line
+    windows."""
 
     kind: Literal["workspace"] = "workspace"
-    views: list[dict[str, Any]]
+    windows: list[dict[str, Any]] | None = None
+    views: list[dict[str, Any]] = Field(default_factory=list)
 
 
 Record = MetaRecord | MessageRecord | TurnRecord | CompactedRecord | WorkspaceRecord

@@ -12,7 +12,6 @@ lines before it are kept: until that line is whole on disk, the full history is 
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import json
 import os
@@ -22,7 +21,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import IO, Any, assert_never
+from typing import IO, Any, assert_never, get_args
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -35,6 +34,7 @@ from zizou.core.events import (
     PermissionRequested,
     Retrying,
     StepFinished,
+    StepPlanned,
     StepStarted,
     TextDelta,
     ToolCallFinished,
@@ -45,7 +45,8 @@ from zizou.core.events import (
 )
 from zizou.core.messages import Message, UserMessage, from_wire, stored, to_wire
 from zizou.core.protocols import ModelRequest
-from zizou.core.state import FileView, StateEvent
+from zizou.core.state import StateEvent
+from zizou.core.workspace import Window, line_spec
 from zizou.errors import PathError, UsageError
 from zizou.paths import (
     PROJECT_DIR_NAME,
@@ -66,6 +67,9 @@ from zizou.sessions.records import (
 
 _RECORD: TypeAdapter[Record] = TypeAdapter(Record)
 RECORD_START = b'{"kind":"'  # how every line starts: `kind` is each record's first field
+RECORD_KINDS = frozenset(
+    str(model.model_fields["kind"].default) for model in get_args(Record)
+)  # the kinds this version reads; a newer one's others are skipped with a warning
 SESSIONS_DIR = f"{PROJECT_DIR_NAME}/sessions"
 INFO_FILE = "info.json"
 MAX_SESSION_BYTES = 256_000_000
@@ -82,7 +86,7 @@ class LoadedSession:
     messages: list[Message]
     turns: int
     warnings: list[str] = field(default_factory=list)
-    views: tuple[FileView, ...] = ()  # the workspace as the session left it
+    windows: tuple[Window, ...] = ()  # the workspace as the session left it
 
     def wire(self) -> list[dict[str, Any]]:
         """The messages as the provider is sent them."""
@@ -174,7 +178,12 @@ class SessionWriter:
         ended, and a shortened history; the rest of a turn's events are the debug log's."""
         match event:
             case TurnFinished(reason=reason, usage=used):
-                usage = {"input_tokens": used.input_tokens, "output_tokens": used.output_tokens}
+                usage = {
+                    "input_tokens": used.input_tokens,
+                    "output_tokens": used.output_tokens,
+                    "cache_read_tokens": used.cache_read_tokens,
+                    "cache_write_tokens": used.cache_write_tokens,
+                }
                 self.write(TurnRecord(event="finished", ts=_now(), reason=reason, usage=usage))
             case Retrying(resent_messages=resent, resent_records=records):
                 if records is not None:  # typed: each tool result keeps its outcome
@@ -188,6 +197,7 @@ class SessionWriter:
                 | ModelReplied()
                 | ToolCallStarted()
                 | ToolProgress()
+                | StepPlanned()
                 | PermissionRequested()
                 | PermissionDecided()
                 | ToolCallFinished()
@@ -200,8 +210,7 @@ class SessionWriter:
 
     def record_state(self, event: StateEvent) -> None:
         """A change to the session's state worth keeping: the files in view."""
-        views = [dataclasses.asdict(view) for view in event.views]
-        self.write(WorkspaceRecord(views=views))
+        self.write(WorkspaceRecord(windows=list(event.records)))
 
     def record_compaction(self, messages: list[dict[str, Any]]) -> None:
         """The conversation is now `messages`, shortened to fit the context window."""
@@ -358,6 +367,13 @@ def _records(session_id: str, raw: bytes) -> tuple[list[Record], list[str]]:
             what = f"the torn start of line {number} (an interrupted write)"
             warnings.append(f"session {session_id}: skipped {what}; the record after it was read")
         if record is None:
+            kind = _unknown_kind(line)
+            if kind is not None:
+                warnings.append(
+                    f"session {session_id}: skipped line {number}, a {kind!r} record this "
+                    "version of zizou does not know"
+                )
+                continue
             last = number == len(lines) or (number == len(lines) - 1 and not lines[-1])
             what = "a torn last line (an interrupted write)" if last else f"line {number}"
             warnings.append(f"session {session_id}: skipped {what} that could not be read")
@@ -370,7 +386,7 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
     records, warnings = _records(session_id, raw)
     meta: MetaRecord | None = None
     messages: list[dict[str, Any]] = []
-    views: tuple[FileView, ...] = ()
+    windows: tuple[Window, ...] = ()
     turns = 0
     for record in records:
         if isinstance(record, MetaRecord):
@@ -378,7 +394,7 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
         elif isinstance(record, MessageRecord | CompactedRecord):
             replay(messages, record)
         elif isinstance(record, WorkspaceRecord):
-            views = tuple(_view(v) for v in record.views)
+            windows = _windows(session_id, record, warnings)
         elif record.event == "started":
             turns += 1
     if meta is None:
@@ -394,11 +410,39 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
             typed.append(from_wire(message))
         except ValidationError:
             warnings.append(f"session {session_id}: skipped a message that could not be read")
-    return LoadedSession(meta, typed, turns, warnings, views)
+    return LoadedSession(meta, typed, turns, warnings, windows)
 
 
-def _view(data: dict[str, Any]) -> FileView:
-    return FileView(str(data.get("path", "")), data.get("start_line"), data.get("end_line"))
+def _windows(session_id: str, record: WorkspaceRecord, warnings: list[str]) -> tuple[Window, ...]:
+    """The windows a workspace record names; a damaged one is skipped with a warning."""
+    if record.windows is None:  # written before windows had ids: files and line ranges
+        return tuple(
+            Window(
+                f"w{n}",
+                str(v.get("path", "")),
+                line_spec(v.get("start_line"), v.get("end_line")),
+                "session",
+            )
+            for n, v in enumerate(record.views, 1)
+            if v.get("path")
+        )
+    windows: list[Window] = []
+    for data in record.windows:
+        try:
+            windows.append(Window.from_record(data))
+        except (KeyError, TypeError, ValueError) as exc:
+            warnings.append(f"session {session_id}: skipped a workspace window ({exc})")
+    return tuple(windows)
+
+
+def _unknown_kind(line: bytes) -> str | None:
+    """The kind of a whole record whose kind this version does not read, else None."""
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    kind = data.get("kind") if isinstance(data, dict) else None
+    return kind if isinstance(kind, str) and kind not in RECORD_KINDS else None
 
 
 def _read_line(line: bytes) -> tuple[Record | None, bool]:

@@ -15,6 +15,7 @@ reads the message and recovers.
 from __future__ import annotations
 
 import asyncio
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,12 +25,14 @@ from pydantic import BaseModel, ConfigDict
 
 from zizou.confined import PathHandle, open_handle, relative, resolve
 from zizou.core.state import FileView, SessionState
+from zizou.core.windows import WindowSpec
+from zizou.core.workspace import Window, WindowInfo
 from zizou.errors import PathError
 
 if TYPE_CHECKING:
     from zizou.sandbox import Sandbox
 
-AccessKind = Literal["read", "write", "exec", "network", "open", "undeclared"]
+AccessKind = Literal["read", "write", "delete", "exec", "network", "open", "undeclared"]
 
 
 class ToolArgs(BaseModel):
@@ -104,11 +107,28 @@ def file_access(kind: AccessKind, ctx: ToolContext, raw: str) -> Access:
 class ToolState(Protocol):
     """The tools' narrow handle on the session's state (core/state.py owns it)."""
 
-    def pin(self, view: FileView, by: str = "model") -> None: ...
+    def open_window(
+        self, path: str, spec: WindowSpec, by: str = "model"
+    ) -> tuple[Window, bool]: ...
+
+    def close_windows(
+        self, path: str | None = None, window_id: str | None = None, by: str = "model"
+    ) -> list[Window]: ...
+
+    @property
+    def windows(self) -> tuple[WindowInfo, ...]: ...
+
+    def window(self, window_id: str) -> Window | None: ...
+
+    def windows_of(self, path: str) -> list[Window]: ...
 
     def record_view(self, path: Path, data: bytes, view: FileView) -> None: ...
 
     def check_unchanged(self, path: Path, data: bytes) -> str | None: ...
+
+    def file_written(
+        self, path: Path, rel: str, before: list[str] | None, after: list[str], data: bytes
+    ) -> None: ...
 
 
 class CodeMap(Protocol):
@@ -142,6 +162,31 @@ class ToolContext:
 SUMMARY_MAX_CHARS = 100
 
 
+def _inlined(node: Any, defs: dict[str, Any]) -> Any:
+    """The schema with each `$ref` to `defs` replaced by its definition, and without pydantic's
+    `title`s: some providers reject `$ref`, and titles only cost tokens."""
+    if isinstance(node, list):
+        return [_inlined(item, defs) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        merged = {
+            **defs[ref.removeprefix("#/$defs/")],
+            **{k: v for k, v in node.items() if k != "$ref"},
+        }
+        return _inlined(merged, defs)
+    # A "title" whose value is a string is pydantic's; a property named "title" is a dict.
+    return {
+        key: _inlined(value, defs)
+        for key, value in node.items()
+        if key != "title" or not isinstance(value, str)
+    }
+
+
+_SCHEMAS: dict[type, dict[str, Any]] = {}
+
+
 class Tool(Generic[A]):
     """Subclass with `name`, `summary`, `Args`, a docstring, `access`, and `work` (or `execute`
     when the work awaits).
@@ -156,6 +201,9 @@ class Tool(Generic[A]):
     summary: ClassVar[str]
     Args: ClassVar[type[ToolArgs]]
     label_field: ClassVar[str | None] = "path"
+    # False for an old name kept so that old sessions' calls still run: it is neither listed in
+    # the tool guide nor sent to the model, but a call to it works.
+    advertised: ClassVar[bool] = True
 
     @classmethod
     def description(cls) -> str:
@@ -165,11 +213,17 @@ class Tool(Generic[A]):
 
     @classmethod
     def schema(cls) -> dict[str, Any]:
-        """The OpenAI-style function schema sent to the model."""
+        """The OpenAI-style function schema sent to the model (built once per class: it is
+        sent at every step)."""
+        cached = _SCHEMAS.get(cls)
+        if cached is None:
+            cached = _SCHEMAS[cls] = cls._build_schema()
+        return copy.deepcopy(cached)
+
+    @classmethod
+    def _build_schema(cls) -> dict[str, Any]:
         params = cls.Args.model_json_schema()
-        params.pop("title", None)
-        for prop in params.get("properties", {}).values():
-            prop.pop("title", None)
+        params = _inlined(params, params.pop("$defs", {}))
         return {
             "type": "function",
             "function": {"name": cls.name, "description": cls.description(), "parameters": params},

@@ -13,7 +13,6 @@ import stat
 from pydantic import Field
 
 from zizou.confined import PathHandle
-from zizou.core.state import FileView
 from zizou.errors import PathError
 from zizou.tools._atomic import (
     detect_newline,
@@ -113,7 +112,7 @@ def _edit(file: PathHandle, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
     new_text = text.replace(old, new, len(starts))
     out = with_newline(new_text, detect_newline(data)).encode("utf-8")
     file.atomic_write(out)
-    ctx.state.record_view(path, out, FileView(rel))
+    ctx.state.file_written(path, rel, split_lines(text), split_lines(new_text), out)
     shift = len(new) - len(old)
     moved = [start + k * shift for k, start in enumerate(starts)]
     where = _line_list(new_text, moved)

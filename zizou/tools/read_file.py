@@ -12,8 +12,10 @@ from pydantic import Field
 
 from zizou.confined import PathHandle
 from zizou.core.state import FileView
+from zizou.core.windows import WindowError
 from zizou.errors import PathError
 from zizou.tools._atomic import split_lines, to_lf
+from zizou.tools._windows import WindowArgs, locate
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult, file_access
 
 MAX_LINES = 2_000
@@ -75,13 +77,19 @@ class ReadFileArgs(ToolArgs):
     end_line: int | None = Field(
         default=None, ge=1, description="Last line to show (inclusive). Default: end of file."
     )
+    window: WindowArgs | None = Field(
+        default=None,
+        description="Instead of start_line/end_line: the part to read, as open_in_workspace "
+        "takes it (a regex, or a start and an end, each a line, a text or a regex).",
+    )
 
 
 class ReadFile(Tool[ReadFileArgs]):
     """Read a text file; each line is prefixed with its number and a tab.
 
     Shows at most 2,000 lines (and about 100 KB) per call, with a note saying how to read on;
-    pass start_line/end_line to read a window of a long file. The line-number prefix is not part
+    pass start_line/end_line (1-based, inclusive), or a window (such as {"regex": "def main"}),
+    to read part of a long file. The line-number prefix is not part
     of the file: leave it out when you quote lines in edit_file. Read a file before editing it.
     """
 
@@ -104,10 +112,19 @@ class ReadFile(Tool[ReadFileArgs]):
             return ToolResult.error(str(err))
         except OSError as err:
             return ToolResult.error(f"could not read {args.path}: {err.strerror or err}")
-        ctx.state.record_view(file.path, data, FileView(rel, args.start_line, args.end_line))
+        start, end = args.start_line, args.end_line
+        if args.window is not None:
+            if start is not None or end is not None:
+                return ToolResult.error("give start_line/end_line or window, not both")
+            try:
+                found = locate(args.window.spec(), lines, rel)
+            except WindowError as err:
+                return ToolResult.error(str(err))
+            start, end = found.start, found.end
+        ctx.state.record_view(file.path, data, FileView(rel, start, end))
         if not lines:
             return ToolResult(ok=True, output=f"{rel} is empty (0 lines, {len(data)} bytes).")
-        return _window(rel, lines, args.start_line or 1, args.end_line)
+        return _window(rel, lines, start or 1, end)
 
 
 def _window(rel: str, lines: list[str], start: int, end: int | None) -> ToolResult:

@@ -4,11 +4,15 @@ Each command gets its own process group, so a timeout, Esc, or a background job 
 output ends every process the command started (see `_procgroup`, which the TUI's `!command`
 shares). Output is kept as a head and a rolling tail so a noisy command cannot flood memory or
 the model's context, and terminal control sequences are removed before the model reads it.
+Standard input is /dev/null unless the call gives `stdin`: that text is written while the output
+is read (a command that prints a lot before it reads, or never reads, cannot stall either side)
+and then closed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import signal
@@ -17,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from zizou.env import scrubbed_env
 from zizou.tools._procgroup import kill_process_group
@@ -29,6 +33,8 @@ MAX_MODEL_CHARS = 30_000
 EOF_GRACE_S = 1.0
 POLL_S = 0.05
 FINISH_S = 2.0
+MAX_STDIN_BYTES = 1 << 20  # 1 MiB, UTF-8 encoded
+STDIN_PREVIEW_CHARS = 2000  # of the stdin, in what the person approving the command sees
 
 _CONTROL = re.compile(
     r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC (titles, hyperlinks)
@@ -112,23 +118,17 @@ async def run_shell(
     timeout_s: float,
     prefix: Sequence[str] = (),
     on_output: Callable[[bytes], None] | None = None,
+    stdin: bytes | None = None,
 ) -> ShellOutcome:
     """Run `bash -c command` in its own process group; kill the group on timeout or cancel.
 
     `prefix` is the sandbox's argv (bwrap ... --), put before `bash`; `on_output` sees each
-    chunk of output as it comes."""
-    proc = await asyncio.create_subprocess_exec(
-        *prefix,
-        "bash",
-        "-c",
-        command,
-        cwd=cwd,
-        env=env,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
+    chunk of output as it comes; `stdin` is written to the command's input, then closed
+    (None: the input is /dev/null)."""
+    proc = await _start(
+        [*prefix, "bash", "-c", command], cwd=cwd, env=env, piped_stdin=stdin is not None
     )
+    feeder = None if proc.stdin is None else asyncio.ensure_future(_feed(proc.stdin, stdin or b""))
     capture = OutputCapture(on_output)
     timed_out = strays = False
     try:
@@ -137,11 +137,70 @@ async def run_shell(
         timed_out = True
         await kill_process_group(proc.pid)
     except BaseException:
-        await kill_process_group(proc.pid)
-        await _finish(proc, capture)
+        await _abandon(proc, feeder, capture)
         raise
+    await _stop_feeding(proc, feeder)
     code = await _finish(proc, capture)
     return ShellOutcome(code, capture.text(), timed_out, strays)
+
+
+async def _start(
+    argv: list[str], *, cwd: Path, env: dict[str, str], piped_stdin: bool
+) -> asyncio.subprocess.Process:
+    """Start the command in a new session. The start is shielded from cancellation: cancelled
+    while asyncio connects the pipes, it would kill bash alone and leave its children running,
+    or wait forever on a pipe it never connected. So the start completes, then the command's
+    group is ended, then the cancellation goes on."""
+    start = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            env=env,
+            stdin=asyncio.subprocess.PIPE if piped_stdin else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+    )
+    try:
+        return await asyncio.shield(start)
+    except asyncio.CancelledError:
+        await asyncio.wait({start})
+        if not start.cancelled() and start.exception() is None:
+            await _abandon(start.result(), None, OutputCapture())
+        raise
+
+
+async def _abandon(
+    proc: asyncio.subprocess.Process, feeder: asyncio.Future[None] | None, capture: OutputCapture
+) -> None:
+    """End a command the caller no longer waits for: its process group, its input, its output."""
+    await kill_process_group(proc.pid)
+    await _stop_feeding(proc, feeder)
+    await _finish(proc, capture)
+
+
+async def _feed(pipe: asyncio.StreamWriter, data: bytes) -> None:
+    """Write `data` to the command's input and close it; a command that ends (or closes its
+    input) without reading it all is no error."""
+    try:
+        pipe.write(data)
+        await pipe.drain()
+    except OSError:  # BrokenPipeError, ConnectionResetError
+        pass
+    finally:
+        pipe.close()
+
+
+async def _stop_feeding(
+    proc: asyncio.subprocess.Process, feeder: asyncio.Future[None] | None
+) -> None:
+    """The command is over: stop writing what nobody will read, and close its input."""
+    if feeder is not None:
+        feeder.cancel()
+        await asyncio.wait({feeder})
+    if proc.stdin is not None:
+        proc.stdin.close()
 
 
 async def _read_into(stream: asyncio.StreamReader, capture: OutputCapture) -> None:
@@ -179,11 +238,32 @@ async def _finish(proc: asyncio.subprocess.Process, capture: OutputCapture) -> i
         return proc.returncode
 
 
+def stdin_bytes(text: str) -> bytes:
+    """What the command reads for `stdin`: its UTF-8 (a lone surrogate becomes `?`)."""
+    return text.encode("utf-8", errors="replace")
+
+
 class RunBashArgs(ToolArgs):
     command: str = Field(description="The bash command line to run from the project root.")
     timeout_s: int = Field(
         default=120, ge=1, le=600, description="Seconds before the command is killed (1-600)."
     )
+    stdin: str | None = Field(
+        default=None,
+        description="Text written to the command's standard input, which is then closed "
+        "(at most 1 MiB). Without it the command reads nothing.",
+    )
+
+    @field_validator("stdin")
+    @classmethod
+    def _fits(cls, value: str | None) -> str | None:
+        size = 0 if value is None else len(stdin_bytes(value))
+        if size > MAX_STDIN_BYTES:
+            raise ValueError(
+                f"stdin is {size:,} bytes, more than the {MAX_STDIN_BYTES:,} (1 MiB) it may "
+                "hold; write the input to a file with write_file and redirect it (`< FILE`)"
+            )
+        return value
 
 
 class RunBash(Tool[RunBashArgs]):
@@ -191,7 +271,8 @@ class RunBash(Tool[RunBashArgs]):
 
     Output (stdout and stderr together) starts with the `exit code N` line; a nonzero exit is a
     failed result with the full output. Long output keeps its start and end with a note of what
-    was cut, so filter it (`| tail -50`, `grep`) when you only need part. stdin is empty, so
+    was cut, so filter it (`| tail -50`, `grep`) when you only need part. Pass `stdin` (text, at
+    most 1 MiB) to feed the command's standard input; without it the input is empty, so
     interactive prompts fail: pass flags such as `-y`. The command and every process it starts
     are killed after timeout_s (default 120, at most 600), and background jobs are killed when
     the command ends if they still hold its output. Secret environment variables are removed.
@@ -211,6 +292,15 @@ class RunBash(Tool[RunBashArgs]):
     def access(self, args: RunBashArgs, ctx: ToolContext) -> Access:
         return Access(kind="exec", command=args.command)
 
+    def preview(self, args: RunBashArgs, access: Access, ctx: ToolContext) -> str | None:
+        """The arguments as JSON, with only the start of a long stdin, so the approval can
+        show the timeout and the input beside the command however big the input is."""
+        shown: dict[str, object] = {"command": args.command, "timeout_s": args.timeout_s}
+        if args.stdin is not None:
+            shown["stdin"] = args.stdin[:STDIN_PREVIEW_CHARS]
+            shown["stdin_bytes"] = len(stdin_bytes(args.stdin))
+        return json.dumps(shown, indent=2)
+
     async def execute(self, args: RunBashArgs, access: Access, ctx: ToolContext) -> ToolResult:
         if not args.command.strip():
             return ToolResult.error("the command is empty")
@@ -225,6 +315,7 @@ class RunBash(Tool[RunBashArgs]):
                 timeout_s=args.timeout_s,
                 prefix=prefix,
                 on_output=_progress_lines(ctx),
+                stdin=None if args.stdin is None else stdin_bytes(args.stdin),
             )
         except OSError as err:
             return ToolResult.error(f"could not start bash: {err.strerror or err}")

@@ -11,11 +11,11 @@ import stat
 from pydantic import Field
 
 from zizou.confined import PathHandle
-from zizou.core.state import FileView
 from zizou.errors import PathError
 from zizou.tools._atomic import (
     detect_newline,
     split_lines,
+    to_lf,
     unified_diff,
     with_newline,
 )
@@ -73,8 +73,9 @@ def _write(file: PathHandle, content: str, ctx: ToolContext) -> ToolResult:
     data = content.encode("utf-8")
     if old != data:
         file.atomic_write(data)
-    ctx.state.record_view(path, data, FileView(rel))
     old_text = None if old is None else old.decode("utf-8", errors="replace")
+    before = None if old_text is None else split_lines(to_lf(old_text))
+    ctx.state.file_written(path, rel, before, split_lines(to_lf(content)), data)
     size = f"{len(split_lines(content))} lines, {len(data):,} bytes"
     if old is None:
         summary = f"Created {rel} ({size})."

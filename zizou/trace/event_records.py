@@ -17,6 +17,7 @@ from zizou.core.events import (
     PermissionRequested,
     Retrying,
     StepFinished,
+    StepPlanned,
     StepStarted,
     TextDelta,
     ToolCallFinished,
@@ -31,7 +32,15 @@ from zizou.trace.sections import block, chars, count
 
 def _usage(usage: Usage) -> str:
     cost = "cost unknown" if usage.cost_usd is None else f"${usage.cost_usd:.6f}"
-    return f"{usage.input_tokens:,} in / {usage.output_tokens:,} out tokens, {cost}"
+    tokens = f"{usage.input_tokens:,} in / {usage.output_tokens:,} out tokens"
+    return f"{tokens}{_cache(usage)}, {cost}"
+
+
+def _cache(usage: Usage) -> str:
+    """The prompt cache's share of the input tokens; nothing for a call that did not use it."""
+    if not usage.cache_read_tokens and not usage.cache_write_tokens:
+        return ""
+    return f" (cache: {usage.cache_read_tokens:,} read, {usage.cache_write_tokens:,} written)"
 
 
 def event_record(event: AnyEvent) -> str:
@@ -47,6 +56,8 @@ def event_record(event: AnyEvent) -> str:
             calls = f"tool calls {', '.join(names)}" if names else "no tool calls"
             size = chars(len(text))
             return f"MODEL-REPLY step {step}: text of {size}, {calls}, finish_reason={finish}\n"
+        case StepPlanned():
+            return _plan(event)
         case ToolProgress(call_id=call_id, name=name, text=text):
             return f"TOOL-PROGRESS {call_id} {name}: {text}\n"
         case ToolCallStarted(call_id=call_id, name=name, arguments=arguments):
@@ -100,9 +111,36 @@ def usage_summary(finished: TurnFinished) -> str:
         "\n---- USAGE AND COST (whole message) ----\n"
         f"steps:          {finished.steps}\n"
         f"input tokens:   {usage.input_tokens:,}\n"
-        f"output tokens:  {usage.output_tokens:,}\n"
+        + _cache_lines(usage)
+        + f"output tokens:  {usage.output_tokens:,}\n"
         f"cost:           {cost}\n"
     )
+
+
+def _cache_lines(usage: Usage) -> str:
+    """The cache rows of the summary, only when the prompt cache was used (their tokens are
+    part of the input tokens above)."""
+    if not usage.cache_read_tokens and not usage.cache_write_tokens:
+        return ""
+    return (
+        f"  cache read:   {usage.cache_read_tokens:,}\n"
+        f"  cache write:  {usage.cache_write_tokens:,}\n"
+    )
+
+
+def _plan(event: StepPlanned) -> str:
+    """STEP-PLAN: what the step offers and hides, what ran, and each window as shown."""
+    lines = [f"STEP-PLAN {event.step}: offered {', '.join(event.offered) or 'no tools'}"]
+    lines += [f"  hidden {name}: {why}" for name, why in event.hidden]
+    if event.effects_run:
+        lines.append(f"  effects run: {', '.join(event.effects_run)}")
+    if event.reminders:
+        lines.append(f"  reminders from: {', '.join(event.reminders)}")
+    if event.left_out_turns:
+        lines.append(f"  earlier turns left out: {event.left_out_turns}")
+    lines.append(f"  workspace: {len(event.windows)} window{'s' * (len(event.windows) != 1)}")
+    lines += [f"    {window}" for window in event.windows]
+    return "\n".join(lines) + "\n"
 
 
 __all__ = ["event_record", "text_record", "usage_summary"]

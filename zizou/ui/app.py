@@ -2,9 +2,10 @@
 
 The app composes; it owns no business logic. It builds the widgets and hands them down to the
 controllers that hold the logic (`TurnController`, `SlashCommands`, `ModelSwitcher`,
-`Conversations`, `UserShell`, `InputRouter`, `FocusRouter`, `Opening`), then routes to them what
-comes up: the widgets' messages, the controllers' requests (`zizou.ui.host`), key bindings and
-worker events. Slow work runs in the controllers' workers, so the prompt stays live.
+`Conversations`, `WorkspaceCommands`, `UserShell`, `InputRouter`, `FocusRouter`, `Opening`),
+then routes to them what comes up: the widgets' messages, the controllers' requests
+(`zizou.ui.host`), the session state's changes, key bindings and worker events. Slow work runs
+in the controllers' workers, so the prompt stays live.
 """
 
 from __future__ import annotations
@@ -47,10 +48,12 @@ from zizou.ui.widgets.prompt_area import PromptArea
 from zizou.ui.widgets.queue_panel import QueueList, QueuePanel
 from zizou.ui.widgets.sidebar import Sidebar, sidebar_info
 from zizou.ui.widgets.status_bar import StatusBar
+from zizou.ui.workspace_commands import WorkspaceCommands
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
 
+    from zizou.core.state import WorkspaceChanged
     from zizou.ui.key_setup import KeyServices
     from zizou.ui.widgets.frozen_markdown import FrozenMarkdown
 
@@ -98,13 +101,20 @@ class ZizouApp(App[int]):
         self.sidebar = Sidebar(id="sidebar")
         self.status = StatusBar(id="status")
         self.opening = Opening(self, session, warmup)
+        self.workspace = WorkspaceCommands(self.opening, self.chat)
         self.turns = TurnController(
-            self, self.opening, self.chat, self.composer, self.queue_panel, self.status
+            self,
+            self.opening,
+            self.chat,
+            self.composer,
+            self.queue_panel,
+            self.status,
+            prepare=self.workspace.open_mentions,
         )
         self.models = ModelSwitcher(self, self.opening, self.chat, self.status, keys, setup)
         self.conversations = Conversations(self, self.opening, self.chat, self.turns, self.status)
         self.commands = SlashCommands(
-            self, self.opening, self.chat, self.models, self.conversations
+            self, self.opening, self.chat, self.models, self.conversations, self.workspace
         )
         self.shell = UserShell(self, self.opening, self.chat)
         self.router = InputRouter(
@@ -163,6 +173,7 @@ class ZizouApp(App[int]):
 
     async def _present(self) -> None:
         """Show what the session brings, then let what was typed meanwhile go."""
+        self.session.watch_workspace(self._workspace_changed)
         try:
             await self.conversations.show_opened()
             await self.models.check_opened()
@@ -184,8 +195,16 @@ class ZizouApp(App[int]):
 
     @on(SessionChanged)
     def _session_changed(self) -> None:
-        if self.opening.session is not None:
-            self.sidebar.info = sidebar_info(self.opening.session)
+        session = self.opening.session
+        if session is not None:
+            self.sidebar.info = sidebar_info(session)
+            used = session.last_request_tokens
+            self.status.context = (used, session.context_window if used else None)
+
+    def _workspace_changed(self, event: WorkspaceChanged) -> None:
+        """The state tells from the thread that changed it (often a tool's): post, which is
+        safe from any thread, and redraw on the app's own."""
+        self.post_message(SessionChanged())
 
     @on(UserShell.Shared)
     def _shared(self, message: UserShell.Shared) -> None:
@@ -202,7 +221,7 @@ class ZizouApp(App[int]):
 
     @on(Composer.FilePicked)
     async def _file_picked(self, event: Composer.FilePicked) -> None:
-        await self.router.pin(event.path)
+        await self.router.open_file(event.path)
 
     @on(QueueList.Edit)
     async def _edit_queued(self, event: QueueList.Edit) -> None:

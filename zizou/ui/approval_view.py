@@ -1,7 +1,8 @@
 """What the approval dialog shows for a permission request: pure, so it is table-tested.
 
 A command is shown exactly, with every control or invisible character spelled out, beside its
-working directory and timeout; a protected write shows the diff or the content it would write.
+working directory and timeout, and the start of the input it is given, if any; a protected
+write shows the diff or the content it would write.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def approval_view(request: PermissionRequest, cwd: Path) -> ApprovalView:
             title="Run this command?" + (" (it touches a protected path)" * request.protected),
             subject=escape_controls(request.summary),
             where=f"in {cwd} · timeout {timeout} s",
-            body=None,
+            body=_stdin_body(detail),
             body_is_diff=False,
             always=_always(request),
             network=(
@@ -48,6 +49,8 @@ def approval_view(request: PermissionRequest, cwd: Path) -> ApprovalView:
         )
     body, is_diff = _write_body(detail, request.detail)
     verb = "Write to a protected path?" if request.protected else f"Allow {request.tool}?"
+    if request.protected and request.kind == "delete":
+        verb = "Delete a protected file?"
     return ApprovalView(
         title=verb,
         subject=escape_controls(request.summary),
@@ -81,6 +84,17 @@ def _no_always(request: PermissionRequest) -> str | None:
     if _always(request) is not None or not request.reason:
         return None
     return f"always allow is not offered: {escape_controls(request.reason, keep_newlines=False)}"
+
+
+def _stdin_body(detail: dict[str, object] | None) -> str | None:
+    """The input a command would read, as far as the request carries it."""
+    stdin = (detail or {}).get("stdin")
+    if not isinstance(stdin, str):
+        return None
+    size = (detail or {}).get("stdin_bytes")
+    shown = f"stdin ({size:,} bytes):" if isinstance(size, int) else "stdin:"
+    more = "\n[...]" if isinstance(size, int) and size > len(stdin.encode(errors="replace")) else ""
+    return f"{shown}\n{escape_controls(stdin)}{more}"
 
 
 def _names(rules: list[str]) -> str:

@@ -1,5 +1,6 @@
 """What each slash command does. The table of commands is in `slash.py`; the ones about the
-model and the keys are `ModelSwitcher`'s, the ones that swap the conversation `Conversations'`.
+model and the keys are `ModelSwitcher`'s, the ones that swap the conversation `Conversations'`,
+the ones about the workspace's windows `WorkspaceCommands'`.
 
 Commands say what they did in the conversation (`Notices`) and ask the app for screens and for
 quitting with messages, so they run, and are tested, without a Textual app. `/prompt` renders the
@@ -14,11 +15,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from zizou.confined import relative
-from zizou.confined import resolve as resolve_in_root
 from zizou.core.prompt import MAP_TOKENS_BY_LEVEL
-from zizou.core.state import FileView
-from zizou.errors import PathError, ZizouError
+from zizou.errors import ZizouError
 from zizou.paths import debug_log_path
 from zizou.ui.host import QuitRequested, SessionChanged, ShowScreen
 from zizou.ui.screens.picker import Entry, PickerScreen
@@ -33,6 +31,7 @@ if TYPE_CHECKING:
     from zizou.ui.opening import Opening
     from zizou.ui.session import UiSession
     from zizou.ui.widgets.messages import NoticeKind
+    from zizou.ui.workspace_commands import WorkspaceCommands
 
 Handler = Callable[[list[str]], Awaitable[None]]
 KEYS = (
@@ -43,7 +42,7 @@ KEYS = (
     ("Ctrl+C twice", "quit"),
     ("Ctrl+P", "command palette"),
     ("Ctrl+B", "show or hide the sidebar"),
-    ("@path", "complete a file name and pin the file"),
+    ("@path", "complete a file name and open the file in the workspace"),
     ("!command", "run your own shell command"),
     ("Tab", "move to tool rows and the queue (Enter expands, e edits, x removes)"),
 )
@@ -57,6 +56,7 @@ class SlashCommands:
         notices: Notices,
         models: ModelSwitcher,
         conversations: Conversations,
+        workspace: WorkspaceCommands,
     ) -> None:
         self.host = host
         self.opening = opening
@@ -72,8 +72,9 @@ class SlashCommands:
             "sessions": conversations.sessions,
             "prompt": self.prompt,
             "context": self.context,
-            "add": self.add,
-            "drop": self.drop,
+            "add": workspace.add,
+            "drop": workspace.drop,
+            "workspace": workspace.workspace,
             "export": self.export,
             "cost": self.cost,
             "permissions": self.permissions,
@@ -110,7 +111,7 @@ class SlashCommands:
     async def _show_prompt(self) -> None:
         from zizou.ui.screens.text_viewer import TextViewerScreen
 
-        compiled = await asyncio.to_thread(self.session.runtime.prompt.render)
+        compiled = await asyncio.to_thread(self.session.runtime.prompt.preview)
         layers = ", ".join(
             f"{name} {size:,} chars" + (f" ({note})" if note else "")
             for name, size, note in compiled.breakdown()
@@ -131,36 +132,6 @@ class SlashCommands:
             return
         prompt.set_context_level(level)
         await self.say(f"Repo map budget: {prompt.map_tokens} tokens ({level}).", "success")
-
-    async def add(self, args: list[str]) -> None:
-        if not args:
-            await self.say("Which file?", "warning", "/add PATH, or type @ and a file name.")
-            return
-        for raw in args:
-            try:
-                path = resolve_in_root(self.root, raw.lstrip("@"))
-            except PathError as exc:
-                await self.say(str(exc), "error")
-                continue
-            if not path.is_file():
-                await self.say(f"{raw} is not a file in the project.", "error")
-                continue
-            rel = relative(self.root, path)
-            self.session.runtime.state.pin(FileView(rel), by="user")
-            await self.say(f"Pinned {rel}: the model sees it in every step.", "success")
-
-    async def drop(self, args: list[str]) -> None:
-        state = self.session.runtime.state
-        if not args:
-            pins = ", ".join(view.describe() for view in state.views) or "none"
-            await self.say(f"Pinned files: {pins}.", fix="/drop PATH unpins one.")
-            return
-        for raw in args:
-            name = raw.lstrip("@").removeprefix("./")
-            if state.unpin(name):
-                await self.say(f"Unpinned {name}.", "success")
-            else:
-                await self.say(f"{name} is not pinned.", "warning")
 
     async def export(self, args: list[str]) -> None:
         session = self.session

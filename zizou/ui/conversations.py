@@ -63,11 +63,11 @@ class Conversations:
         self.host.run_worker(self._render_prompt(), group="prompt", exit_on_error=False)
 
     async def _render_prompt(self) -> None:
-        await asyncio.to_thread(self.opening.current.runtime.prompt.render)
+        await asyncio.to_thread(self.opening.current.runtime.prompt.preview)
         self.host.post_message(SessionChanged())
 
     async def clear(self, args: list[str]) -> None:
-        """/clear: a new session with the same model, rules and pinned files."""
+        """/clear: a new session with the same model, rules and open windows."""
         await self._swap(None)
 
     async def sessions(self, args: list[str]) -> None:

@@ -20,6 +20,7 @@ from zizou.core.events import (
     PermissionRequested,
     Retrying,
     StepFinished,
+    StepPlanned,
     StepStarted,
     TextDelta,
     ToolCallFinished,
@@ -77,6 +78,8 @@ class EventRenderer:
                 await self._end_message()  # the reply is whole; its tool calls come next
             case ToolCallStarted():
                 await self._tool_started(event)
+            case StepPlanned():
+                pass  # the sidebar follows the workspace through the session's state
             case ToolProgress(call_id=call_id, text=text):
                 if (row := self.rows.get(call_id)) is not None:
                     row.show_progress(text)

@@ -66,7 +66,8 @@ class QuitRequested(Message):
 
 
 class SessionChanged(Message):
-    """The session's model, totals, pins or prompt changed: the sidebar shows them afresh."""
+    """The session's model, totals, windows or prompt changed: the sidebar and the status line
+    show them afresh."""
 
 
 __all__ = ["Host", "Notices", "QuitRequested", "SessionChanged", "ShowScreen"]

@@ -96,7 +96,10 @@ async def replay(
         elif isinstance(record, TurnRecord):
             open_turn = False
             usage = Usage(
-                _count(record.usage, "input_tokens"), _count(record.usage, "output_tokens")
+                _count(record.usage, "input_tokens"),
+                _count(record.usage, "output_tokens"),
+                cache_read_tokens=_count(record.usage, "cache_read_tokens"),
+                cache_write_tokens=_count(record.usage, "cache_write_tokens"),
             )
             done.totals, done.last_turn = done.totals + usage, usage
             if record.reason in ENDINGS:

@@ -1,5 +1,6 @@
 """Where what the user sends goes: an edit of a queued message, a `!command`, a `/command` (typed,
-picked in the palette, or an `@file` to pin), or a message for the model.
+picked in the palette, or an `@file` to open in the workspace), or a message for the model (the
+files it names as `@PATH` are opened as its turn starts: see `TurnController`).
 
 A command sent before the session is ready waits for it in a worker, so the app's own messages
 (among them the one that says the session is open) keep flowing meanwhile.
@@ -64,8 +65,8 @@ class InputRouter:
         else:
             await self.turns.start(text)
 
-    async def pin(self, path: str) -> None:
-        """An `@file` completion was accepted: pin the file."""
+    async def open_file(self, path: str) -> None:
+        """An `@file` completion was accepted: open the whole file in the workspace."""
         await self._when_ready(self.commands.run("add", [path]))
 
     def palette_commands(self) -> Iterator[SystemCommand]:

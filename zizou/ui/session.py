@@ -21,6 +21,7 @@ from zizou.core.protocols import Model, ModelEvent, ModelRequest
 from zizou.errors import ProviderError
 
 if TYPE_CHECKING:
+    from zizou.core.state import Subscriber
     from zizou.runtime import Runtime, SessionChoice
 
 
@@ -67,10 +68,29 @@ class UiSession:
     last_turn: Usage | None = None
     last_request_tokens: int = 0  # the prompt size of the latest step: the context in use
     turns: int = 0  # turns started, as the session file counts them
+    # Told every change of the workspace, in this runtime and in each one adopted later.
+    watchers: list[Subscriber] = field(default_factory=list)
 
     @property
     def model_id(self) -> str:
         return self.runtime.agent.model.id
+
+    @property
+    def context_window(self) -> int | None:
+        """The model's context window in tokens: its own word, else litellm's model map (read
+        once, without importing litellm); None when neither knows the model."""
+        from zizou.providers.catalog import model_info
+
+        model = self.runtime.agent.model
+        window = getattr(model, "context_window", None)
+        if window is None and (info := model_info(model.id)) is not None:
+            window = info.context_window
+        return window if isinstance(window, int) and window > 0 else None
+
+    def watch_workspace(self, subscriber: Subscriber) -> None:
+        """Tell `subscriber` each change of the workspace (from whichever thread makes it)."""
+        self.watchers.append(subscriber)
+        self.runtime.state.subscribe(subscriber)
 
     def record_step(self, usage: Usage) -> None:
         self.totals += usage
@@ -118,12 +138,14 @@ class UiSession:
         return self.runtime_factory(old.agent.model, old.agent.runner.rules, choice)
 
     def adopt(self, runtime: Runtime) -> None:
-        """Go on in `runtime` (from `open_runtime`), with the same pinned files unless it has its
-        own (a resumed session keeps those); the old one is closed and the running totals start
-        again."""
+        """Go on in `runtime` (from `open_runtime`), with the same open windows unless it has
+        its own (a resumed session keeps those); the old one is closed and the running totals
+        start again."""
         old = self.runtime
-        if not runtime.state.views:
-            runtime.state.restore(old.state.views)
+        for watcher in self.watchers:
+            runtime.state.subscribe(watcher)
+        if not runtime.state.windows:
+            runtime.state.restore(old.state.workspace.windows)
         self.runtime = runtime
         old.close()
         self.totals = Usage()

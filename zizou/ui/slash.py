@@ -33,8 +33,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("sessions", "", "list this project's sessions and resume one"),
     SlashCommand("prompt", "", "show the compiled system prompt"),
     SlashCommand("context", "[light|default|max]", "repo map budget: off, default, large"),
-    SlashCommand("add", "PATH", "pin a file into the prompt"),
-    SlashCommand("drop", "PATH", "unpin a pinned file"),
+    SlashCommand("add", "PATH[:10-40|#/regex/]", "open a file, or part of it, in the workspace"),
+    SlashCommand("drop", "[PATH|w3]", "close a file's windows, or one window; alone: list"),
+    SlashCommand("workspace", "", "list the open windows: lines, anchors, lost ones"),
     SlashCommand("export", "[FILE]", "save the transcript as Markdown"),
     SlashCommand("cost", "", "tokens and cost so far"),
     SlashCommand("permissions", "", "list and remove saved approval rules"),
@@ -44,6 +45,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
 )
 BY_NAME = {command.name: command for command in COMMANDS}
 _WORD = re.compile(r"[A-Za-z][\w-]*")
+# An argument is a word, or `PATH#/regex/` whole: its regex may hold spaces, and ends at a `/`
+# before a space or the end (`\/` is a slash inside it).
+_ARG = re.compile(r"\S*#/(?:\\.|[^\\])*?/(?=\s|$)|\S+")
 
 
 @dataclass(frozen=True)
@@ -59,13 +63,19 @@ def classify(text: str, root: Path) -> Parsed:
     stripped = text.strip()
     if not stripped.startswith("/") or stripped.startswith("//"):
         return Parsed("text")
-    first, *rest = stripped.split()
+    first = stripped.split(maxsplit=1)[0]
+    rest = split_args(stripped[len(first) :])
     name = first[1:]
     if name.lower() in BY_NAME:
         return Parsed("command", name.lower(), rest)
     if not _WORD.fullmatch(name) or _exists(first) or _exists(root / first.lstrip("/")):
         return Parsed("text")
     return Parsed("unknown", name, rest, nearest(name))
+
+
+def split_args(text: str) -> list[str]:
+    """A command's arguments: split at white space, except inside a `PATH#/regex/`."""
+    return _ARG.findall(text)
 
 
 def nearest(name: str) -> str | None:
@@ -91,4 +101,13 @@ def _exists(path: str | Path) -> bool:
         return False
 
 
-__all__ = ["BY_NAME", "COMMANDS", "Parsed", "SlashCommand", "classify", "completions", "nearest"]
+__all__ = [
+    "BY_NAME",
+    "COMMANDS",
+    "Parsed",
+    "SlashCommand",
+    "classify",
+    "completions",
+    "nearest",
+    "split_args",
+]

@@ -4,11 +4,15 @@ Messages sent while a turn runs, or while the session is not ready (opening, or 
 by /clear or /sessions), wait in the queue, visibly and editable, and go out in order; after an
 interrupt the queue waits until the user sends again. Each turn's events are drawn by an
 `EventRenderer`; `!command` results wait here for the model until the running turn ends.
+
+Before a turn's first step, `prepare` sees its message (the app opens the files it names as
+`@PATH`): in the turn's worker, so a message sent meanwhile is queued, whether the message was
+sent now or waited in the queue.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from textual.worker import Worker, WorkerState
@@ -40,8 +44,10 @@ class TurnController:
         composer: Composer,
         panel: QueuePanel,
         status: StatusBar,
+        prepare: Callable[[str], Awaitable[None]] | None = None,
     ) -> None:
         self.host = host
+        self.prepare = prepare
         self.opening = opening
         self.chat = chat
         self.composer = composer
@@ -77,6 +83,8 @@ class TurnController:
         self.worker = self.host.run_worker(self._run(text), group="turn", exit_on_error=False)
 
     async def _run(self, text: str) -> None:
+        if self.prepare is not None:
+            await self.prepare(text)
         if self.opening.preloading:
             self.set_status("loading the model library…")
         await self.opening.wait_for_preload()

@@ -1,5 +1,5 @@
-"""The sidebar: session id, model, tokens, cost, context in use, pinned files, and the start of
-the system prompt. The app hands it a `SidebarInfo`; it only renders it."""
+"""The sidebar: session id, model, tokens, cost, context in use, the workspace's windows, and
+the start of the system prompt. The app hands it a `SidebarInfo`; it only renders it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from zizou.core.workspace import WindowInfo
 from zizou.ui.text import clean
+from zizou.ui.window_text import anchored, lines_of, reason, share
 
 if TYPE_CHECKING:
     from zizou.ui.session import UiSession
@@ -27,9 +29,12 @@ class SidebarInfo:
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float | None = None
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
     context_tokens: int = 0
+    context_window: int | None = None  # the model's, when known
     prompt_chars: int = 0
-    pinned: tuple[str, ...] = ()
+    windows: tuple[WindowInfo, ...] = ()
     prompt_preview: str = ""
 
 
@@ -46,12 +51,18 @@ def sidebar_text(info: SidebarInfo) -> Text:
     _field(text, "session", info.session_id)
     _field(text, "model", info.model)
     _field(text, "tokens", f"{tokens(info.input_tokens)} in · {tokens(info.output_tokens)} out")
+    if info.cache_read_tokens or info.cache_write_tokens:  # of the input; only where it is used
+        read, write = tokens(info.cache_read_tokens), tokens(info.cache_write_tokens)
+        _field(text, "cache", f"{read} read · {write} written")
     _field(text, "cost", cost(info.cost_usd))
     context = f"{tokens(info.context_tokens)} tokens in the last request"
+    if info.context_window and info.context_tokens:
+        context += f" ({share(info.context_tokens, info.context_window)} of "
+        context += f"{tokens(info.context_window)})"
     if info.prompt_chars:
         context += f"\nsystem prompt ~{tokens(info.prompt_chars // 4)} tokens"
     _field(text, "context", context)
-    _field(text, "pinned", "\n".join(info.pinned) if info.pinned else "none (/add PATH or @file)")
+    _workspace(text, info.windows)
     text.append("system prompt\n", style="bold")
     preview = prompt_preview(clean(info.prompt_preview))
     text.append(preview or "(built at the first step; /prompt)", "dim")
@@ -82,6 +93,29 @@ def prompt_preview(prompt: str, limit: int = PREVIEW_CHARS) -> str:
     return preview if len(preview) <= limit else preview[: limit - 1].rstrip() + "…"
 
 
+def _workspace(text: Text, windows: tuple[WindowInfo, ...]) -> None:
+    """`w3 src/app.py 12-30 /def helper/`, one a line: lost and missing ones red with why,
+    collapsed ones dim."""
+    text.append("workspace\n", style="bold")
+    if not windows:
+        text.append("none (/add PATH or @file)\n\n")
+        return
+    for window in windows:
+        row = f"{window.id} {window.path} {lines_of(window)}"
+        if anchored(window) and window.span is not None:
+            row += f" {window.spec}"
+        if window.status in ("lost", "missing"):
+            text.append(clean(row) + "\n", style="red")
+            text.append(f"  {clean(reason(window))}\n", style="red")
+        elif window.status in ("collapsed", "cut"):
+            style = "dim" if window.status == "collapsed" else "yellow"
+            text.append(clean(row) + "\n", style=style)
+            text.append(f"  {reason(window)}\n", style=style)
+        else:
+            text.append(clean(row) + "\n")
+    text.append("\n")
+
+
 def _field(text: Text, name: str, value: str) -> None:
     text.append(f"{name}\n", style="bold")
     text.append(clean(value) + "\n\n")
@@ -90,16 +124,20 @@ def _field(text: Text, name: str, value: str) -> None:
 def sidebar_info(session: UiSession) -> SidebarInfo:
     runtime = session.runtime
     last = runtime.prompt.last
-    pins = tuple(view.describe() for view in runtime.state.views)
+    context = session.last_request_tokens
     return SidebarInfo(
         session_id=runtime.session_id,
         model=session.model_id,
         input_tokens=session.totals.input_tokens,
         output_tokens=session.totals.output_tokens,
         cost_usd=session.totals.cost_usd,
-        context_tokens=session.last_request_tokens,
+        cache_read_tokens=session.totals.cache_read_tokens,
+        cache_write_tokens=session.totals.cache_write_tokens,
+        context_tokens=context,
+        # asked once a request was made: the model's details are loaded by then
+        context_window=session.context_window if context else None,
         prompt_chars=len(last.text) if last else 0,
-        pinned=pins,
+        windows=runtime.state.windows,
         prompt_preview=last.text if last else "",
     )
 
