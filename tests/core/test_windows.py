@@ -344,3 +344,10 @@ def test_changed_lines_and_ranges() -> None:
     assert changed_lines(old, 4, ["a", "c"], 4) == []
     assert ranges([9, 3, 4, 5, 11, 12]) == "3-5, 9, 11-12"
     assert ranges([]) == ""
+
+
+def test_the_windows_own_first_line_wins_over_a_nearer_copy_of_the_anchor() -> None:
+    lines = ["# helper(x) is used below", "x = 1", "def helper(x):", "    return x"]
+    spec = WindowSpec(start=Anchor(text="helper(x)"), end=Anchor(line=4))
+    assert resolve(spec, lines, hint=1) == Found(1, 4, 2)  # nearest the hint, by default
+    assert resolve(spec, lines, hint=1, first_text="def helper(x):") == Found(3, 4, 2)

@@ -378,6 +378,21 @@ async def test_a_whole_file_window_survives_being_emptied_and_refilled(s: Sessio
 # --- the budget ------------------------------------------------------------------------------
 
 
+async def test_reading_or_editing_a_file_counts_as_using_its_windows(s: Session) -> None:
+    for name in ("one.txt", "two.txt", "three.txt"):
+        s.write(name, "".join(f"{name} line {n}\n" for n in range(1, 101)))
+    for name in ("one.txt", "two.txt", "three.txt"):
+        await s.open(name)
+    s.render()  # shown: the model may edit them
+    await READ_FILE.run(ReadFileArgs(path="one.txt", start_line=1, end_line=2), s.ctx)
+    edit = EditFileArgs(path="two.txt", old_string="two.txt line 7\n", new_string="seven\n")
+    assert (await EDIT_FILE.run(edit, s.ctx)).ok
+    whole = len(s.render())
+    rendered = s.layer.render(whole // 4 - 500)
+    assert [w.status for w in s.state.windows] == ["open", "open", "collapsed"]
+    assert "three.txt line 1\n" not in rendered.text
+
+
 async def test_the_least_recently_used_window_collapses_first_and_says_so(s: Session) -> None:
     for name in ("one.txt", "two.txt", "three.txt"):
         s.write(name, "".join(f"{name} line {n}\n" for n in range(1, 101)))

@@ -117,8 +117,12 @@ class SessionState:
             return self.workspace.infos()
 
     def window(self, window_id: str) -> Window | None:
+        """The open window `window_id` (named by the model: in use, it collapses last)."""
         with self.lock:
-            return self.workspace.get(window_id)
+            found = self.workspace.get(window_id)
+            if found is not None:
+                self.workspace.touch(found)
+            return found
 
     def windows_of(self, path: str) -> list[Window]:
         with self.lock:
@@ -164,6 +168,7 @@ class SessionState:
         """The model was shown `view` of the file at `path`, whose content is `data`."""
         with self.lock:
             self.ledger.record(path, data, view)
+            self.workspace.touch_path(view.path)
 
     def record_seen(self, path: Path, digest: str, view: FileView) -> None:
         """As `record_view`, for content whose hash is already known (the workspace's)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -274,9 +275,13 @@ class _Text:
         return self.offsets[line - 1] if 0 < line <= len(self.offsets) else len(self.text)
 
 
-def resolve(spec: WindowSpec, lines: list[str], hint: int | None = None) -> Resolution:
+def resolve(
+    spec: WindowSpec, lines: list[str], hint: int | None = None, first_text: str | None = None
+) -> Resolution:
     """Where `spec` is in a file of `lines` (LF-split, no newlines), nearest `hint` (a 1-based
-    line where the window was last seen). Raises WindowError when a regex runs out of time."""
+    line where the window was last seen); a match whose first line is still `first_text` (the
+    window's first line then) wins over a nearer one, so a copy of the anchor added nearer does
+    not take the window. Raises WindowError when a regex runs out of time."""
     total = len(lines)
     if total == 0:
         return Found(1, 0) if spec.is_whole else Lost("the file is empty")
@@ -286,11 +291,11 @@ def resolve(spec: WindowSpec, lines: list[str], hint: int | None = None) -> Reso
         spans = _regex_spans(doc, spec.regex, 0, deadline)
         if not spans:
             return Lost(f"/{spec.regex}/ matches nothing")
-        first, last = _nearest(spans, hint)
+        first, last, _ = min(spans, key=_closeness(doc, hint, first_text))
         return Found(first, last, len(spans))
     start, start_end_offset, candidates = 1, 0, 1
     if spec.start is not None:
-        found = _start(doc, spec.start, hint, deadline)
+        found = _start(doc, spec.start, _closeness(doc, hint, first_text), deadline)
         if isinstance(found, Lost):
             return found
         start, start_end_offset, candidates = found
@@ -310,7 +315,7 @@ def resolve(spec: WindowSpec, lines: list[str], hint: int | None = None) -> Reso
 
 
 def _start(
-    doc: _Text, anchor: Anchor, hint: int | None, deadline: float
+    doc: _Text, anchor: Anchor, closeness: _Key, deadline: float
 ) -> tuple[int, int, int] | Lost:
     """The start line, the offset where the end is searched from, and the candidate count."""
     if anchor.line is not None:
@@ -320,7 +325,7 @@ def _start(
     spans = _anchor_spans(doc, anchor, 0, deadline)
     if not spans:
         return Lost(f"the start {anchor.describe()} matches nothing")
-    best = min(spans, key=lambda span: _distance(span[0], hint))
+    best = min(spans, key=closeness)
     return best[0], best[2], len(spans)
 
 
@@ -363,13 +368,19 @@ def _regex_spans(
     return spans
 
 
-def _distance(line: int, hint: int | None) -> tuple[int, int]:
-    return (abs(line - hint), line) if hint is not None else (0, line)
+_Key = Callable[[tuple[int, int, int]], tuple[int, int, int]]
 
 
-def _nearest(spans: list[tuple[int, int, int]], hint: int | None) -> tuple[int, int]:
-    first, last, _ = min(spans, key=lambda span: _distance(span[0], hint))
-    return first, last
+def _closeness(doc: _Text, hint: int | None, first_text: str | None) -> _Key:
+    """How to rank candidate spans: the window's own first line first, then nearest the hint,
+    then earliest."""
+
+    def key(span: tuple[int, int, int]) -> tuple[int, int, int]:
+        line = span[0]
+        own = 0 if first_text is not None and doc.lines[line - 1] == first_text else 1
+        return own, abs(line - hint) if hint is not None else 0, line
+
+    return key
 
 
 def map_lines(start: int, end: int, before: list[str], after: list[str]) -> tuple[int, int] | None:

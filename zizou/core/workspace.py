@@ -152,8 +152,13 @@ class Workspace:
         return [w for w in self._windows if w.path == path]
 
     def touch(self, window: Window) -> None:
+        """`window` was used (opened, named, read, edited): it collapses last."""
         self._clock += 1
         window.used = self._clock
+
+    def touch_path(self, path: str) -> None:
+        for window in self.of(path):
+            self.touch(window)
 
     def open(self, path: str, spec: WindowSpec, by: str = "model") -> tuple[Window, bool]:
         """Open a window (or find the same one open already): the window, and whether it is
@@ -209,6 +214,7 @@ class Workspace:
         render, near where their lines moved. `before` None: the file was new, or its old
         content unknown (windows relocate at the next render)."""
         for window in self.of(path):
+            self.touch(window)  # in use: the last to collapse when the layer is over budget
             if window.span is None or window.file_hash is None:
                 continue
             start, end = window.span

@@ -186,7 +186,7 @@ def _place(window: Window, file: _File) -> None:
     elif not same:
         window.note = ""
         try:
-            found = resolve(window.spec, lines, window.hint)
+            found = resolve(window.spec, lines, window.hint, window.first_text)
         except WindowError as err:
             found = None
             window.note = str(err)
