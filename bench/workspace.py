@@ -3,6 +3,8 @@
 1. The WORKSPACE layer: 20 windows (10 regex, 10 line windows) over five 5,000-line files,
    rendered warm (files unchanged since the last step) and after one file changed. Target: warm
    <= 5 ms per step.
+   Also: how long a catastrophic regex (`(a+)+$` on a 50,000-character line) runs before it is
+   stopped (target: the tool answers within 300 ms).
 2. The pipeline: `Agent.build_request` (step effects, every layer, the tools offered, the plan)
    with the repo map off and those 20 windows open, minus the WORKSPACE layer's own time; and
    the same with no windows. Target: <= 10 ms per step besides the repo map.
@@ -27,7 +29,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from scripted_agent import make_agent  # noqa: E402
 
 from zizou.core.state import SessionState  # noqa: E402
-from zizou.core.windows import Anchor, WindowSpec  # noqa: E402
+from zizou.core.windows import Anchor, WindowError, WindowSpec, resolve  # noqa: E402
 from zizou.core.workspace_layer import WorkspaceLayer  # noqa: E402
 
 FILES = 5
@@ -103,10 +105,29 @@ def main() -> None:
         open_windows(agent.prompt.state, names)  # type: ignore[attr-defined]
         agent.build_request(1)
         full = timed(lambda: agent.build_request(1), steps)
+        (root / "long.txt").write_text("a" * 50_000 + "!\n")
+        bad = WindowSpec(regex=r"(a+)+$")
+        lines = [("a" * 50_000) + "!"]
+
+        def catastrophic() -> None:
+            try:
+                resolve(bad, lines)
+            except WindowError:
+                return
+            raise AssertionError("the catastrophic regex was not stopped")
+
+        stopped = timed(catastrophic, 5)
+        print(
+            f"  a catastrophic regex on a 50,000-character line: stopped after {stopped:.0f} ms "
+            "(target: answered within 300 ms)"
+        )
         print("Step pipeline (build_request), repo map off")
         print(f"  no windows:               {bare:6.2f} ms per step   (target <= 10 ms)")
         print(f"  20 windows:               {full:6.2f} ms per step")
         print(f"  besides the workspace:    {max(0.0, full - warm):6.2f} ms per step")
+        agent.prompt.write_compiled = True  # type: ignore[attr-defined]
+        written = timed(lambda: agent.build_request(1), steps)
+        print(f"  20 windows, writing .zizou/compiled/prompt.md as the app does: {written:.2f} ms")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import difflib
 import re
-import stat
 
 from pydantic import Field
 
@@ -30,7 +29,7 @@ from zizou.tools.base import (
     file_access,
     kept,
 )
-from zizou.tools.read_file import MAX_FILE_BYTES, decode_text, format_line
+from zizou.tools.read_file import format_line, seen_text
 
 MAX_SIMILARITY_LINES = 20_000
 MIN_MATCHED_FRACTION = 0.5
@@ -86,18 +85,10 @@ class EditFile(Tool[EditFileArgs]):
 
 def _edit(file: PathHandle, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
     rel, path = file.rel, file.path
-    info = file.stat()
-    if info is None:
-        return ToolResult.error(f"{rel} does not exist; to create it, use write_file")
-    if not stat.S_ISREG(info.st_mode):
-        return ToolResult.error(f"{rel} is not a regular file; only files can be edited")
-    data = file.read_bytes(MAX_FILE_BYTES)
-    reason = ctx.state.check_unchanged(path, data)
-    if reason is not None:
-        return ToolResult.error(f"cannot edit {rel}: {reason}")
-    decoded = decode_text(data)
-    if decoded is None:
-        return ToolResult.error(f"{rel} looks binary; edit_file only edits text files")
+    seen = seen_text(file, ctx, "edit_file")
+    if isinstance(seen, ToolResult):
+        return seen
+    data, decoded = seen
     text, old, new = to_lf(decoded), to_lf(args.old_string), to_lf(args.new_string)
     starts = _find_all(text, old)
     if not starts:

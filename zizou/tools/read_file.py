@@ -69,6 +69,27 @@ def load_text(file: PathHandle) -> tuple[bytes, list[str]]:
     return data, split_lines(to_lf(text))
 
 
+def seen_text(file: PathHandle, ctx: ToolContext, tool: str) -> tuple[bytes, str] | ToolResult:
+    """The bytes and text of a file a tool is about to change, or the error to return: it must
+    exist, be a regular text file, and be as the model last saw it (read, or shown whole)."""
+    rel = file.rel
+    info = file.stat()
+    if info is None:
+        return ToolResult.error(f"{rel} does not exist; to create it, use write_file")
+    if not stat.S_ISREG(info.st_mode):
+        return ToolResult.error(f"{rel} is not a regular file; {tool} only changes files")
+    if info.st_size > MAX_FILE_BYTES:
+        return ToolResult.error(f"{rel} is too large to change here ({info.st_size:,} bytes)")
+    data = file.read_bytes(MAX_FILE_BYTES)
+    reason = ctx.state.check_unchanged(file.path, data)
+    if reason is not None:
+        return ToolResult.error(f"cannot change {rel}: {reason}")
+    decoded = decode_text(data)
+    if decoded is None:
+        return ToolResult.error(f"{rel} looks binary; {tool} only changes text files")
+    return data, decoded
+
+
 class ReadFileArgs(ToolArgs):
     path: str = Field(description="File to read, relative to the project root.")
     start_line: int | None = Field(

@@ -8,8 +8,6 @@ seen: the file was read, or the window was shown this step, and it has not chang
 
 from __future__ import annotations
 
-import stat
-
 from pydantic import Field
 
 from zizou.confined import PathHandle
@@ -26,7 +24,7 @@ from zizou.tools.base import (
     file_access,
     kept,
 )
-from zizou.tools.read_file import MAX_FILE_BYTES, decode_text
+from zizou.tools.read_file import seen_text
 
 
 class ReplaceWindowArgs(ToolArgs):
@@ -75,20 +73,10 @@ class ReplaceWindow(Tool[ReplaceWindowArgs]):
 
 def _replace(file: PathHandle, args: ReplaceWindowArgs, ctx: ToolContext) -> ToolResult:
     rel, path = file.rel, file.path
-    info = file.stat()
-    if info is None:
-        return ToolResult.error(f"{rel} does not exist; to create it, use write_file")
-    if not stat.S_ISREG(info.st_mode):
-        return ToolResult.error(f"{rel} is not a regular file; only files can be changed")
-    if info.st_size > MAX_FILE_BYTES:
-        return ToolResult.error(f"{rel} is too large to change here ({info.st_size:,} bytes)")
-    data = file.read_bytes(MAX_FILE_BYTES)
-    reason = ctx.state.check_unchanged(path, data)
-    if reason is not None:
-        return ToolResult.error(f"cannot change {rel}: {reason}")
-    decoded = decode_text(data)
-    if decoded is None:
-        return ToolResult.error(f"{rel} looks binary; replace_window only changes text files")
+    seen = seen_text(file, ctx, "replace_window")
+    if isinstance(seen, ToolResult):
+        return seen
+    data, decoded = seen
     lines = split_lines(to_lf(decoded))
     found = _lines_of(args, rel, lines, ctx)
     if isinstance(found, str):
