@@ -143,3 +143,26 @@ async def test_the_stable_prefix_is_byte_identical_at_every_step_of_a_turn_that_
     model.add({"text": "next"})
     await collect(agent, "and now mul?")
     assert "mul" in model.requests[-1].system.split("# REPO MAP")[1]  # a new turn maps afresh
+
+
+async def test_an_old_name_of_a_hidden_tool_is_refused_too(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    old = call("add_context", path="a.txt")
+    agent, _ = make_agent(tmp_path, [{"tool_calls": [old]}, {"text": "ok"}], rules=Rules(yes=True))
+    why = "plan mode keeps the workspace"
+    agent.effects = Effects(StepChanges(hidden=(("open_in_workspace", why),)))
+    events = await collect(agent, "pin it")
+    [finished] = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert finished.output == f"add_context is not offered in this step ({why})"
+    assert agent.prompt.state.windows == ()  # type: ignore[attr-defined]
+
+
+async def test_an_old_name_runs_while_its_tool_is_offered(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    agent, model = make_agent(
+        tmp_path, [{"tool_calls": [call("add_context", path="a.txt")]}, {"text": "ok"}]
+    )
+    events = await collect(agent, "pin it")
+    [finished] = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert finished.ok, finished.output
+    assert "## a.txt · w1 · lines 1-1" in model.requests[1].system

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from zizou.core import windows
@@ -247,34 +245,16 @@ def test_the_candidates_are_counted_and_capped() -> None:
     assert candidates(WindowSpec(regex="^x$"), many) == windows.MAX_CANDIDATES
 
 
-class Stopwatch:
-    """The time a block took, by the clock and in CPU. The regex package's limit counts the
-    process's CPU time, so on a busy machine the clock runs several times longer: the CPU time
-    is held to the limit, the clock only to "it did not hang"."""
-
-    def __enter__(self) -> Stopwatch:
-        self.wall, self.cpu = time.monotonic(), time.process_time()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.wall = time.monotonic() - self.wall
-        self.cpu = time.process_time() - self.cpu
-
-
 def test_a_catastrophic_regex_is_stopped() -> None:
     lines = ["a" * 30_000 + "b"]
-    with Stopwatch() as took, pytest.raises(WindowError, match=r"took longer than 0\.2 s"):
-        resolve(WindowSpec(regex="(a+)+$"), lines)
-    assert took.cpu < 1.0
-    assert took.wall < 20.0
+    with pytest.raises(WindowError, match=r"took longer than 0\.2 s"):
+        resolve(WindowSpec(regex="(a+)+$"), lines)  # how soon: bench/workspace.py
 
 
 def test_a_catastrophic_end_regex_is_stopped_too() -> None:
     lines = ["start", "a" * 30_000 + "b"]
-    with Stopwatch() as took, pytest.raises(WindowError, match="simpler pattern"):
+    with pytest.raises(WindowError, match="simpler pattern"):
         resolve(parse_spec({"start": "start", "end_regex": "(a+)+$"}), lines)
-    assert took.cpu < 1.0
-    assert took.wall < 20.0
 
 
 # --- following edits -------------------------------------------------------------------------

@@ -490,3 +490,33 @@ def test_a_window_opened_by_the_state_alone_is_placed_at_the_render(s: Session) 
         "## a.py · w1 · lines 7-9 · 'def main' .. end",
         "## a.py · w2 · lines 1-9",
     ]
+
+
+async def test_a_window_whose_file_became_a_link_to_a_secret_shows_a_stub(s: Session) -> None:
+    from zizou.tools.close_in_workspace import TOOL as CLOSE
+    from zizou.tools.close_in_workspace import CloseArgs
+
+    s.write(".env", "API_KEY=sk-live-123\n")
+    s.write("notes.txt", "plain notes\n")
+    await s.open("notes.txt")
+    assert "plain notes" in s.render()
+    (s.root / "notes.txt").unlink()
+    (s.root / "notes.txt").symlink_to(".env")
+    text = s.render()
+    assert "sk-live-123" not in text
+    assert text == (
+        "## notes.txt · w1 · whole file · .env may hold secrets, so the workspace does not show it"
+    )
+    closed = await CLOSE.run(CloseArgs(path="notes.txt"), s.ctx)
+    assert closed.ok and s.render() == ""
+
+
+async def test_a_secret_file_is_never_opened_in_the_workspace(s: Session) -> None:
+    from zizou.confined import open_handle
+    from zizou.tools.open_in_workspace import open_window
+    from zizou.tools.read_file import FileProblem
+
+    s.write(".env.local", "TOKEN=abc\n")
+    with open_handle(s.root, ".env.local") as handle, pytest.raises(FileProblem, match="secrets"):
+        open_window(handle, WHOLE_FILE, s.state, "user")
+    assert s.state.windows == ()

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from zizou.core.messages import from_wire
+from zizou.core.state import SessionState
 from zizou.sessions import SessionStore
 
 
@@ -77,3 +78,23 @@ def test_a_damaged_window_and_an_unknown_record_kind_are_skipped_with_warnings(
         "session s1: skipped line 4, a 'state' record this version of zizou does not know"
     )
     assert [m.content for m in loaded.messages] == ["hi"]
+
+
+def test_window_records_naming_anything_but_plain_paths_and_lines_are_skipped(
+    tmp_path: Path,
+) -> None:
+    bad = [
+        {"id": "w1", "path": "../outside.txt", "spec": {}},
+        {"id": "w2", "path": "/etc/passwd", "spec": {}},
+        {"id": "w3", "path": "a.py", "spec": {}, "span": [0, 3]},
+        {"id": "x9", "path": "a.py", "spec": {}},
+        {"id": "w5", "path": "a.py", "spec": {}, "span": [2, 4]},
+        {"id": "w5", "path": "b.py", "spec": {}},
+    ]
+    store = session(tmp_path, {"kind": "workspace", "windows": bad})
+    loaded = store.load("s1")
+    assert [(w.id, w.path) for w in loaded.windows] == [("w5", "a.py"), ("w5", "b.py")]
+    assert len(loaded.warnings) == 4
+    state = SessionState()
+    state.restore(loaded.windows)
+    assert [(w.id, w.path) for w in state.windows] == [("w5", "a.py")]  # one window per id

@@ -39,7 +39,7 @@ def ten(root: Path) -> Path:
 async def test_opens_a_line_window(ten: Path, root: Path, ctx: ToolContext) -> None:
     result = await pin(ctx, "./ten.txt", 3, 5)
     assert result.ok
-    assert result.output.startswith("Opened w1: ten.txt lines 3-5 (lines 3-5).")
+    assert result.output.startswith("Opened w1: ten.txt lines 3-5.")
     [window] = state_of(ctx).windows
     assert (window.path, window.spec) == ("ten.txt", "lines 3-5")
     text = WorkspaceLayer(root, state_of(ctx)).render(32_000).text

@@ -255,3 +255,19 @@ def test_access_is_a_write(root: Path, ctx: ToolContext) -> None:
     finally:
         access.close()
     assert REPLACE.label(args) == "f.txt · w1"
+
+
+async def test_an_anchored_window_moved_by_an_edit_is_found_again_before_it_is_replaced(
+    root: Path, ctx: ToolContext, layer: WorkspaceLayer
+) -> None:
+    source = b"def foo():\n    a = 1\n    b = 2\n    return a\n}\ntail\n"
+    (root / "f.py").write_bytes(source)
+    await open_(ctx, "f.py", {"start_line": 2, "end_line": 2})  # w1
+    await open_(ctx, "f.py", {"regex": r"def foo\(\):\n(?:    .*\n)*}"})  # w2: lines 1-5
+    layer.render(32_000)
+    grown = await replace(ctx, "f.py", "    a = 1\n    c = 3\n    d = 4", window_id="w1")
+    assert grown.ok, grown.output
+    # w2 is now lines 1-7, although its stale span (1-5) still ends on a line of the new text
+    result = await replace(ctx, "f.py", "def foo():\n    pass\n}", window_id="w2")
+    assert result.ok, result.output
+    assert (root / "f.py").read_bytes() == b"def foo():\n    pass\n}\ntail\n"

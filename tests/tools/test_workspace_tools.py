@@ -3,7 +3,6 @@ opened (or refused with a reason, nothing changed), and closed by id, by window 
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +77,7 @@ async def test_open_a_regex_window(project: Path, ctx: ToolContext) -> None:
 async def test_open_the_whole_file_and_lines(project: Path, ctx: ToolContext) -> None:
     assert (await open_(ctx, "./a.py")).output.startswith("Opened w1: a.py lines 1-9.")
     lines = await open_(ctx, "a.py", {"start_line": 7, "end_line": 8})
-    assert lines.output.startswith("Opened w2: a.py lines 7-8 (lines 7-8).")
+    assert lines.output.startswith("Opened w2: a.py lines 7-8.")
 
 
 async def test_open_the_nested_form(project: Path, ctx: ToolContext) -> None:
@@ -148,16 +147,14 @@ async def test_paths_leading_out_are_refused(ctx: ToolContext, escaping: list[st
     assert state_of(ctx).windows == ()
 
 
-async def test_a_catastrophic_regex_is_answered_quickly(project: Path, ctx: ToolContext) -> None:
-    wall, cpu = time.monotonic(), time.process_time()
+async def test_a_catastrophic_regex_is_stopped_with_a_clear_error(
+    project: Path, ctx: ToolContext
+) -> None:
+    # How soon it is stopped is measured by bench/workspace.py, not asserted here.
     result = await open_(ctx, "long.txt", {"regex": "(a+)+$"})
-    wall, cpu = time.monotonic() - wall, time.process_time() - cpu
     assert not result.ok
     assert "took longer than 0.2 s" in result.output and "simpler pattern" in result.output
     assert state_of(ctx).windows == ()
-    # The regex package counts the limit in CPU time; the clock may run longer on a busy host.
-    assert cpu < 1.0
-    assert wall < 20.0
 
 
 async def test_a_bad_line_number_is_refused_by_the_schema() -> None:

@@ -80,12 +80,27 @@ class CallRunner:
         self.ctx = ctx
         self.approver = approver
         self.rules = rules
-        self.hidden: dict[str, str] = {}  # this step's hidden tools: name -> why
+        self.offered: frozenset[str] | None = None  # this step's tools; None: all of them
+        self.hidden: dict[str, str] = {}  # why each tool the step hides is hidden
 
-    def hide(self, hidden: dict[str, str]) -> None:
-        """The tools this step does not offer (from the step plan): calls to them are refused
-        before any permission check, `--yes` or not."""
+    def offer(self, offered: tuple[str, ...], hidden: dict[str, str]) -> None:
+        """The tools this step offers (from the step plan): a call to any other tool of the
+        registry, an old name of a hidden one included, is refused before any permission
+        check, `--yes` or not."""
+        aliases = {
+            t.name for t in self.registry if t.alias_of is not None and t.alias_of in offered
+        }
+        self.offered = frozenset(offered) | aliases
         self.hidden = hidden
+
+    def _not_offered(self, name: str) -> str | None:
+        """Why a call to the registered tool `name` may not run in this step, if it may not."""
+        if self.offered is None or name in self.offered or self.registry.get(name) is None:
+            return None
+        tool = self.registry.get(name)
+        target = tool.alias_of if tool is not None else None
+        why = self.hidden.get(name) or (self.hidden.get(target) if target else None)
+        return f"{name} is not offered in this step ({why or 'it is not one of its tools'})"
 
     def parse(self, call: ToolCall) -> ParsedCall:
         """Read the call once: which tool, and its arguments validated against its `Args`."""
@@ -103,9 +118,9 @@ class CallRunner:
         """Run the call: yields a PermissionRequested when the approver is asked, a
         PermissionDecided once the call is allowed or denied, its progress, and last of all
         the ToolResult."""
-        why = self.hidden.get(parsed.call.name)
-        if why is not None:
-            yield ToolResult.error(f"{parsed.call.name} is not offered in this step ({why})")
+        refused = self._not_offered(parsed.call.name)
+        if refused is not None:
+            yield ToolResult.error(refused)
             return
         if parsed.problem is not None or parsed.tool is None or parsed.args is None:
             yield parsed.problem or ToolResult.error("the call could not be read")

@@ -208,7 +208,7 @@ class Agent:
         # The request is built in a thread: on a large repository the repo map can take a
         # second, and the event loop (the app's screen and keys) must not wait for it.
         request, plan = await asyncio.to_thread(self.build_request, step)
-        self.runner.hide(dict(plan.hidden))  # a hidden tool is refused even if called
+        self.runner.offer(plan.offered, dict(plan.hidden))  # any other tool is refused
         return request, plan
 
     async def _turn(self, user_text: str, progress: _Progress) -> AsyncGenerator[AnyEvent, None]:

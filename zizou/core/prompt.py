@@ -121,17 +121,18 @@ class PromptBuilder:
         self.context_window = context_window  # the model's, in tokens: the workspace's budget
         self.workspace = WorkspaceLayer(root, state)
         self.last: CompiledPrompt | None = None
-        self._map: Section | None = None  # this turn's repo map
+        self._stable: tuple[Section, Section] | None = None  # this turn's context and map
 
     def set_context_level(self, level: str) -> None:
         """`/context light|default|max`: the repo map's budget (light turns it off)."""
         self.map_tokens = MAP_TOKENS_BY_LEVEL[level]
-        self._map = None
+        self._stable = None
 
     def new_turn(self) -> None:
-        """A user turn begins: the repo map is ranked afresh for its message (and kept for the
-        turn's steps, so the prompt's stable prefix stays the same while the turn runs)."""
-        self._map = None
+        """A user turn begins: the session context (AGENTS.md included) is read again and the
+        repo map ranked afresh for its message; both are kept for the turn's steps, so the
+        prompt's stable prefix stays byte-identical while the turn runs."""
+        self._stable = None
 
     def render(
         self, hooks: tuple[tuple[str, str], ...] = (), *, preview: bool = False
@@ -140,14 +141,18 @@ class PromptBuilder:
         A `preview` (for a person: `/prompt`, the sidebar) leaves the workspace's state as the
         model last saw it."""
         workspace = self.workspace.render(budget_tokens(self.context_window), preview=preview)
-        if self._map is None:
-            self._map = self._repo_map()
+        stable = self._stable
+        if stable is None:
+            stable = (Section("SESSION CONTEXT", self._session_context()), self._repo_map())
+            if not preview:  # a preview between turns must not fix the next turn's map
+                self._stable = stable
+        context, repo_map = stable
         compiled = CompiledPrompt(
             (
                 Section("BASE INSTRUCTIONS", BASE_INSTRUCTIONS),
-                Section("SESSION CONTEXT", self._session_context()),
+                context,
                 Section("INSTRUCTIONS", "", note="none"),
-                self._map,
+                repo_map,
                 _hooks(hooks),
                 Section("TASK STATE", "", note="none"),
                 Section("WORKSPACE", workspace.text, note=workspace.note),

@@ -33,10 +33,6 @@ class FileView:
     start_line: int | None = None
     end_line: int | None = None
 
-    def window(self, total: int) -> tuple[int, int]:
-        """The first and last line shown of a file of `total` lines."""
-        return self.start_line or 1, min(self.end_line or total, total)
-
     def describe(self) -> str:
         if self.start_line is None and self.end_line is None:
             return self.path
@@ -102,7 +98,7 @@ class SessionState:
         self.ledger = FileLedger()
         self.workspace = Workspace()
         self._subscribers: list[Subscriber] = []
-        self._told: tuple[WindowInfo, ...] = ()
+        self._told: tuple[tuple[WindowInfo, ...], tuple[dict[str, Any], ...]] = ((), ())
         # A tool's work runs in a worker thread while the app may open or drop a window and the
         # prompt renders them: one change at a time, each told in the order it was made.
         self.lock = threading.RLock()
@@ -116,13 +112,19 @@ class SessionState:
         with self.lock:
             return self.workspace.infos()
 
-    def window(self, window_id: str) -> Window | None:
-        """The open window `window_id` (named by the model: in use, it collapses last)."""
+    def window(self, window_id: str, use: bool = True) -> Window | None:
+        """The open window `window_id`; `use` (the model names it to work on it): in use, it
+        collapses last."""
         with self.lock:
             found = self.workspace.get(window_id)
-            if found is not None:
+            if found is not None and use:
                 self.workspace.touch(found)
             return found
+
+    def paths(self) -> tuple[str, ...]:
+        """The files with open windows, each once, in the order first opened."""
+        with self.lock:
+            return self.workspace.paths()
 
     def windows_of(self, path: str) -> list[Window]:
         with self.lock:
@@ -194,10 +196,12 @@ class SessionState:
         """Tell the subscribers the workspace as it is now, if it changed since last told."""
         with self.lock:
             infos = self.workspace.infos()
-            if infos == self._told:
-                return
-            self._told = infos
             records = tuple(w.to_record() for w in self.workspace.windows)
+            # The records too: an edit inside a window changes its lines, not how it is shown,
+            # and the session file must keep where the window is now.
+            if (infos, records) == self._told:
+                return
+            self._told = (infos, records)
             event = WorkspaceChanged(infos, by, records)
             for subscriber in self._subscribers:
                 subscriber(event)

@@ -14,6 +14,7 @@ with a time limit: a pattern that backtracks without end is an error, not a hung
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import time
 from collections.abc import Callable
@@ -267,8 +268,6 @@ class _Text:
 
     def line_of(self, offset: int) -> int:
         """The 1-based line holding character `offset`."""
-        import bisect
-
         return max(1, bisect.bisect_right(self.offsets, offset))
 
     def line_start(self, line: int) -> int:
@@ -383,12 +382,14 @@ def _closeness(doc: _Text, hint: int | None, first_text: str | None) -> _Key:
     return key
 
 
-def map_lines(start: int, end: int, before: list[str], after: list[str]) -> tuple[int, int] | None:
-    """Where lines `start`-`end` of `before` are in `after`, after an edit: shifted by what was
-    inserted or removed above them, grown or shrunk by what changed inside them, unchanged by
-    what changed below. None when every one of the lines was removed."""
-    if before == after:
-        return start, end
+Opcode = tuple[str, int, int, int, int]
+MAX_DIFF_LINES = 20_000  # a changed middle longer than this is taken as one replaced block
+
+
+def line_opcodes(before: list[str], after: list[str]) -> list[Opcode]:
+    """How `before` became `after`, as difflib opcodes over whole lines, in bounded time: the
+    common head and tail are matched line by line, and only the changed middle is diffed (with
+    difflib's junk heuristic, which keeps files of many blank or `}` lines fast)."""
     head = 0
     limit = min(len(before), len(after))
     while head < limit and before[head] == after[head]:
@@ -396,15 +397,33 @@ def map_lines(start: int, end: int, before: list[str], after: list[str]) -> tupl
     tail = 0
     while tail < limit - head and before[len(before) - 1 - tail] == after[len(after) - 1 - tail]:
         tail += 1
-    matcher = difflib.SequenceMatcher(
-        None, before[head : len(before) - tail], after[head : len(after) - tail], autojunk=False
-    )
-    opcodes = [("equal", 0, head, 0, head)]
-    opcodes += [
+    old, new = before[head : len(before) - tail], after[head : len(after) - tail]
+    ops: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
+    if len(old) + len(new) > MAX_DIFF_LINES:
+        middle: list[Opcode] = [("replace", 0, len(old), 0, len(new))]
+    else:
+        middle = list(difflib.SequenceMatcher(None, old, new).get_opcodes())
+    ops += [
         (tag, i1 + head, i2 + head, j1 + head, j2 + head)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        for tag, i1, i2, j1, j2 in middle
+        if i1 != i2 or j1 != j2
     ]
-    opcodes.append(("equal", len(before) - tail, len(before), len(after) - tail, len(after)))
+    if tail:
+        ops.append(("equal", len(before) - tail, len(before), len(after) - tail, len(after)))
+    return ops
+
+
+def map_lines(start: int, end: int, before: list[str], after: list[str]) -> tuple[int, int] | None:
+    """Where lines `start`-`end` of `before` are in `after`, after an edit: shifted by what was
+    inserted or removed above them, grown or shrunk by what changed inside them, unchanged by
+    what changed below. None when every one of the lines was removed."""
+    if before == after:
+        return start, end
+    return map_through(start, end, line_opcodes(before, after))
+
+
+def map_through(start: int, end: int, opcodes: list[Opcode]) -> tuple[int, int] | None:
+    """`map_lines` with the edit's opcodes computed once (for every window on a file)."""
     first = _map_one(start - 1, opcodes, "start")
     last = _map_one(end - 1, opcodes, "end")
     if first is None or last is None or last < first:
@@ -412,15 +431,13 @@ def map_lines(start: int, end: int, before: list[str], after: list[str]) -> tupl
     return first + 1, last + 1
 
 
-def _map_one(
-    index: int, opcodes: list[tuple[str, int, int, int, int]], side: Literal["start", "end"]
-) -> int | None:
+def _map_one(index: int, opcodes: list[Opcode], side: Literal["start", "end"]) -> int | None:
     """The 0-based line in the new text for old line `index`."""
     for tag, i1, i2, j1, j2 in opcodes:
         if not i1 <= index < i2:
             continue
-        if tag == "equal":
-            return j1 + (index - i1)
+        if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
+            return j1 + (index - i1)  # a block rewritten line for line keeps its positions
         if j2 == j1:  # deleted: the window's end moves up, its start down, to what is left
             return j1 if side == "start" else j1 - 1
         return j1 if side == "start" else j2 - 1
@@ -452,9 +469,8 @@ def relocate(
 def changed_lines(old: list[str], old_first: int, new: list[str], new_first: int) -> list[int]:
     """The lines of `new` (numbered from `new_first`) that differ from `old` (what the model
     saw at its last step, numbered from `old_first`), for the header's "changed since"."""
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     changed: list[int] = []
-    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
+    for tag, _i1, _i2, j1, j2 in line_opcodes(old, new):
         if tag in ("replace", "insert"):
             changed.extend(range(new_first + j1, new_first + j2))
     return changed

@@ -10,11 +10,21 @@ through these methods, under the session's lock, and every change is told to its
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from zizou.core.windows import WHOLE_FILE, Anchor, WindowError, WindowSpec, map_lines, parse_spec
+from zizou.core.windows import (
+    WHOLE_FILE,
+    Anchor,
+    Opcode,
+    WindowError,
+    WindowSpec,
+    line_opcodes,
+    map_through,
+    parse_spec,
+)
 
 MAX_WINDOWS = 32
 MAX_WINDOWS_PER_FILE = 8
@@ -79,19 +89,42 @@ class Window:
 
     @classmethod
     def from_record(cls, data: dict[str, Any]) -> Window:
-        """A window from the session file; raises WindowError / KeyError / TypeError when the
-        record is damaged (the caller skips it with a warning)."""
+        """A window from the session file, which is not trusted (a repository can ship one):
+        raises WindowError / KeyError / TypeError / ValueError when the record is damaged or
+        names anything but a plain relative path and whole lines (the caller skips it)."""
+        window_id, path = str(data["id"]), str(data["path"])
+        if not _WINDOW_ID.fullmatch(window_id):
+            raise WindowError(f"{window_id!r} is not a window id")
+        if not _plain_relative(path):
+            raise WindowError(f"{path!r} is not a path relative to the project")
         span = data.get("span")
+        placed = (int(span[0]), int(span[1])) if span else None
+        if placed is not None and not 1 <= placed[0] <= placed[1] + 1:
+            raise WindowError(f"lines {placed[0]}-{placed[1]} are not a range of lines")
         return cls(
-            id=str(data["id"]),
-            path=str(data["path"]),
+            id=window_id,
+            path=path,
             spec=parse_spec(_flat(data.get("spec") or {})),
             by="session",
-            span=(int(span[0]), int(span[1])) if span else None,
-            first_text=data.get("first_text"),
-            last_text=data.get("last_text"),
-            file_hash=data.get("file_hash"),
+            span=placed,
+            first_text=_text_or_none(data.get("first_text")),
+            last_text=_text_or_none(data.get("last_text")),
+            file_hash=_text_or_none(data.get("file_hash")),
         )
+
+
+_WINDOW_ID = re.compile(r"w[1-9]\d{0,5}")
+
+
+def _plain_relative(path: str) -> bool:
+    parts = path.split("/")
+    return bool(path) and not path.startswith("/") and all(p not in ("", ".", "..") for p in parts)
+
+
+def _text_or_none(value: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"expected text, got {type(value).__name__}")
+    return value
 
 
 def _flat(spec: dict[str, Any]) -> dict[str, Any]:
@@ -201,6 +234,8 @@ class Workspace:
         for window in windows:
             if len(self._windows) >= MAX_WINDOWS:
                 break
+            if self.get(window.id) is not None:
+                continue  # a damaged file's second window of that id
             self.touch(window)
             self._windows.append(window)
         numbers = [int(w.id[1:]) for w in self._windows if w.id[1:].isdigit()]
@@ -213,6 +248,7 @@ class Workspace:
         windows follow the edit; text, regex and whole-file windows are found again at the next
         render, near where their lines moved. `before` None: the file was new, or its old
         content unknown (windows relocate at the next render)."""
+        opcodes: list[Opcode] | None = None  # the edit, diffed once for all the file's windows
         for window in self.of(path):
             self.touch(window)  # in use: the last to collapse when the layer is over budget
             if window.span is None or window.file_hash is None:
@@ -220,7 +256,9 @@ class Workspace:
             start, end = window.span
             moved = None
             if before is not None and end >= start:
-                moved = map_lines(start, min(end, len(before)), before, after)
+                if opcodes is None:
+                    opcodes = line_opcodes(before, after)
+                moved = map_through(start, min(end, len(before)), opcodes)
             if not window.spec.by_lines or window.spec.is_whole:
                 if moved is not None:
                     window.moved_to = moved[0]  # the hint for finding it again

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from zizou.confined import open_handle
 from zizou.core.state import FileView, SessionState, content_hash
 from zizou.core.windows import Found, WindowError, changed_lines, ranges, relocate, resolve
 from zizou.core.workspace import Window
 from zizou.errors import PathError
+from zizou.secret_files import is_secret_name
 from zizou.tools.read_file import FileProblem, format_line, load_text
 
 WINDOW_MAX_CHARS = 20_000  # one window's lines, at most; the rest is cut with a note
@@ -124,6 +125,9 @@ class WorkspaceLayer:
                 info = handle.stat()
                 if info is None:
                     found: _File | str = f"{rel} no longer exists"
+                elif is_secret_name(PurePosixPath(handle.rel).name):
+                    # Checked at every render: a file swapped for a link to `.env` is not shown.
+                    found = f"{handle.rel} may hold secrets, so the workspace does not show it"
                 else:
                     found = self._read(rel, handle, info)
         except PathError as err:

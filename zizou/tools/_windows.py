@@ -63,9 +63,15 @@ class WindowArgs(ToolArgs):
         return parse_spec(self.model_dump(exclude_none=True))
 
 
-def locate(spec: WindowSpec, lines: list[str], rel: str, hint: int | None = None) -> Found:
+def locate(
+    spec: WindowSpec,
+    lines: list[str],
+    rel: str,
+    hint: int | None = None,
+    first_text: str | None = None,
+) -> Found:
     """Where `spec` is in the file now; WindowError saying why it is nowhere."""
-    found = resolve(spec, lines, hint)
+    found = resolve(spec, lines, hint, first_text)
     if isinstance(found, Found):
         if found.end < found.start:
             raise WindowError(f"{rel} is empty: there are no lines to show")

@@ -32,6 +32,7 @@ class AddContext(Tool[AddContextArgs]):
     summary = "The old name of open_in_workspace: open a file or a window of its lines."
     Args = AddContextArgs
     advertised = False
+    alias_of = "open_in_workspace"
 
     def access(self, args: AddContextArgs, ctx: ToolContext) -> Access:
         return file_access("read", ctx, args.path)

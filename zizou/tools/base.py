@@ -118,9 +118,11 @@ class ToolState(Protocol):
     @property
     def windows(self) -> tuple[WindowInfo, ...]: ...
 
-    def window(self, window_id: str) -> Window | None: ...
+    def window(self, window_id: str, use: bool = True) -> Window | None: ...
 
     def windows_of(self, path: str) -> list[Window]: ...
+
+    def paths(self) -> tuple[str, ...]: ...
 
     def record_view(self, path: Path, data: bytes, view: FileView) -> None: ...
 
@@ -204,6 +206,7 @@ class Tool(Generic[A]):
     # False for an old name kept so that old sessions' calls still run: it is neither listed in
     # the tool guide nor sent to the model, but a call to it works.
     advertised: ClassVar[bool] = True
+    alias_of: ClassVar[str | None] = None  # the tool this is an old name of: offered with it
 
     @classmethod
     def description(cls) -> str:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import posixpath
+
 from pydantic import Field
 
+from zizou.confined import relative, resolve
 from zizou.core.windows import WindowError
 from zizou.tools._windows import WindowArgs
-from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult, place_access
+from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
 
 
 class CloseArgs(ToolArgs):
@@ -29,10 +32,15 @@ class CloseInWorkspace(Tool[CloseArgs]):
     Args = CloseArgs
 
     def access(self, args: CloseArgs, ctx: ToolContext) -> Access:
-        return place_access("read", ctx, args.path)
+        # Closing reads nothing: the path is resolved (inside the project) but not declared as
+        # read, so a window on a file the model may not read (one that became `.env`) closes.
+        return Access(kind="read", places=(resolve(ctx.root, args.path),))
 
     def work(self, args: CloseArgs, access: Access, ctx: ToolContext) -> ToolResult:
-        [rel] = access.paths
+        rel = relative(ctx.root, access.places[0])
+        named = posixpath.normpath(args.path)
+        if rel not in ctx.state.paths() and named in ctx.state.paths():
+            rel = named  # the window's own name for a file since replaced by a link
         if args.window_id is not None and args.window is not None:
             return ToolResult.error("give window_id or window, not both")
         window_id = args.window_id

@@ -8,6 +8,7 @@ now, so a mistake (a regex that does not compile, or matches nothing) is an erro
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from pydantic import Field
 
@@ -15,6 +16,7 @@ from zizou.confined import PathHandle
 from zizou.core.windows import WHOLE_FILE, Found, WindowError, WindowSpec
 from zizou.core.workspace import Window
 from zizou.errors import PathError
+from zizou.secret_files import is_secret_name
 from zizou.tools._windows import WindowArgs, locate
 from zizou.tools.base import (
     Access,
@@ -98,7 +100,7 @@ class Opened:
         """`w3: src/app.py lines 12-30 (/def helper/)`."""
         spec = self.window.spec
         where = f"lines {self.found.start}-{self.found.end}" if self.found else "empty for now"
-        what = "" if spec.is_whole else f" ({spec.describe()})"
+        what = "" if spec.is_whole or spec.by_lines else f" ({spec.describe()})"
         return f"{self.window.id}: {self.window.path} {where}{what}"
 
 
@@ -106,6 +108,10 @@ def open_window(file: PathHandle, spec: WindowSpec, state: ToolState, by: str) -
     """Open `spec` of the file `file` holds, found in it now: what the tool, `/add` and
     `--open` all do. Raises FileProblem, WindowError (WorkspaceFull) or PathError, and opens
     nothing then."""
+    if is_secret_name(PurePosixPath(file.rel).name):
+        raise FileProblem(
+            f"{file.rel} may hold secrets, and zizou does not put secret files in the workspace"
+        )
     _, lines = load_text(file)
     found = locate(spec, lines, file.rel) if lines or not spec.is_whole else None
     window, new = state.open_window(file.rel, spec, by)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from zizou.confined import PathHandle
+from zizou.core.state import content_hash
 from zizou.core.windows import Found, WindowError
 from zizou.errors import PathError
 from zizou.tools._atomic import detect_newline, split_lines, to_lf, unified_diff
@@ -78,7 +79,7 @@ def _replace(file: PathHandle, args: ReplaceWindowArgs, ctx: ToolContext) -> Too
         return seen
     data, decoded = seen
     lines = split_lines(to_lf(decoded))
-    found = _lines_of(args, rel, lines, ctx)
+    found = _lines_of(args, rel, lines, content_hash(data), ctx)
     if isinstance(found, str):
         return ToolResult.error(found)
     start, end = found
@@ -113,7 +114,7 @@ def _replace(file: PathHandle, args: ReplaceWindowArgs, ctx: ToolContext) -> Too
 
 
 def _lines_of(
-    args: ReplaceWindowArgs, rel: str, lines: list[str], ctx: ToolContext
+    args: ReplaceWindowArgs, rel: str, lines: list[str], digest: str, ctx: ToolContext
 ) -> tuple[int, int] | str:
     """The window's first and last lines now, or why they cannot be replaced."""
     if args.window is not None:
@@ -128,14 +129,14 @@ def _lines_of(
     start, end = window.span
     if end < start or end > len(lines):
         return f"{window.id} has no lines to replace in {rel} now; open it again"
-    if lines[start - 1] == window.first_text and lines[end - 1] == window.last_text:
+    if window.file_hash == digest:  # placed in exactly this content
         return start, end
-    # An edit moved it since it was shown (anchored and whole windows are found again only at
-    # the next render): find it now, never replace the lines it used to have.
+    # The file changed since the window was placed (anchored and whole windows are found again
+    # only at the next render): find it now, never replace the lines it used to have.
     if window.spec.is_whole:
         return (1, len(lines)) if lines else f"{rel} is empty: there are no lines to replace"
     if not window.spec.by_lines:
-        found = locate(window.spec, lines, rel, window.hint)
+        found = locate(window.spec, lines, rel, window.hint, window.first_text)
         return found.start, found.end
     return (
         f"the lines of {window.id} changed outside zizou since it was shown; look at it in the "

@@ -20,8 +20,8 @@ from zizou.confined import resolve as resolve_in_root
 from zizou.core.windows import Found, WindowError, WindowSpec, parse_cli_spec
 from zizou.core.workspace import WorkspaceFull
 from zizou.errors import PathError
-from zizou.tools._windows import locate
-from zizou.tools.read_file import FileProblem, load_text
+from zizou.tools import open_in_workspace
+from zizou.tools.read_file import FileProblem
 from zizou.ui.window_text import listing, mentions, open_names
 
 if TYPE_CHECKING:
@@ -69,16 +69,13 @@ def open_window(root: Path, state: SessionState, raw: str, spec: WindowSpec) -> 
     Blocking. Raises NotAFile, PathError, FileProblem or WindowError (WorkspaceFull among
     them), each saying what is wrong."""
     with open_handle(root, raw) as handle:
-        rel = handle.rel
         info = handle.stat()
         if info is None:
             raise NotAFile(f"{raw} is not a file in the project")
         if stat.S_ISDIR(info.st_mode):
             raise NotAFile(f"{raw} is a directory; a window shows a file")
-        _, lines = load_text(handle)
-    found = locate(spec, lines, rel) if lines or not spec.is_whole else None
-    window, new = state.open_window(rel, spec, by="user")
-    return Opened(window.id, rel, spec, found, new)
+        opened = open_in_workspace.open_window(handle, spec, state, "user")
+    return Opened(opened.window.id, opened.window.path, spec, opened.found, opened.new)
 
 
 class WorkspaceCommands:
@@ -163,7 +160,7 @@ class WorkspaceCommands:
         closed, as `w3 src/app.py`."""
         state = self.state
         name = text.removeprefix("@")
-        if state.window(name) is not None:
+        if state.window(name, use=False) is not None:
             closed = state.close_windows(window_id=name, by="user")
         else:
             try:
