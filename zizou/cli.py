@@ -94,6 +94,25 @@ RUN_FLAGS = (
         "-r", "--resume", metavar="ID", help="Resume a session (see `zizou sessions list`)."
     ),
     click.option(
+        "--history-window",
+        type=click.IntRange(0, 10_000),
+        metavar="N",
+        help="Send only the last N earlier user turns, whole, with each request (the session "
+        "keeps everything; else `history_window` in config.toml, or all).",
+    ),
+    click.option(
+        "--protocol",
+        type=click.Choice(["auto", "tools", "json"]),
+        help="How the model calls tools: native tool calls, or a JSON reply protocol for models "
+        "without them (auto: by what litellm knows of the model).",
+    ),
+    click.option(
+        "--profile",
+        type=click.Choice(["stateful"]),
+        help="stateful: each request sends the prompt, the task state and the last user turn, "
+        "not the whole transcript (--history-window 1).",
+    ),
+    click.option(
         "--no-debug-log",
         "debug_log",
         flag_value=False,
@@ -136,6 +155,13 @@ def flags_from(params: dict[str, Any], **more: Any) -> Flags:
     help="Open a file in the workspace from the first step: PATH, PATH:10-40 (lines) or "
     "PATH#/REGEX/ (repeatable).",
 )
+@click.option(
+    "--state",
+    "state_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Headless: load the task state from FILE (JSON) at the start and write it back at the "
+    "end.",
+)
 @click.option("--setup", is_flag=True, help="Open the key wizard first (the full-screen app).")
 @click.option(
     "--reset",
@@ -149,6 +175,7 @@ def cli(
     prompt: str | None,
     output_format: str | None,
     open_files: tuple[str, ...],
+    state_file: Path | None,
     setup: bool,
     reset: bool,
     **run: Any,
@@ -165,6 +192,8 @@ def cli(
             from zizou.ui.launch import run_tui  # the TUI path alone imports Textual
 
             mode = "reset" if reset else "setup" if setup else None
+            if state_file is not None:
+                raise UsageError("--state is for headless runs (-p); the app keeps the state")
             flags = flags_from(run, prompt=prompt_arg, setup=mode, open_files=open_files)
             options = resolve_options(flags)
             return run_tui(options, typed_ahead=typed_ahead)
@@ -178,7 +207,9 @@ def cli(
     from zizou.config.options import resolve_options
     from zizou.headless import run_headless
 
-    flags = flags_from(run, prompt=text, output_format=output_format, open_files=open_files)
+    flags = flags_from(
+        run, prompt=text, output_format=output_format, open_files=open_files, state_file=state_file
+    )
     options = resolve_options(flags)
     return run_headless(options)
 

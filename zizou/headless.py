@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import time
 import traceback
+from collections.abc import Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TextIO, assert_never
 
 from zizou.config.options import OutputFormat, RunOptions
@@ -37,6 +40,7 @@ from zizou.core.events import (
     Usage,
 )
 from zizou.core.protocols import Approval, Model, PermissionRequest
+from zizou.core.task_state import merge_patch
 from zizou.core.workspace import WindowInfo
 from zizou.errors import ProviderError, UsageError, ZizouError
 from zizou.runtime import Runtime, build_runtime
@@ -65,6 +69,7 @@ def result_object(
     tool_calls: list[dict[str, Any]],
     kind: str | None = None,
     workspace: tuple[WindowInfo, ...] = (),
+    state: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The last line of a json or stream-json run; an error result also says `error.kind`."""
     result: dict[str, Any] = {
@@ -85,6 +90,8 @@ def result_object(
         "tool_calls": tool_calls,
         "workspace": [window.to_dict() for window in workspace],
     }
+    if state is not None:
+        result["state"] = dict(state)
     if result["subtype"] == "error":
         kind = kind or finished.error_kind or ERROR_KINDS.get(finished.reason, "runtime")
         result["error"] = {"kind": kind, "message": finished.message or ""}
@@ -137,6 +144,7 @@ def open_runtime(options: RunOptions, model: Model | None = None) -> Runtime:
             _warn,
             retry=options.retry,
             timeouts=options.timeouts,
+            protocol=options.protocol,
         )
     return build_runtime(options, model, HeadlessApprover())
 
@@ -146,14 +154,58 @@ def run_headless(options: RunOptions) -> int:
     exit code."""
     runtime = open_runtime(options)
     try:
+        if runtime.schema_error is not None:  # a run would go on without the state it needs
+            raise UsageError(f"{runtime.schema_error}; fix the file, or remove it")
         for warning in runtime.warnings:
             _warn(warning)
+        if options.state_file is not None:
+            load_state_file(runtime, options.state_file)
         run = HeadlessRun(runtime, options.output_format)
-        return asyncio.run(run.run(options.prompt or ""))
+        code = asyncio.run(run.run(options.prompt or ""))
+        if options.state_file is not None:
+            save_state_file(runtime, options.state_file)
+        return code
     finally:
         if runtime.debug_log is not None and runtime.debug_log.problem:
             _warn(runtime.debug_log.problem)
         runtime.close()
+
+
+def load_state_file(runtime: Runtime, path: Path) -> None:
+    """`--state FILE`: the task state to start from (a missing file: the zero value)."""
+    task = runtime.state.task
+    if task is None:
+        raise UsageError(f"--state {path}: this session has no task state")
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--state {path}: cannot be read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"--state {path}: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from None
+    if isinstance(value, dict):  # fields the file leaves out keep their zero value
+        value = merge_patch(task.schema.zero(), value)
+    problems = task.restore(value)
+    if problems:
+        raise UsageError(f"--state {path}: does not fit the schema: {'; '.join(problems[:3])}")
+    runtime.state.reset_task_to(value)
+
+
+def save_state_file(runtime: Runtime, path: Path) -> None:
+    """`--state FILE`: the task state as the run left it, written whole or not at all."""
+    task = runtime.state.task
+    if task is None:
+        return
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_text(json.dumps(task.snapshot(), indent=2) + "\n", encoding="utf-8")
+        temporary.replace(path)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        _warn(f"--state {path}: the state could not be written back: {exc}")
 
 
 def _warn(message: str) -> None:
@@ -200,7 +252,13 @@ class HeadlessRun:
             kind = error_kind(exc)
             self._json(
                 result_object(
-                    finished, self._saved_as, duration_s, self.tool_calls, kind, self._windows
+                    finished,
+                    self._saved_as,
+                    duration_s,
+                    self.tool_calls,
+                    kind,
+                    self._windows,
+                    self._task_value,
                 )
             )
         return exc.exit_code if isinstance(exc, ZizouError) else 1
@@ -263,9 +321,19 @@ class HeadlessRun:
             return
         self._json(
             result_object(
-                finished, self._saved_as, duration_s, self.tool_calls, workspace=self._windows
+                finished,
+                self._saved_as,
+                duration_s,
+                self.tool_calls,
+                workspace=self._windows,
+                state=self._task_value,
             )
         )
+
+    @property
+    def _task_value(self) -> Mapping[str, Any] | None:
+        task = self.runtime.state.task
+        return task.value if task is not None else None
 
     @property
     def _windows(self) -> tuple[WindowInfo, ...]:

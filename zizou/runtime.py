@@ -19,11 +19,19 @@ from zizou.config.options import RunOptions, SessionChoice
 from zizou.confined import open_handle
 from zizou.core.calls import CallRunner
 from zizou.core.conversation import Conversation
+from zizou.core.instructions import InstructionSet
 from zizou.core.loop import Agent, AgentConfig
 from zizou.core.messages import Message
 from zizou.core.prompt import PromptBuilder
 from zizou.core.protocols import Approver, Model, TurnRecorder
 from zizou.core.state import SessionState
+from zizou.core.task_state import (
+    SchemaError,
+    SchemaUnreadable,
+    TaskState,
+    builtin_schema,
+    load_schema,
+)
 from zizou.core.windows import WindowError, parse_cli_spec
 from zizou.core.workspace import Window
 from zizou.env import scrubbed_env
@@ -32,6 +40,8 @@ from zizou.paths import user_config_dir
 from zizou.repomap import repo_map_for
 from zizou.sandbox import Sandbox, SandboxStatus, detect, hidden_dirs_for
 from zizou.sessions import SessionStore, SessionWriter
+from zizou.sessions.records import StateRecord
+from zizou.sessions.store import LoadedSession
 from zizou.tools import ToolContext, default_registry
 from zizou.tools.open_in_workspace import open_window
 from zizou.tools.read_file import FileProblem
@@ -47,6 +57,7 @@ class Runtime:
     writer: SessionWriter | None = None
     warnings: list[str] = field(default_factory=list)
     debug_log: DebugLog | None = None  # its `problem` says when writing it failed
+    schema_error: SchemaError | None = None  # the project's state schema, when it is unusable
 
     @property
     def state(self) -> SessionState:
@@ -102,20 +113,33 @@ def build_runtime(
     )
     boxed = Sandbox(root, status, hidden_dirs_for(user_config_dir()))
     redact = SessionRedaction()  # session files never hold a key
-    session_id, state, writer, opened = _open_session(
+    session_id, state, writer, opened, loaded = _open_session(
         root, model.id, options.session, persist, redact
     )
-    ctx = ToolContext(root=root, env=env, sandbox=boxed, code_map=repo_map_for(root), state=state)
+    schema_error, task_warnings = _task_state(root, state, loaded.state if loaded else ())
+    instructions = InstructionSet.load(root)
+    state.sticky = tuple(n for n in (loaded.sticky if loaded else ()) if instructions.get(n))
+    ctx = ToolContext(
+        root=root,
+        env=env,
+        sandbox=boxed,
+        code_map=repo_map_for(root),
+        state=state,
+        instructions=instructions,
+    )
     context_window = getattr(model, "context_window", None)
-    prompt = PromptBuilder(root, registry, state, context_window=context_window)
+    prompt = PromptBuilder(
+        root, registry, state, context_window=context_window, instructions=instructions
+    )
     prompt.redact = redact  # nor does the compiled prompt written to .zizou/compiled/
     runner = CallRunner(registry, ctx, approver, options.rules)
     open_files(root, state, options.open_files)
-    warnings = [*options.warnings, *opened]
+    warnings = [*options.warnings, *opened, *task_warnings, *instructions.warnings]
     if status.warning():
         warnings.append(str(status.warning()))
     recorders: list[TurnRecorder] = [writer] if writer else []
-    limits = AgentConfig(max_steps=options.max_steps)
+    window = None if options.history_window == "all" else options.history_window
+    limits = AgentConfig(max_steps=options.max_steps, history_window=window)
     agent = Agent(model, runner, prompt, state.conversation, limits, recorders)
     redact.agent = agent
     prompt.commands_note = _commands_note(status)
@@ -123,7 +147,7 @@ def build_runtime(
     log = open_debug_log(root, agent, prompt, reported) if options.debug_log else None
     if log is not None:
         agent.recorders.append(log)
-    return Runtime(session_id, agent, ctx, prompt, writer, warnings, log)
+    return Runtime(session_id, agent, ctx, prompt, writer, warnings, log, schema_error)
 
 
 def open_files(root: Path, state: SessionState, specs: tuple[str, ...]) -> None:
@@ -140,13 +164,60 @@ def open_files(root: Path, state: SessionState, specs: tuple[str, ...]) -> None:
             raise UsageError(f"--open {raw}: {err.strerror or err}") from None
 
 
+def _task_state(
+    root: Path, state: SessionState, records: tuple[StateRecord, ...]
+) -> tuple[SchemaError | None, list[str]]:
+    """The session's task state: the project's schema (or the built-in one), its zero value,
+    then the session's changes replayed. A change that no longer applies (the schema changed
+    since) falls back to the last value that was valid, with a warning."""
+    warnings: list[str] = []
+    try:
+        schema = load_schema(root)
+    except SchemaUnreadable as err:
+        schema = builtin_schema()
+        warnings.append(f"{err}; the built-in task state is used instead")
+    except SchemaError as err:
+        state.task_problem = f"{err}"
+        return err, [f"{err}; this session has no task state until it is fixed"]
+    task = TaskState(schema)
+    good = task.snapshot()
+    skipping = False
+    for record in records:
+        if record.snapshot is not None:
+            problems = task.restore(record.snapshot)
+            skipping = bool(problems)
+            if problems:
+                task.restore(good)
+                warnings.append(f"a saved task state no longer fits its schema ({problems[0]})")
+            else:
+                good = task.snapshot()
+            continue
+        if skipping:
+            continue
+        if record.patch is not None:
+            result = task.apply_patch(record.patch, "session")
+        else:
+            result = task.apply_merge(record.merge or {}, "session")
+        if not result.ok:
+            task.restore(good)
+            skipping = True
+            warnings.append(
+                f"the task state's saved changes no longer apply ({result.message}); it goes on "
+                "from the last state that was valid"
+            )
+    task.take_user_edits()  # replayed edits were told to the model in their time
+    task.mark_snapshot()
+    state.task = task
+    return None, warnings
+
+
 def _open_session(
     root: Path,
     model_id: str,
     choice: SessionChoice,
     persist: bool,
     redact: Callable[[str], str],
-) -> tuple[str, SessionState, SessionWriter | None, list[str]]:
+) -> tuple[str, SessionState, SessionWriter | None, list[str], LoadedSession | None]:
     """The session's id, its state (resumed, or new), and the writer that keeps it."""
     store = SessionStore(root)
     session_id = None
@@ -159,11 +230,11 @@ def _open_session(
     if session_id is None:
         session_id = new_session_id()
         writer, problems = _writer(partial(store.create, session_id, model_id, redact), persist)
-        return session_id, _state(writer, [], ()), writer, problems
+        return session_id, _state(writer, [], ()), writer, problems, None
     loaded = store.load(session_id)
     writer, problems = _writer(partial(store.reopen, session_id, redact), persist)
     state = _state(writer, loaded.messages, loaded.windows)
-    return session_id, state, writer, loaded.warnings + problems
+    return session_id, state, writer, loaded.warnings + problems, loaded
 
 
 def _writer(

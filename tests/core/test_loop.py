@@ -58,11 +58,11 @@ async def test_the_prompt_is_rendered_while_the_event_loop_runs_on(tmp_path: Pat
     started, released = threading.Event(), threading.Event()
     render = agent.prompt.render
 
-    def slow_render(hooks: tuple[tuple[str, str], ...] = ()) -> CompiledPrompt:
+    def slow_render(hooks: tuple[tuple[str, str], ...] = (), **more: int) -> CompiledPrompt:
         started.set()
         if not released.wait(10):
             raise AssertionError("the event loop was blocked while the prompt rendered")
-        return render(hooks)
+        return render(hooks, **more)
 
     agent.prompt.render = slow_render  # type: ignore[method-assign]
 

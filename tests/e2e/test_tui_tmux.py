@@ -57,7 +57,12 @@ class Tmux:
 
 @pytest.fixture
 def tmux(zizou_home: Path) -> Iterator[Tmux]:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    # Keys are the test's own; COLUMNS and LINES (pytest-xdist sets 80x24) are the pane's.
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.endswith("_API_KEY") and k not in ("COLUMNS", "LINES")
+    }
     env.update(ZIZOU_HOME=str(zizou_home), OPENAI_API_KEY="sk-test", TERM="xterm-256color")
     env.pop("NO_COLOR", None)
     session = Tmux(f"{os.getpid()}-{secrets.token_hex(3)}", env)  # one server per test
@@ -217,3 +222,47 @@ def test_add_puts_a_window_of_lines_in_the_system_prompt(tmux: Tmux, project: Pa
         workspace = prompt[prompt.index("# WORKSPACE") :]
         assert "## file.py · w1 · lines 2-3\n     2\ttwo = 2\n     3\tthree = 3" in workspace
         assert "one = 1" not in workspace and "four = 4" not in workspace
+
+
+def test_the_plan_the_model_sets_shows_in_the_sidebar_and_a_toggle_reaches_it(
+    tmux: Tmux, project: Path
+) -> None:
+    """The model sets a plan with update_state; the sidebar lists it; the user selects the
+    plan with Tab and marks an item done with space; the next request's TASK STATE says so."""
+    plan = [
+        {"id": "p1", "title": "Read the code", "status": "in_progress"},
+        {"id": "p2", "title": "Write the fix", "status": "pending"},
+    ]
+    update = json.dumps({"merge": {"goal": "fix it", "plan": plan}})
+    script = [
+        {"text": "Planning.", "tool_calls": [{"name": "update_state", "arguments": update}]},
+        {"text": "Plan set."},
+        {"text": "Noted your edit."},
+    ]
+    with LoopbackServer(script) as srv:
+        argv = [sys.executable, "-m", "zizou", "--api-base", srv.base_url]
+        argv += ["--model", "openai/test-model", "-C", str(project), "--no-debug-log"]
+        tmux.run("new-session", "-d", "-s", "main", "-x", "160", "-y", "40", shlex.join(argv))
+        tmux.wait_for(lambda s: "Ask zizou" in s, "the prompt")
+        tmux.run("send-keys", "-t", "main", "-l", "fix it")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        screen = tmux.wait_for(lambda s: "Plan set." in s, "the answer")
+        assert "▸ plan: ◐ Read the code · ☐ Write the fix" in screen  # the turn's line
+        sidebar = [line.rpartition("▏")[2].strip() for line in screen.splitlines()]
+        assert "◐ Read the code" in sidebar and "☐ Write the fix" in sidebar
+        assert "update_state" not in screen
+        tmux.run("send-keys", "-t", "main", "Tab")
+        tmux.wait_for(lambda s: "space done · b blocked" in s, "the plan's keys")
+        tmux.run("send-keys", "-t", "main", "Down", "Space")
+        tmux.wait_for(lambda s: "☑ Write the fix" in s, "the item done")
+        tmux.run("send-keys", "-t", "main", "Escape")
+        tmux.run("send-keys", "-t", "main", "-l", "go on")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        tmux.wait_for(lambda s: "Noted your edit." in s, "the next answer")
+        requests = srv.chat_requests
+        assert "The user changed it since your last step" not in _text_of(
+            requests[1]["messages"][0]["content"]
+        )
+        system = _text_of(requests[2]["messages"][0]["content"])
+        told = system[system.index("The user changed it since your last step") :]
+        assert '"path":"/plan/1/status","value":"done"' in told.splitlines()[1]

@@ -109,3 +109,44 @@ async def test_sessions_says_when_there_are_none(make_app: MakeApp) -> None:
         assert screen.entries == []
         await pilot.press("escape")
         assert app.session.runtime.session_id != OLD_ID
+
+
+class OllamaKeys(KeyServices):
+    """An Ollama server with two models, asked nothing over the network."""
+
+    def ollama_models(self, base_url: str) -> list[str]:
+        self.asked.append(base_url)  # type: ignore[attr-defined]
+        return ["llama3.2", "qwen2.5-coder"]
+
+
+async def test_modelid_names_the_model_and_its_address(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "/modelid")
+        assert app.query(Notice).last().message == "Model: scripted"
+
+
+async def test_ollama_keeps_the_address_for_the_next_ollama_model(make_app: MakeApp) -> None:
+    keys = OllamaKeys(environ={})
+    object.__setattr__(keys, "asked", [])
+    app = make_app(keys=keys)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "/ollama")
+        assert "Which Ollama server?" in said(app)
+        await send(pilot, "/ollama http://10.0.0.7:11434/v1")
+        await settle(pilot, lambda: "It has" in said(app))
+        assert keys.asked == ["http://10.0.0.7:11434"]  # type: ignore[attr-defined]
+        last = app.query(Notice).last().message
+        assert "the model is still scripted" in last
+        assert "ollama_chat/llama3.2, ollama_chat/qwen2.5-coder" in last
+        assert app.session.model_id == "scripted"
+        await send(pilot, "/model ollama_chat/llama3.2")
+        model = app.session.runtime.agent.model
+        assert model.id == "ollama_chat/llama3.2"
+        assert model.api_base == "http://10.0.0.7:11434"  # type: ignore[attr-defined]
+        await send(pilot, "/modelid")
+        last = app.query(Notice).last().message
+        assert last == "Model: ollama_chat/llama3.2 at http://10.0.0.7:11434"
+        await send(pilot, "/ollama http://10.0.0.8:11434")  # the model in use moves with it
+        assert app.session.runtime.agent.model.api_base == "http://10.0.0.8:11434"  # type: ignore[attr-defined]
+        assert "ollama_chat/llama3.2 is reached at http://10.0.0.8:11434" in said(app)

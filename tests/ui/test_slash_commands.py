@@ -39,6 +39,13 @@ async def test_help_lists_every_command(make_app: MakeApp) -> None:
             "/cost",
             "/permissions",
             "/log",
+            "/state",
+            "/instructions",
+            "/skills",
+            "/history",
+            "/reset",
+            "/modelid",
+            "/ollama",
             "/exit",
             "Esc",
             "Ctrl+J",
@@ -208,3 +215,52 @@ async def test_the_command_palette_runs_slash_commands(make_app: MakeApp) -> Non
         await settle(pilot, lambda: listed(app))
         await pilot.press("enter")
         await settle(pilot, lambda: "This session" in said(app))
+
+
+async def test_reset_starts_a_new_conversation_as_clear_does(make_app: MakeApp) -> None:
+    app = make_app([{"text": "one"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "hi")
+        await settle(pilot)
+        await send(pilot, "/reset")
+        await settle(pilot, lambda: "New conversation" in said(app))
+        assert not app.query(AssistantMessage)
+        assert app.session.runtime.agent.conversation.messages == []
+        assert app.session.runtime.session_id != SESSION_ID
+
+
+async def test_instructions_and_skills_list_them_and_show_one(
+    make_app: MakeApp, project: Path
+) -> None:
+    folder = project / ".zizou" / "instructions"
+    folder.mkdir(parents=True)
+    (folder / "deploy.md").write_text("---\ndescription: Ship it safely.\n---\nRun make ship.\n")
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        for command in ("/instructions", "/skills"):
+            await send(pilot, command)
+            listed = app.query(Notice).last().message
+            assert "  deploy: Ship it safely.  [project]" in listed
+            assert "  git-commit: " in listed and "[builtin]" in listed
+        await send(pilot, "/skills deploy")
+        await settle(pilot, lambda: isinstance(app.screen, TextViewerScreen))
+        assert "Run make ship." in app.screen.text  # type: ignore[attr-defined]
+        await pilot.press("escape")
+        await send(pilot, "/instructions deplyo")
+        assert "No instructions named 'deplyo'. Did you mean deploy?" in said(app)
+
+
+async def test_history_shows_and_sets_the_window(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        agent = app.session.runtime.agent
+        await send(pilot, "/history")
+        assert "History window: all" in said(app)
+        await send(pilot, "/history 1")
+        assert agent.config.history_window == 1
+        assert "the last earlier turn and the current turn" in said(app)
+        await send(pilot, "/history lots")
+        assert "Not a number of turns: 'lots'." in said(app)
+        assert agent.config.history_window == 1
+        await send(pilot, "/history all")
+        assert agent.config.history_window is None

@@ -1,5 +1,6 @@
 """The looks, pinned: the main screen (wide and 80x24), the sidebar with the workspace, the
-approval dialog and the key wizard.
+plan (its line in the conversation, its checklist in the sidebar), the approval dialog and the
+key wizard.
 
 The project lives at a fixed path and the session id is fixed, so the pictures are stable;
 tool durations are set to a fixed value before the picture is taken.
@@ -114,6 +115,39 @@ def test_sidebar_with_the_workspace(snap_compare: Any, snap_project: Path) -> No
         # The system prompt's text changes with every edit of its instructions: not pinned here.
         sidebar = pilot.app.sidebar
         sidebar.info = dataclasses.replace(sidebar.info, prompt_chars=0, prompt_preview="")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(150, 34), run_before=run_before)
+
+
+def test_the_plan_in_the_conversation_and_the_sidebar(
+    snap_compare: Any, snap_project: Path
+) -> None:
+    """A turn's plan line, and the sidebar's checklist with the focus in it (Tab)."""
+    plan = [
+        {"id": "p1", "title": "Read the failing test", "status": "done"},
+        {"id": "p2", "title": "Make greet take a name", "status": "in_progress"},
+        {"id": "p3", "title": "Run the suite", "status": "blocked", "note": "no database here"},
+        {"id": "p4", "title": "Update the changelog", "status": "pending"},
+    ]
+    script = [
+        {
+            "text": "A plan first.",
+            "tool_calls": [call("update_state", merge={"plan": plan})],
+            "prompt_tokens": 2000,
+            "completion_tokens": 40,
+        },
+        {"text": "On it.", "prompt_tokens": 2048, "completion_tokens": 3},
+    ]
+    app = build_app(snap_project, script)
+
+    async def run_before(pilot: Any) -> None:
+        steady_cursor(pilot)
+        await send(pilot, "make greet take a name")
+        await settle(pilot)
+        sidebar = pilot.app.sidebar
+        sidebar.info = dataclasses.replace(sidebar.info, prompt_chars=0, prompt_preview="")
+        await pilot.press("tab", "down")
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(150, 34), run_before=run_before)

@@ -6,6 +6,7 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from textual.widgets import Static
 from ui_harness import MakeApp, send, settle
 
 from zizou.core.events import Retrying
@@ -142,7 +143,7 @@ async def test_the_sidebar_shows_session_model_tokens_and_pins(
         await settle(pilot)
         sidebar = app.query_one("#sidebar")
         assert sidebar.display
-        text = str(sidebar.render())
+        text = " ".join(str(part.render()) for part in sidebar.query(Static))
         for expected in ("20250101-120000-abc123", "scripted", "1.2k in · 34 out", "a.py"):
             assert expected in text
         await pilot.press("ctrl+b")

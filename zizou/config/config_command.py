@@ -58,6 +58,8 @@ def option_rows(options: RunOptions) -> list[Row]:
         row("sandbox", f"{options.sandbox} ({status.describe() if status else 'not checked'})"),
         row("sandbox_network", options.sandbox_network),
         row("debug_log", options.debug_log),
+        row("history_window", options.history_window),
+        row("protocol", options.protocol),
         row("session", _session(options)),
         *_rule_rows(options),
         *_section_rows("retry", options.retry, origin_of(options, "retry")),

@@ -24,12 +24,14 @@ def open_model(
     *,
     retry: RetrySettings | None = None,
     timeouts: TimeoutSettings | None = None,
+    protocol: str = "auto",
 ) -> Model:
     """The model, with its key from the resolver (flag, env var, key store; see config.keys).
     A custom `--api-base` (a local server) may need no key. The id is checked first, so a typo
     is named as one before any key is looked up or request made; `warn` hears of an id litellm
     routes but does not list, when a listed one is close. `retry` and `timeouts` are the run's
-    (None: their defaults)."""
+    (None: their defaults); `protocol` how tools are called (the JSON reply protocol for a
+    model without native tool calls)."""
     from zizou.config.keys import missing_key_error, resolve_key
     from zizou.providers import make_model
     from zizou.providers.catalog import needs_key, provider_of
@@ -44,4 +46,4 @@ def open_model(
     if found is None and needs_key(provider) and api_base is None:
         raise MissingKey(str(missing_key_error(provider)))
     key = found.value if found else ("no-key" if api_base else None)
-    return make_model(model_id, api_base, key, retry=retry, timeouts=timeouts)
+    return make_model(model_id, api_base, key, retry=retry, timeouts=timeouts, protocol=protocol)

@@ -27,7 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from zizou.config.project_rules import ignored_project_file, load_prefixes
-from zizou.config.settings import MaxSteps, Settings, load_settings
+from zizou.config.settings import HistoryWindow, MaxSteps, Protocol, Settings, load_settings
 from zizou.core.permissions import Rules, rules_from_allow
 from zizou.env import scrubbed_env
 from zizou.errors import UsageError
@@ -40,7 +40,18 @@ OutputFormat = Literal["text", "json", "stream-json"]
 SetupMode = Literal["setup", "reset"] | None  # --setup / --reset: the app's key wizard at start
 MODEL_VARIABLE = "ZIZOU_MODEL"
 # The settings that more than one source can set, by the precedence above.
-LAYERED = ("model", "max_steps", "debug_log", "sandbox", "sandbox_network", "retry", "timeouts")
+LAYERED = (
+    "model",
+    "max_steps",
+    "debug_log",
+    "sandbox",
+    "sandbox_network",
+    "retry",
+    "timeouts",
+    "history_window",
+    "protocol",
+)
+Profile = Literal["stateful"] | None  # --profile stateful: history window 1, and the task state
 
 
 class SessionChoice(BaseModel):
@@ -77,6 +88,10 @@ class Flags(BaseModel):
     prompt: str | None = None
     setup: SetupMode = None
     open_files: tuple[str, ...] = ()  # --open PATH[:SPEC], repeatable
+    history_window: HistoryWindow | None = None  # --history-window N
+    protocol: Protocol | None = None  # --protocol auto|tools|json
+    profile: Profile = None  # --profile stateful
+    state_file: Path | None = None  # --state FILE: the task state loaded, and written back
 
 
 class RunOptions(BaseModel):
@@ -99,6 +114,10 @@ class RunOptions(BaseModel):
     output_format: OutputFormat = "text"
     prompt: str | None = None  # the first message (the app) or the one turn (`-p`)
     open_files: tuple[str, ...] = ()  # windows open from the first step: PATH, PATH:10-40...
+    history_window: HistoryWindow = "all"  # earlier user turns each request sends, whole
+    protocol: Protocol = "auto"  # native tool calls, or the JSON protocol for models without
+    profile: Profile = None
+    state_file: Path | None = None  # headless: the task state read at start, written at the end
     setup: SetupMode = None
     retry: RetrySettings = RetrySettings()
     timeouts: TimeoutSettings = TimeoutSettings()
@@ -119,7 +138,16 @@ def resolve_options(flags: Flags, environ: Mapping[str, str] | None = None) -> R
     values, origins = _layered(flags, settings, environ)
     given = {
         name: value
-        for name in ("api_base", "api_key", "output_format", "prompt", "setup", "open_files")
+        for name in (
+            "api_base",
+            "api_key",
+            "output_format",
+            "prompt",
+            "setup",
+            "open_files",
+            "profile",
+            "state_file",
+        )
         if (value := getattr(flags, name)) not in (None, ())
     }
     session = SessionChoice(resume=flags.resume, continue_last=flags.continue_last)
@@ -127,6 +155,8 @@ def resolve_options(flags: Flags, environ: Mapping[str, str] | None = None) -> R
     root = project_root(flags.cwd, session)
     origins["root"] = "flag" if flags.cwd is not None else "default"
     origins["session"] = "flag" if session.resuming else "default"
+    if flags.profile == "stateful" and flags.history_window is None:
+        values["history_window"], origins["history_window"] = 1, "flag"  # the profile's window
     options = RunOptions(root=root, session=session, **values, **given)
     status = sandbox_status(options.sandbox, options.sandbox_network)
     rules = _flag_rules(flags, status.state)

@@ -19,6 +19,8 @@ from zizou.paths import user_config_dir
 from zizou.providers.settings import RetrySettings, TimeoutSettings
 
 MaxSteps = Annotated[int, Field(ge=1, le=500)]  # the step cap per turn, wherever it is set
+HistoryWindow = Annotated[int, Field(ge=0, le=10_000)] | Literal["all"]
+Protocol = Literal["auto", "tools", "json"]
 
 
 class Settings(BaseModel):
@@ -35,6 +37,11 @@ class Settings(BaseModel):
     sandbox_network: bool | None = None  # let sandboxed commands use the network
     retry: RetrySettings | None = None
     timeouts: TimeoutSettings | None = None
+    # How many earlier user turns each request sends, whole ("all": every one).
+    history_window: HistoryWindow | None = None
+    # How tools are called: "auto" (native tool calls, or the JSON protocol for a model that
+    # has none), "tools" or "json".
+    protocol: Protocol | None = None
 
 
 def settings_path() -> Path:
@@ -59,7 +66,9 @@ def load_settings(path: Path | None = None) -> Settings:
 
 
 __all__ = [
+    "HistoryWindow",
     "MaxSteps",
+    "Protocol",
     "RetrySettings",
     "Settings",
     "TimeoutSettings",

@@ -6,6 +6,8 @@ and its Access with the files it touches already opened. The approval is built f
 and the tool's work is handed the very same one, so what the person approved is what runs.
 Every way a call can go wrong (malformed JSON, arguments that fail the tool's model, an unknown
 tool, an unsafe path, a denial, a crash inside the tool) becomes a `ToolResult` the model reads.
+A name with one obvious reading (`readFile`, `functions.read_file`, arguments glued to the name;
+see core/call_repair.py) runs as that tool: logged, and said in the result's first line.
 Every call that asked, that a rule or `--yes` let through, or that the policy refused yields a
 `PermissionDecided` saying what decided it; a running tool's progress lines come as
 `ToolProgress` events.
@@ -26,6 +28,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from zizou.core.call_repair import repair_call
 from zizou.core.events import PermissionDecided, PermissionRequested, ToolProgress
 from zizou.core.messages import ERROR_PREFIX
 from zizou.core.permissions import RUN_BASH, Decision, Rules, decide
@@ -41,10 +44,20 @@ log = logging.getLogger(__name__)
 class ParsedCall:
     """A model's tool call read once: its tool and validated arguments, or why not."""
 
-    call: ToolCall
+    call: ToolCall  # as it runs: with the repaired name and arguments, if they were repaired
     tool: Tool[Any] | None
     args: ToolArgs | None
     problem: ToolResult | None  # set when the call cannot run as sent
+    called_as: str | None = None  # the name the model sent, when it was repaired
+
+    @property
+    def note(self) -> str | None:
+        """The line that tells the model its call was repaired, if it was."""
+        if self.called_as is None:
+            return None
+        sent = " ".join(self.called_as.split())
+        sent = sent if len(sent) <= 80 else sent[:79] + "…"
+        return f"(called as {sent}; ran {self.call.name})"
 
     @property
     def label(self) -> str:
@@ -103,7 +116,19 @@ class CallRunner:
         return f"{name} is not offered in this step ({why or 'it is not one of its tools'})"
 
     def parse(self, call: ToolCall) -> ParsedCall:
-        """Read the call once: which tool, and its arguments validated against its `Args`."""
+        """Read the call once: which tool (its name repaired when it has one obvious reading),
+        and its arguments validated against its `Args`."""
+        called_as = None
+        repaired = self.repaired(call)
+        if repaired is not call:
+            log.warning(
+                "repaired the tool call %s: called as %r, ran %s with %s",
+                call.id,
+                call.name,
+                repaired.name,
+                repaired.arguments[:200],
+            )
+            call, called_as = repaired, call.name
         tool = self.registry.get(call.name)
         if tool is None:
             known = ", ".join(self.registry.names())
@@ -111,13 +136,29 @@ class CallRunner:
             return ParsedCall(call, None, None, problem)
         parsed = _parse_args(tool, call.arguments)
         if isinstance(parsed, ToolResult):
-            return ParsedCall(call, tool, None, parsed)
-        return ParsedCall(call, tool, parsed, None)
+            return ParsedCall(call, tool, None, parsed, called_as)
+        return ParsedCall(call, tool, parsed, None, called_as)
+
+    def repaired(self, call: ToolCall) -> ToolCall:
+        """`call` with its name (and glued arguments) repaired, or `call` itself when it needs
+        no repair or has no single reading. Pure: it neither logs nor notes anything."""
+        repair = repair_call(call.name, call.arguments, self.registry.names())
+        if repair is None:
+            return call
+        return dataclasses.replace(call, name=repair.name, arguments=repair.arguments)
 
     async def run(self, parsed: ParsedCall) -> AsyncGenerator[RunnerItem, None]:
         """Run the call: yields a PermissionRequested when the approver is asked, a
         PermissionDecided once the call is allowed or denied, its progress, and last of all
-        the ToolResult."""
+        the ToolResult (its first line the repair note, when the call's name was repaired)."""
+        note = parsed.note
+        async with aclosing(self._run(parsed)) as items:
+            async for item in items:
+                if note is not None and isinstance(item, ToolResult):
+                    item = dataclasses.replace(item, output=f"{note}\n{item.output}")
+                yield item
+
+    async def _run(self, parsed: ParsedCall) -> AsyncGenerator[RunnerItem, None]:
         refused = self._not_offered(parsed.call.name)
         if refused is not None:
             yield ToolResult.error(refused)

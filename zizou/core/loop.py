@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -69,12 +69,17 @@ class AgentConfig(BaseModel):
     max_steps: int = Field(ge=1, le=500)  # its default is RunOptions' (config/options.py)
     loop_guard_repeats: int = Field(default=3, ge=2)
     unknown_tool_limit: int = Field(default=3, ge=1)  # consecutive calls to tools that do not exist
+    # How many earlier user turns each request sends, whole; None: all. The turn running now
+    # is always sent in full (its tool calls and results).
+    history_window: int | None = Field(default=None, ge=0)
 
 
 class PromptSource(Protocol):
     """Renders the system prompt from live state; called once per step."""
 
-    def render(self, hooks: tuple[tuple[str, str], ...] = ()) -> CompiledPrompt: ...
+    def render(
+        self, hooks: tuple[tuple[str, str], ...] = (), *, left_out: int = 0
+    ) -> CompiledPrompt: ...
 
     def new_turn(self) -> None: ...
 
@@ -122,13 +127,13 @@ class Agent:
         gets the history, this step's reminders and the tools offered; the plan says how."""
         registry = self.runner.registry
         advertised = [tool for tool in registry if tool.advertised]
-        messages = self.conversation.messages
+        messages, left_out = windowed(self.conversation.messages, self.config.history_window)
         changes = self.effects.plan_step(
             StepInput(step, self.turns, tuple(t.name for t in advertised), tuple(messages))
         )
         hidden = tuple((name, why) for name, why in changes.hidden if registry.get(name))
         hidden_names = {name for name, _ in hidden}
-        compiled = self.prompt.render(changes.systems)
+        compiled = self.prompt.render(changes.systems, left_out=left_out)
         offered = [tool for tool in advertised if tool.name not in hidden_names]
         if changes.reminders:
             messages = [*messages, {"role": "user", "content": _reminders(changes.reminders)}]
@@ -144,7 +149,7 @@ class Agent:
             hidden,
             changes.effects_run,
             tuple(source for source, _ in changes.reminders),
-            0,
+            left_out,
             compiled.windows,
         )
         return request, plan
@@ -288,7 +293,10 @@ class Agent:
         reply = _with_unique_ids(reply, self.conversation.call_ids())
         progress.usage += reply.usage
         progress.step_usage = reply.usage
-        self.conversation.add_assistant(reply.text, reply.tool_calls)
+        # Stored by the names the calls ran under: a name the runner repaired (`readFile`,
+        # `functions.read_file`) could be refused by a strict provider when sent back.
+        calls = tuple(self.runner.repaired(call) for call in reply.tool_calls)
+        self.conversation.add_assistant(reply.text, calls)
         names = tuple(call.name for call in reply.tool_calls)
         yield ModelReplied(progress.step, reply.text, names, reply.usage, reply.finish_reason)
         yield reply
@@ -363,6 +371,22 @@ def _with_unique_ids(reply: ModelReply, taken: set[str]) -> ModelReply:
         seen.add(call_id)
         calls.append(call if call_id == call.id else dataclasses.replace(call, id=call_id))
     return dataclasses.replace(reply, tool_calls=tuple(calls))
+
+
+def windowed(
+    messages: list[dict[str, Any]], window: int | None
+) -> tuple[list[dict[str, Any]], int]:
+    """The history a request sends under a history window of `window` earlier user turns, and
+    how many earlier turns it leaves out. A turn is a user message and everything after it up
+    to the next one, so every tool call keeps its result; the last turn is always whole."""
+    if window is None:
+        return messages, 0
+    starts = [i for i, message in enumerate(messages) if message.get("role") == "user"]
+    earlier = len(starts) - 1  # the last user message opens the turn running now
+    if earlier <= window:
+        return messages, 0
+    cut = starts[len(starts) - 1 - window]
+    return messages[cut:], earlier - window
 
 
 def _reminders(reminders: tuple[tuple[str, str], ...]) -> str:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from zizou import confined
 from zizou.core.git_info import git_summary
+from zizou.core.instructions import InstructionSet
 from zizou.core.state import SessionState
 from zizou.core.workspace_layer import WorkspaceLayer, budget_tokens
 from zizou.errors import PathError
@@ -52,6 +53,11 @@ the task needs, and check your work.
   the lines of an open window. Create new files with write_file.
 - Run tests, linters and builds with run_bash; the user approves each command unless a rule
   allows it. Prefer short, non-interactive commands; pass input with `stdin` if one needs it.
+- For work of more than a step or two, keep the TASK STATE current with update_state: the goal,
+  a plan whose steps you mark in_progress and done as you go, notes worth keeping.
+- Before a kind of task listed in INSTRUCTIONS, read its procedure with get_instructions.
+- Answer general questions (concepts, languages, this conversation) directly, without tools.
+- Call tools only by their exact names as listed, with one JSON object of arguments.
 - All paths are relative to the project root and must stay inside it.
 - If a tool returns an error, read it and adjust; do not repeat the same call unchanged.
 - When you are done, answer briefly: what you changed, and how you checked it.
@@ -105,6 +111,7 @@ class PromptBuilder:
         mentions: Callable[[], str] | None = None,
         redact: Callable[[str], str] | None = None,
         context_window: int | None = None,
+        instructions: InstructionSet | None = None,
     ) -> None:
         self.root = root
         self.registry = registry
@@ -120,6 +127,7 @@ class PromptBuilder:
         self.commands_note = "commands run with bash -c"
         self.context_window = context_window  # the model's, in tokens: the workspace's budget
         self.workspace = WorkspaceLayer(root, state)
+        self.instructions = instructions or InstructionSet()
         self.last: CompiledPrompt | None = None
         self._stable: tuple[Section, Section] | None = None  # this turn's context and map
 
@@ -135,11 +143,16 @@ class PromptBuilder:
         self._stable = None
 
     def render(
-        self, hooks: tuple[tuple[str, str], ...] = (), *, preview: bool = False
+        self,
+        hooks: tuple[tuple[str, str], ...] = (),
+        *,
+        preview: bool = False,
+        left_out: int = 0,
     ) -> CompiledPrompt:
         """Every layer, as it is now; `hooks` are the (name, text) systems hooks add this step.
         A `preview` (for a person: `/prompt`, the sidebar) leaves the workspace's state as the
-        model last saw it."""
+        model last saw it. `left_out`: how many earlier user turns the history window left out
+        of this request (LIVE CONTEXT says so)."""
         workspace = self.workspace.render(budget_tokens(self.context_window), preview=preview)
         stable = self._stable
         if stable is None:
@@ -151,12 +164,12 @@ class PromptBuilder:
             (
                 Section("BASE INSTRUCTIONS", BASE_INSTRUCTIONS),
                 context,
-                Section("INSTRUCTIONS", "", note="none"),
+                self._instructions_layer(),
                 repo_map,
                 _hooks(hooks),
-                Section("TASK STATE", "", note="none"),
+                self._task_state(preview),
                 Section("WORKSPACE", workspace.text, note=workspace.note),
-                Section("LIVE CONTEXT", self._live_context()),
+                Section("LIVE CONTEXT", self._live_context(left_out)),
             ),
             workspace.listing,
         )
@@ -190,8 +203,50 @@ class PromptBuilder:
             lines += ["", f"Project instructions from {name}:", text]
         return "\n".join(lines)
 
-    def _live_context(self) -> str:
-        return "\n".join([f"Date: {self.today().isoformat()}", f"Git: {git_summary(self.root)}"])
+    def _live_context(self, left_out: int) -> str:
+        lines = [f"Date: {self.today().isoformat()}", f"Git: {git_summary(self.root)}"]
+        if left_out:
+            turns = f"{left_out} earlier user turn{'s' * (left_out != 1)}"
+            lines.append(
+                f"History: {turns} of this session {'are' if left_out != 1 else 'is'} left out "
+                "of the conversation below (the session keeps them); the task state above "
+                "carries what matters from them."
+            )
+        return "\n".join(lines)
+
+    def _instructions_layer(self) -> Section:
+        catalogue = self.instructions.catalogue()
+        if not catalogue:
+            return Section("INSTRUCTIONS", "", note="none")
+        parts = [catalogue]
+        for name in self.state.sticky:
+            if (found := self.instructions.get(name)) is not None:
+                parts.append(f"## {found.name} (kept for this session)\n\n{found.body.strip()}")
+        sticky = len(parts) - 1
+        note = f"{len(self.instructions)} listed" + (f", {sticky} kept" if sticky else "")
+        return Section("INSTRUCTIONS", "\n\n".join(parts), note=note)
+
+    def _task_state(self, preview: bool) -> Section:
+        task = self.state.task
+        if task is None:
+            why = self.state.task_problem or "no task state"
+            return Section("TASK STATE", "", note=f"off: {why}")
+        schema = task.schema
+        origin = "built in" if schema.source == "built-in" else f"from {schema.source}"
+        lines = [
+            "The task's state: keep it current with update_state as you work (a JSON Patch, or "
+            f"a merge object). Its schema ({origin}):",
+            "```ts",
+            schema.typescript().rstrip(),
+            "```",
+            "Its value now:",
+            task.compact_json(),
+        ]
+        edits = [] if preview else task.take_user_edits()
+        if edits:
+            lines.append("The user changed it since your last step:")
+            lines += [f"- {edit.text()}" for edit in edits]
+        return Section("TASK STATE", "\n".join(lines), note=f"{len(task.compact_json()):,} chars")
 
     def _repo_map(self) -> Section:
         if self.map_tokens <= 0:

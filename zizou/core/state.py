@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from zizou.core.conversation import Conversation
+from zizou.core.task_state import PatchResult, TaskState
 from zizou.core.windows import WindowSpec
 from zizou.core.workspace import Window, WindowInfo, Workspace
 
@@ -86,7 +87,36 @@ class WorkspaceChanged:
         return {"type": self.type, "by": self.by, "windows": [w.to_dict() for w in self.windows]}
 
 
-StateEvent = WorkspaceChanged
+@dataclass(frozen=True)
+class StateChanged:
+    """The task state changed: `value` is all of it now. For the session file: the patch that
+    changed it (`patch`, RFC 6902 ops, or `merge`, an RFC 7396 object), or `snapshot` when the
+    whole value should be kept (a reset, a restore, every 50 patches)."""
+
+    type = "state_changed"
+    value: Mapping[str, Any]
+    source: str  # "model", "user" or "session"
+    changed_paths: tuple[str, ...] = ()
+    patch: tuple[dict[str, Any], ...] | None = None
+    merge: dict[str, Any] | None = None
+    snapshot: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        return {"type": self.type, "source": self.source, "paths": list(self.changed_paths)}
+
+
+@dataclass(frozen=True)
+class InstructionsLoaded:
+    """Sticky instructions the model asked for: shown in the INSTRUCTIONS layer from now on."""
+
+    type = "instructions_loaded"
+    sticky: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        return {"type": self.type, "sticky": list(self.sticky)}
+
+
+StateEvent = WorkspaceChanged | StateChanged | InstructionsLoaded
 Subscriber = Callable[[StateEvent], None]
 
 
@@ -102,6 +132,9 @@ class SessionState:
         # A tool's work runs in a worker thread while the app may open or drop a window and the
         # prompt renders them: one change at a time, each told in the order it was made.
         self.lock = threading.RLock()
+        self.task: TaskState | None = None  # None: no task state (a schema that cannot be used)
+        self.task_problem: str | None = None  # why there is none, when there is none
+        self.sticky: tuple[str, ...] = ()  # instructions kept in the prompt for the session
 
     def subscribe(self, subscriber: Subscriber) -> None:
         self._subscribers.append(subscriber)
@@ -192,6 +225,74 @@ class SessionState:
             self.workspace.file_written(rel, before, after, content_hash(data))
             self.tell("model")
 
+    def update_task(
+        self,
+        patch: list[dict[str, Any]] | None = None,
+        merge: dict[str, Any] | None = None,
+        source: str = "model",
+    ) -> PatchResult:
+        """Apply an RFC 6902 `patch` or an RFC 7396 `merge` to the task state, atomically and
+        validated; the result says what happened (nothing, when it was refused)."""
+        with self.lock:
+            task = self.task
+            if task is None:
+                why = self.task_problem or "this session has no task state"
+                return PatchResult(False, f"Not applied: {why}. State unchanged.", {}, ())
+            result = (
+                task.apply_merge(merge, source)
+                if patch is None
+                else task.apply_patch(patch, source)
+            )
+            if result.ok and result.changed_paths:
+                self._state_changed(task, source, result.changed_paths, patch, merge)
+            return result
+
+    def reset_task(self, source: str = "user") -> None:
+        """The task state back to its zero value (kept whole in the session file)."""
+        with self.lock:
+            if self.task is not None:
+                self.task.reset(source)
+                self._state_changed(self.task, source, ("",), None, None, snapshot=True)
+
+    def reset_task_to(self, value: Mapping[str, Any]) -> None:
+        """The task state set whole (already checked against the schema: `--state FILE`), kept
+        whole in the session file."""
+        with self.lock:
+            if self.task is not None and not self.task.restore(value):
+                self._state_changed(self.task, "user", ("",), None, None, snapshot=True)
+
+    def add_sticky(self, name: str) -> None:
+        with self.lock:
+            if name in self.sticky:
+                return
+            self.sticky = (*self.sticky, name)
+            event = InstructionsLoaded(self.sticky)
+            for subscriber in self._subscribers:
+                subscriber(event)
+
+    def _state_changed(
+        self,
+        task: TaskState,
+        source: str,
+        paths: tuple[str, ...],
+        patch: list[dict[str, Any]] | None,
+        merge: dict[str, Any] | None,
+        snapshot: bool = False,
+    ) -> None:
+        snapshot = snapshot or task.snapshot_due
+        if snapshot:
+            task.mark_snapshot()
+        event = StateChanged(
+            task.value,
+            source,
+            paths,
+            None if snapshot or patch is None else tuple(patch),
+            None if snapshot or patch is not None else merge,
+            snapshot,
+        )
+        for subscriber in self._subscribers:
+            subscriber(event)
+
     def tell(self, by: str) -> None:
         """Tell the subscribers the workspace as it is now, if it changed since last told."""
         with self.lock:
@@ -210,7 +311,9 @@ class SessionState:
 __all__ = [
     "FileLedger",
     "FileView",
+    "InstructionsLoaded",
     "SessionState",
+    "StateChanged",
     "StateEvent",
     "WorkspaceChanged",
     "content_hash",

@@ -21,7 +21,8 @@ from typing import Any, Literal
 from zizou.paths import installed_package_file
 
 Auth = Literal["bearer", "anthropic", "google", "none"]
-OLLAMA_BASE = "http://127.0.0.1:11434"  # Ollama's default address
+OLLAMA_PORT = 11434
+OLLAMA_BASE = f"http://127.0.0.1:{OLLAMA_PORT}"  # Ollama's default address
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,7 @@ class ModelInfo:
     max_output_tokens: int | None
     input_cost_per_token: float | None
     output_cost_per_token: float | None
+    tool_calling: bool | None = None  # its `supports_function_calling`, when the map says
 
     def cost(self, input_tokens: int, output_tokens: int) -> float | None:
         """The price of a request in USD, or None when a price is unknown."""
@@ -229,7 +231,46 @@ def model_info(model_id: str) -> ModelInfo | None:
         max_output_tokens=output,
         input_cost_per_token=_number(entry, "input_cost_per_token", float),
         output_cost_per_token=_number(entry, "output_cost_per_token", float),
+        tool_calling=_flag(entry, "supports_function_calling"),
     )
+
+
+def _flag(entry: Mapping[str, Any], field: str) -> bool | None:
+    value = entry.get(field)
+    return value if isinstance(value, bool) else None
+
+
+def ollama_base_from_env(environ: Mapping[str, str]) -> str | None:
+    """Where Ollama listens, as the environment says: `OLLAMA_BASE_URL` (a URL), else
+    `OLLAMA_API_BASE` (litellm's own variable), else `OLLAMA_HOST` (`host:port`, as the ollama
+    program reads it: http and port 11434 unless given; a listen-everywhere address means this
+    machine). None when none is set. The address is Ollama's native one, without "/v1"."""
+    for name in ("OLLAMA_BASE_URL", "OLLAMA_API_BASE"):
+        url = environ.get(name, "").strip()
+        if url:
+            return url.rstrip("/").removesuffix("/v1")
+    host = environ.get("OLLAMA_HOST", "").strip()
+    return _ollama_host_url(host) if host else None
+
+
+def _ollama_host_url(host: str) -> str:
+    scheme, sep, rest = host.partition("://")
+    if sep:
+        default = 443 if scheme.lower() == "https" else 80
+    else:
+        scheme, rest, default = "http", host, OLLAMA_PORT
+    rest = rest.split("/", 1)[0]
+    if rest.startswith("["):  # [IPv6]:port
+        name, _, tail = rest[1:].partition("]")
+        number = tail.removeprefix(":")
+    elif rest.count(":") == 1:
+        name, _, number = rest.partition(":")
+    else:  # no port, or a bare IPv6 address
+        name, number = rest, ""
+    if name in ("", "0.0.0.0", "::"):
+        name = "127.0.0.1"
+    port = number if number.isdigit() else str(default)
+    return f"{scheme}://{f'[{name}]' if ':' in name else name}:{port}"
 
 
 __all__ = [
@@ -243,5 +284,6 @@ __all__ = [
     "model_info",
     "model_map_path",
     "needs_key",
+    "ollama_base_from_env",
     "provider_of",
 ]

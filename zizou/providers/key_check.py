@@ -7,6 +7,7 @@ that quotes the URL cannot leak it.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,7 @@ from zizou.providers.catalog import (
     Provider,
     env_var_for,
     find_provider,
+    ollama_base_from_env,
 )
 
 if TYPE_CHECKING:
@@ -94,7 +96,8 @@ def validate_key(
         return Validation(False, f"zizou cannot check keys for {provider}; it checks {known}")
     if entry.needs_key and not key:
         return Validation(False, f"there is no key to check for {entry.name}")
-    url = (api_base or entry.base_url).rstrip("/") + entry.check_path
+    base = api_base or (ollama_base() if entry.id == "ollama" else entry.base_url)
+    url = base.rstrip("/") + entry.check_path
     import httpx
 
     try:
@@ -115,8 +118,10 @@ def _model_names(response: httpx.Response) -> list[str]:
 
 
 def ollama_base(base_url: str | None = None) -> str:
-    """Ollama's native address: the default, or `base_url` without an OpenAI-style "/v1"."""
-    return (base_url or OLLAMA_BASE).rstrip("/").removesuffix("/v1")
+    """Ollama's native address: `base_url` without an OpenAI-style "/v1", else the one the
+    environment gives (`OLLAMA_BASE_URL`, `OLLAMA_API_BASE`, `OLLAMA_HOST`), else the default."""
+    base = base_url or ollama_base_from_env(os.environ) or OLLAMA_BASE
+    return base.rstrip("/").removesuffix("/v1")
 
 
 def list_ollama_models(base_url: str | None = None, timeout: float = 5) -> list[str]:

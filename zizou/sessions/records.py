@@ -63,4 +63,30 @@ class WorkspaceRecord(_Record):
     views: list[dict[str, Any]] = Field(default_factory=list)
 
 
-Record = MetaRecord | MessageRecord | TurnRecord | CompactedRecord | WorkspaceRecord
+class StateRecord(_Record):
+    """The task state changed: by `patch` (RFC 6902 ops) or `merge` (RFC 7396), or, every 50
+    patches and after a reset, the whole value as `snapshot`. Loading replays them in order."""
+
+    kind: Literal["state"] = "state"
+    source: str = "model"
+    patch: list[dict[str, Any]] | None = None
+    merge: dict[str, Any] | None = None
+    snapshot: dict[str, Any] | None = None
+
+
+class InstructionsRecord(_Record):
+    """The sticky instructions the model loaded so far (the whole set)."""
+
+    kind: Literal["instructions"] = "instructions"
+    sticky: list[str]
+
+
+Record = (
+    MetaRecord
+    | MessageRecord
+    | TurnRecord
+    | CompactedRecord
+    | WorkspaceRecord
+    | StateRecord
+    | InstructionsRecord
+)

@@ -45,7 +45,7 @@ from zizou.core.events import (
 )
 from zizou.core.messages import Message, UserMessage, from_wire, stored, to_wire
 from zizou.core.protocols import ModelRequest
-from zizou.core.state import StateEvent
+from zizou.core.state import InstructionsLoaded, StateChanged, StateEvent, WorkspaceChanged
 from zizou.core.workspace import Window, line_spec
 from zizou.errors import PathError, UsageError
 from zizou.paths import (
@@ -58,9 +58,11 @@ from zizou.paths import (
 from zizou.sessions.records import (
     FORMAT_VERSION,
     CompactedRecord,
+    InstructionsRecord,
     MessageRecord,
     MetaRecord,
     Record,
+    StateRecord,
     TurnRecord,
     WorkspaceRecord,
 )
@@ -87,6 +89,8 @@ class LoadedSession:
     turns: int
     warnings: list[str] = field(default_factory=list)
     windows: tuple[Window, ...] = ()  # the workspace as the session left it
+    state: tuple[StateRecord, ...] = ()  # the task state's changes, in order (replayed on load)
+    sticky: tuple[str, ...] = ()  # the sticky instructions it had loaded
 
     def wire(self) -> list[dict[str, Any]]:
         """The messages as the provider is sent them."""
@@ -209,8 +213,20 @@ class SessionWriter:
                 assert_never(event)
 
     def record_state(self, event: StateEvent) -> None:
-        """A change to the session's state worth keeping: the files in view."""
-        self.write(WorkspaceRecord(windows=list(event.records)))
+        """A change to the session's state worth keeping: the open windows, the task state
+        (the patch, or the whole value), the sticky instructions."""
+        match event:
+            case WorkspaceChanged(records=records):
+                self.write(WorkspaceRecord(windows=list(records)))
+            case StateChanged(snapshot=True):
+                self.write(StateRecord(source=event.source, snapshot=dict(event.value)))
+            case StateChanged():
+                patch = list(event.patch) if event.patch is not None else None
+                self.write(StateRecord(source=event.source, patch=patch, merge=event.merge))
+            case InstructionsLoaded(sticky=sticky):
+                self.write(InstructionsRecord(sticky=list(sticky)))
+            case _:
+                assert_never(event)
 
     def record_compaction(self, messages: list[dict[str, Any]]) -> None:
         """The conversation is now `messages`, shortened to fit the context window."""
@@ -387,6 +403,8 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
     meta: MetaRecord | None = None
     messages: list[dict[str, Any]] = []
     windows: tuple[Window, ...] = ()
+    state: list[StateRecord] = []
+    sticky: tuple[str, ...] = ()
     turns = 0
     for record in records:
         if isinstance(record, MetaRecord):
@@ -395,6 +413,10 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
             replay(messages, record)
         elif isinstance(record, WorkspaceRecord):
             windows = _windows(session_id, record, warnings)
+        elif isinstance(record, StateRecord):
+            state.append(record)
+        elif isinstance(record, InstructionsRecord):
+            sticky = tuple(record.sticky)
         elif record.event == "started":
             turns += 1
     if meta is None:
@@ -410,7 +432,7 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
             typed.append(from_wire(message))
         except ValidationError:
             warnings.append(f"session {session_id}: skipped a message that could not be read")
-    return LoadedSession(meta, typed, turns, warnings, windows)
+    return LoadedSession(meta, typed, turns, warnings, windows, tuple(state), sticky)
 
 
 def _windows(session_id: str, record: WorkspaceRecord, warnings: list[str]) -> tuple[Window, ...]:

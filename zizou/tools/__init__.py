@@ -21,6 +21,8 @@ BUILTIN_TOOLS: tuple[tuple[str, str], ...] = (
     ("delete_file", "DeleteFile"),
     ("open_in_workspace", "OpenInWorkspace"),
     ("close_in_workspace", "CloseInWorkspace"),
+    ("update_state", "UpdateState"),
+    ("get_instructions", "GetInstructions"),
     ("add_context", "AddContext"),
     ("repo_map", "RepoMap"),
 )

@@ -24,7 +24,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, Typ
 from pydantic import BaseModel, ConfigDict
 
 from zizou.confined import PathHandle, open_handle, relative, resolve
+from zizou.core.instructions import InstructionSet
 from zizou.core.state import FileView, SessionState
+from zizou.core.task_state import PatchResult
 from zizou.core.windows import WindowSpec
 from zizou.core.workspace import Window, WindowInfo
 from zizou.errors import PathError
@@ -124,6 +126,15 @@ class ToolState(Protocol):
 
     def paths(self) -> tuple[str, ...]: ...
 
+    def update_task(
+        self,
+        patch: list[dict[str, Any]] | None = None,
+        merge: dict[str, Any] | None = None,
+        source: str = "model",
+    ) -> PatchResult: ...
+
+    def add_sticky(self, name: str) -> None: ...
+
     def record_view(self, path: Path, data: bytes, view: FileView) -> None: ...
 
     def check_unchanged(self, path: Path, data: bytes) -> str | None: ...
@@ -153,6 +164,7 @@ class ToolContext:
     sandbox: Sandbox | None = None  # where commands run; None: unsandboxed
     network: bool = False  # this call's command may use the network (an approval said so)
     code_map: CodeMap | None = None  # the repo map service; None where there is none
+    instructions: InstructionSet | None = None  # the session's instructions on demand
     emit: Callable[[str], None] | None = None  # this call's progress lines (thread-safe)
 
     def progress(self, text: str) -> None:

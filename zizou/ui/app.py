@@ -44,6 +44,7 @@ from zizou.ui.widgets.chat_view import ChatView
 from zizou.ui.widgets.composer import Composer
 from zizou.ui.widgets.mascot import Mascot
 from zizou.ui.widgets.messages import TypingClock
+from zizou.ui.widgets.plan_checklist import PlanChecklist
 from zizou.ui.widgets.prompt_area import PromptArea
 from zizou.ui.widgets.queue_panel import QueueList, QueuePanel
 from zizou.ui.widgets.sidebar import Sidebar, sidebar_info
@@ -53,7 +54,7 @@ from zizou.ui.workspace_commands import WorkspaceCommands
 if TYPE_CHECKING:
     from textual.widgets import Markdown
 
-    from zizou.core.state import WorkspaceChanged
+    from zizou.core.state import StateEvent
     from zizou.ui.key_setup import KeyServices
     from zizou.ui.widgets.frozen_markdown import FrozenMarkdown
 
@@ -120,7 +121,7 @@ class ZizouApp(App[int]):
         self.router = InputRouter(
             self, self.opening, self.chat, self.composer, self.turns, self.commands, self.shell
         )
-        self.focus_router = FocusRouter(self.composer, self.chat, self.queue_panel)
+        self.focus_router = FocusRouter(self.composer, self.chat, self.queue_panel, self.sidebar)
         self._last_ctrl_c = 0.0
 
     def compose(self) -> ComposeResult:
@@ -201,7 +202,7 @@ class ZizouApp(App[int]):
             used = session.last_request_tokens
             self.status.context = (used, session.context_window if used else None)
 
-    def _workspace_changed(self, event: WorkspaceChanged) -> None:
+    def _workspace_changed(self, event: StateEvent) -> None:
         """The state tells from the thread that changed it (often a tool's): post, which is
         safe from any thread, and redraw on the app's own."""
         self.post_message(SessionChanged())
@@ -230,6 +231,10 @@ class ZizouApp(App[int]):
     @on(QueueList.Remove)
     async def _remove_queued(self, event: QueueList.Remove) -> None:
         await self.turns.remove(event.item_id)
+
+    @on(PlanChecklist.Action)
+    async def _plan_action(self, event: PlanChecklist.Action) -> None:
+        await self.commands.state.plan_action(event)
 
     @on(PickerScreen.Removed)
     async def _rule_removed(self, event: PickerScreen.Removed) -> None:
@@ -296,9 +301,15 @@ class ZizouApp(App[int]):
 
     def action_toggle_sidebar(self) -> None:
         self.sidebar.toggle(self.size.width)
+        self._sidebar_fitted()
+
+    def _sidebar_fitted(self) -> None:
+        if not self.sidebar.display and self.sidebar.has_focus_within:
+            self.composer.focus_prompt()  # the plan it was in is gone
 
     def on_resize(self, event: Resize) -> None:
         self.sidebar.fit(self.size.width)
+        self._sidebar_fitted()
         for mascot in self.query(Mascot):
             mascot.refresh_form()
 

@@ -1,6 +1,6 @@
 """What each slash command does. The table of commands is in `slash.py`; the ones about the
 model and the keys are `ModelSwitcher`'s, the ones that swap the conversation `Conversations'`,
-the ones about the workspace's windows `WorkspaceCommands'`.
+the ones about the workspace's windows `WorkspaceCommands'`, the task state's `StateCommands'`.
 
 Commands say what they did in the conversation (`Notices`) and ask the app for screens and for
 quitting with messages, so they run, and are tested, without a Textual app. `/prompt` renders the
@@ -21,10 +21,12 @@ from zizou.paths import debug_log_path
 from zizou.ui.host import QuitRequested, SessionChanged, ShowScreen
 from zizou.ui.screens.picker import Entry, PickerScreen
 from zizou.ui.slash import COMMANDS
+from zizou.ui.state_commands import StateCommands
 from zizou.ui.transcript import transcript_markdown
 from zizou.ui.widgets.sidebar import cost, tokens
 
 if TYPE_CHECKING:
+    from zizou.core.instructions import InstructionSet
     from zizou.ui.conversations import Conversations
     from zizou.ui.host import Host, Notices
     from zizou.ui.model_switcher import ModelSwitcher
@@ -44,8 +46,23 @@ KEYS = (
     ("Ctrl+B", "show or hide the sidebar"),
     ("@path", "complete a file name and open the file in the workspace"),
     ("!command", "run your own shell command"),
-    ("Tab", "move to tool rows and the queue (Enter expands, e edits, x removes)"),
+    ("Tab", "move to the queue and the sidebar's plan (Shift+Tab: tool rows, Enter expands)"),
+    ("Plan keys", "space done · b blocked · e edit · a add · d delete · Esc back to the prompt"),
 )
+
+
+HISTORY_FIX = "/history N sends the last N earlier turns; /history all sends them all."
+INSTRUCTIONS_FIX = "Add NAME.md files to .zizou/instructions/ (front matter: description)."
+
+
+def window_words(window: int | None) -> str:
+    """The history window, and what the model is sent of the conversation, in words."""
+    if window is None:
+        return "all (the model is sent the whole conversation)."
+    earlier = {0: "", 1: "the last earlier turn and "}.get(
+        window, f"the last {window} earlier turns and "
+    )
+    return f"{window} (the model is sent {earlier}the current turn; the session keeps them all)."
 
 
 class SlashCommands:
@@ -61,17 +78,25 @@ class SlashCommands:
         self.host = host
         self.opening = opening
         self.notices = notices
+        self.state = StateCommands(host, opening, notices)
         self.table: dict[str, Handler] = {
             "help": self.help,
             "clear": conversations.clear,
+            "reset": conversations.clear,
             "exit": self.exit,
             "quit": self.exit,
             "model": models.model,
             "models": models.models,
+            "modelid": models.model_id_command,
+            "ollama": models.ollama,
             "keys": models.keys_command,
             "sessions": conversations.sessions,
             "prompt": self.prompt,
             "context": self.context,
+            "state": self.state.command,
+            "instructions": self.instructions,
+            "skills": self.instructions,
+            "history": self.history,
             "add": workspace.add,
             "drop": workspace.drop,
             "workspace": workspace.workspace,
@@ -132,6 +157,49 @@ class SlashCommands:
             return
         prompt.set_context_level(level)
         await self.say(f"Repo map budget: {prompt.map_tokens} tokens ({level}).", "success")
+
+    async def instructions(self, args: list[str]) -> None:
+        """/instructions: name, summary and source of each; /instructions NAME: its text."""
+        found = self.session.runtime.ctx.instructions
+        if not found:
+            await self.say("No instructions are installed.", fix=INSTRUCTIONS_FIX)
+        elif args:
+            await self._show_instructions(found, args[0])
+        else:
+            lines = [
+                f"Instructions on demand ({len(found)}): the model reads one when it needs it."
+            ]
+            lines += [f"  {i.name}: {i.summary or '(no summary)'}  [{i.source}]" for i in found]
+            await self.say("\n".join(lines), fix="/instructions NAME shows one.")
+
+    async def _show_instructions(self, found: InstructionSet, name: str) -> None:
+        from zizou.ui.screens.text_viewer import TextViewerScreen
+
+        item = found.get(name)
+        if item is None:
+            nearest = found.nearest(name)
+            hint = f" Did you mean {nearest}?" if nearest else ""
+            await self.say(
+                f"No instructions named {name!r}.{hint}", "warning", "/instructions lists them."
+            )
+            return
+        viewer = TextViewerScreen(f"Instructions: {item.name} ({item.source})", item.body)
+        self.host.post_message(ShowScreen(viewer))
+
+    async def history(self, args: list[str]) -> None:
+        """/history: how many earlier turns the model is sent; /history N|all sets it."""
+        agent = self.session.runtime.agent
+        if not args:
+            window = agent.config.history_window
+            await self.say(f"History window: {window_words(window)}", fix=HISTORY_FIX)
+            return
+        word = args[0].lower()
+        if word != "all" and not (word.isdigit() and len(word) <= 6):
+            await self.say(f"Not a number of turns: {args[0]!r}.", "warning", HISTORY_FIX)
+            return
+        window = None if word == "all" else int(word)
+        agent.config = agent.config.model_copy(update={"history_window": window})
+        await self.say(f"History window for this session: {window_words(window)}", "success")
 
     async def export(self, args: list[str]) -> None:
         session = self.session

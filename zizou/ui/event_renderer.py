@@ -6,11 +6,16 @@ removes that step's message; tool rows are found again by call id when their cal
 progress or finishes, and a finished call shows what the conversation recorded for it (as a
 resumed session will). A cancelled turn's ending is told by the turn controller, which also
 hears of cancellations the loop could not report.
+
+The model's updates of the task state are shown as the plan, not as tool rows: each turn has one
+plan line, updated and moved to the end after a step that changed the state. An update_state
+call gets a row only when it failed, or when there is no plan to show for it.
 """
 
 from __future__ import annotations
 
-from typing import Protocol, assert_never
+from collections.abc import Mapping
+from typing import Any, Protocol, assert_never
 
 from zizou.core.events import (
     AgentError,
@@ -31,16 +36,19 @@ from zizou.core.events import (
     Usage,
 )
 from zizou.core.messages import Message
+from zizou.core.task_state import plan_line
 from zizou.ui.outcome import Outcome, outcome_of, recorded_result
 from zizou.ui.session import UiSession
 from zizou.ui.widgets.chat_view import ChatView
 from zizou.ui.widgets.messages import AssistantMessage, RetryNotice
+from zizou.ui.widgets.plan_line import PlanLine
 from zizou.ui.widgets.tool_row import ToolRow
 
 ERROR_FIX = "Send a message to try again, or switch models with /model or /models."
 CANCELLED = "not run: the turn was cancelled"  # what the loop records for an unfinished call
 NO_DURATION = frozenset({"denied", "refused", "not run"})  # the time was spent waiting, not running
 TOLD_BY_NOTICE = frozenset({"max_steps", "loop_guard"})  # endings whose message is shown
+STATE_TOOL = "update_state"  # shown as the plan line
 
 
 class RenderHost(Protocol):
@@ -62,6 +70,9 @@ class EventRenderer:
         self.finished: TurnFinished | None = None
         self.steps = 0
         self.usage = Usage()  # of the steps finished so far in this turn
+        self.plan: PlanLine | None = None  # this turn's plan line
+        self.plan_shown: Mapping[str, Any] | None = self._state_value()  # what it shows
+        self.state_calls: dict[str, ToolCallStarted] = {}  # update_state calls not finished
 
     async def handle(self, event: AnyEvent) -> None:
         match event:
@@ -103,6 +114,8 @@ class EventRenderer:
         a call that did not finish shows what was recorded for it, and how long it ran."""
         await self._end_message()
         self._stop_retry()
+        for call_id in list(self.state_calls):
+            await self._state_row(call_id)
         for row in self.rows.values():
             if row.ok is None:
                 recorded = recorded_result(self._records(), row.call_id)
@@ -139,10 +152,13 @@ class EventRenderer:
 
     async def _tool_started(self, event: ToolCallStarted) -> None:
         await self._end_message()
+        self.host.set_status(f"running {event.name}…")
+        if event.name == STATE_TOOL:
+            self.state_calls[event.call_id] = event  # a row only if the plan cannot tell it
+            return
         self.rows[event.call_id] = await self.chat.add_tool(
             event.call_id, event.name, event.arguments, event.label
         )
-        self.host.set_status(f"running {event.name}…")
 
     def _permission(self, event: PermissionRequested) -> None:
         row = self.rows.get(event.call_id)
@@ -161,6 +177,12 @@ class EventRenderer:
         self.host.set_status(f"running {row.tool}…")
 
     async def _tool_finished(self, event: ToolCallFinished) -> None:
+        if event.call_id in self.state_calls:
+            if event.ok and await self._show_plan(called=True):
+                del self.state_calls[event.call_id]
+                self.host.set_status("thinking…")
+                return
+            await self._state_row(event.call_id)
         row = self.rows.get(event.call_id)
         if row is None:
             row = await self.chat.add_tool(event.call_id, event.name, "{}")
@@ -171,8 +193,41 @@ class EventRenderer:
         await row.show_outcome(outcome, duration, event.diff)
         self.host.set_status("thinking…")
 
+    async def _state_row(self, call_id: str) -> None:
+        """The row of an update_state call that the plan line does not stand for."""
+        started = self.state_calls.pop(call_id)
+        self.rows[call_id] = await self.chat.add_tool(
+            call_id, started.name, started.arguments, started.label
+        )
+
+    def _state_value(self) -> Mapping[str, Any] | None:
+        task = self.session.runtime.state.task
+        return task.value if task is not None else None
+
+    async def _show_plan(self, called: bool = False) -> bool:
+        """Show the plan in the turn's line, at the end of the conversation, if the state
+        changed since the line last showed it (or the model just `called` update_state);
+        whether a line shows it now. Committed values are replaced, never changed in place, so
+        a new value is a change."""
+        value = self._state_value()
+        if value is None or (value is self.plan_shown and not called):
+            return self.plan is not None
+        self.plan_shown = value
+        if plan_line(value) is None:  # no plan, or an empty one
+            if self.plan is not None:
+                await self.plan.remove()
+                self.plan = None
+            return False
+        if self.plan is None:
+            self.plan = await self.chat.add_plan(value)
+        else:
+            self.plan.show(value)
+            self.chat.to_end(self.plan)
+        return True
+
     async def _step_finished(self, event: StepFinished) -> None:
         await self._end_message()
+        await self._show_plan()
         self.steps, self.usage = event.step, self.usage + event.usage
         self.session.record_step(event.usage)
         self.host.session_changed()

@@ -1,9 +1,10 @@
 """Where the keyboard goes on the main screen. The prompt is home, and typed text never vanishes.
 
-- Tab goes from the prompt to the queued messages when there are any (as the queue panel says)
-  and from there back to the prompt; it never wanders into the conversation.
-- Shift+Tab walks back from the prompt through the queue and then the tool rows, newest first,
-  so any row can be expanded from the keyboard; past the oldest it comes home.
+- Tab goes from the prompt to the queued messages when there are any (as the queue panel says),
+  then to the plan in the sidebar when it is on screen, and from there back to the prompt; it
+  never wanders into the conversation.
+- Shift+Tab walks back from the prompt through the plan, the queue and then the tool rows,
+  newest first, so any row can be expanded from the keyboard; past the oldest it comes home.
 - A printable key or a paste that reaches the app while focus is elsewhere (a tool row, the
   queue, the conversation) goes into the prompt, which takes the focus back.
 - Esc anywhere but the prompt brings focus home (and does not interrupt the turn).
@@ -21,16 +22,20 @@ from textual.widgets import Input, TextArea
 from zizou.ui.widgets.chat_view import ChatView
 from zizou.ui.widgets.composer import Composer
 from zizou.ui.widgets.queue_panel import QueueList, QueuePanel
+from zizou.ui.widgets.sidebar import Sidebar
 from zizou.ui.widgets.tool_row import ToolRow
 
 
 class FocusRouter:
     """Moves the focus among the main screen's widgets (handed to it: it never asks the app)."""
 
-    def __init__(self, composer: Composer, chat: ChatView, panel: QueuePanel) -> None:
+    def __init__(
+        self, composer: Composer, chat: ChatView, panel: QueuePanel, sidebar: Sidebar | None = None
+    ) -> None:
         self.composer = composer
         self.chat = chat
         self.panel = panel
+        self.sidebar = sidebar
 
     @property
     def screen(self) -> Screen[object]:
@@ -45,19 +50,25 @@ class FocusRouter:
         queue = self.panel.query_one(QueueList)
         return queue if self.panel.display and queue.option_count else None
 
+    def _plan(self) -> Widget | None:
+        sidebar = self.sidebar
+        return sidebar.checklist if sidebar is not None and sidebar.plan_shown else None
+
     def move(self, forward: bool) -> bool:
         """Tab (`forward`) or Shift+Tab; False when another screen has the keyboard."""
         if not self.active:
             return False
         prompt = self.composer.area
         rows: list[Widget] = list(self.chat.query(ToolRow))
-        queue = self._queue()
+        queue, plan = self._queue(), self._plan()
         focused = self.screen.focused
         order: list[Widget | None]
         if forward:
-            order = [*rows, queue, prompt] if focused in rows else [prompt, queue, prompt]
+            order = (
+                [*rows, queue, plan, prompt] if focused in rows else [prompt, queue, plan, prompt]
+            )
         else:
-            order = [prompt, queue, *reversed(rows), prompt]
+            order = [prompt, plan, queue, *reversed(rows), prompt]
         chain = [widget for widget in order if widget is not None]
         index = chain.index(focused) if focused in chain else -1
         target = chain[index + 1] if 0 <= index < len(chain) - 1 else prompt

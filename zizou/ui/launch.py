@@ -71,6 +71,7 @@ def model_factory(options: RunOptions) -> ModelFactory:
             api_key or options.api_key_value,
             retry=options.retry,
             timeouts=options.timeouts,
+            protocol=options.protocol,
         )
 
     return open_it

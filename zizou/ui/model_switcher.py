@@ -1,18 +1,23 @@
-"""What the session runs on: `/model`, `/models`, `/keys` (the key wizard), and the key problem
-the session may open with. Listing the models looks keys up (the keyring may be slow), so it
-runs in a worker; the wizard runs its own look-ups in threads."""
+"""What the session runs on: `/model`, `/models`, `/modelid`, `/ollama`, `/keys` (the key
+wizard), and the key problem the session may open with. Listing the models looks keys up (the
+keyring may be slow) and `/ollama` asks the server for its models, so they run in workers; the
+wizard runs its own look-ups in threads.
+
+`/ollama URL` keeps the server's address for the session: an Ollama model in use is reopened
+there at once, and any Ollama model switched to later (`/model ollama_chat/NAME`) goes there."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from zizou.errors import ZizouError
 from zizou.ui.host import SessionChanged, ShowScreen
 from zizou.ui.screens.picker import Entry, PickerScreen
 
 if TYPE_CHECKING:
+    from zizou.core.protocols import Model
     from zizou.providers.catalog import Provider
     from zizou.ui.host import Host, Notices
     from zizou.ui.key_setup import KeyServices, SetupResult
@@ -24,6 +29,7 @@ if TYPE_CHECKING:
 
 PICK_FIX = "/keys sets up a key; /models picks one."
 LISTING = "listing the models…"
+OLLAMA_USAGE = "/ollama URL, such as /ollama http://127.0.0.1:11434"
 
 
 class ModelSwitcher:
@@ -42,6 +48,7 @@ class ModelSwitcher:
         self.status = status
         self._keys = keys
         self.setup = setup  # "setup" or "reset": the key wizard once the session is open
+        self.ollama_base: str | None = None  # `/ollama URL`: where Ollama models are reached
 
     @property
     def keys(self) -> KeyServices:
@@ -81,9 +88,15 @@ class ModelSwitcher:
             return
         await self.switch_model("/".join(args[:2]) if len(args) >= 2 else args[0])
 
+    async def model_id_command(self, args: list[str]) -> None:
+        """/modelid: the id, and the address the model is reached at when it has its own."""
+        base = api_base_of(self.opening.current.runtime.agent.model)
+        await self.say(f"Model: {self.model_id}" + (f" at {base}" if base else ""))
+
     async def switch_model(self, model_id: str) -> None:
+        base = self.ollama_base if _is_ollama(model_id) else None
         try:
-            self.opening.current.switch_model(model_id)
+            self.opening.current.switch_model(model_id, api_base=base)
         except ZizouError as exc:
             await self.key_problem(str(exc), model_id)
             return
@@ -106,6 +119,43 @@ class ModelSwitcher:
 
         rows = [Entry(e.model_id, e.model_id, e.note) for e in entries]
         self.host.post_message(ShowScreen(PickerScreen("Pick a model", rows), picked))
+
+    # --- /ollama ---------------------------------------------------------------------------
+
+    async def ollama(self, args: list[str]) -> None:
+        """/ollama URL: Ollama models are reached at URL for the rest of the session."""
+        from zizou.providers.key_check import ollama_base
+
+        if not args or not args[0].startswith(("http://", "https://")):
+            where = f"Ollama models go to {self.ollama_base}. " if self.ollama_base else ""
+            await self.say(f"{where}Which Ollama server?", "warning", OLLAMA_USAGE)
+            return
+        self.ollama_base = ollama_base(args[0])
+        if _is_ollama(self.model_id):
+            await self.switch_model(self.model_id)
+            await self.say(f"{self.model_id} is reached at {self.ollama_base} from now on.")
+            return
+        self.host.run_worker(self._ollama_models(self.ollama_base), group="models", exclusive=True)
+
+    async def _ollama_models(self, base: str) -> None:
+        """Which models the server has, to say what to switch to (the current model is not
+        an Ollama one, so it stays)."""
+        kept = f"Ollama models go to {base} from now on; the model is still {self.model_id}."
+        try:
+            names = await asyncio.to_thread(self.keys.ollama_models, base)
+        except ZizouError as exc:
+            why = str(exc).rstrip(".")
+            await self.say(f"{kept} But: {why}.", "warning", "/model ollama_chat/NAME switches.")
+            return
+        if not names:
+            await self.say(kept, fix="It has no models yet: `ollama pull NAME` fetches one.")
+            return
+        from zizou.ui.key_setup import ollama_model_id
+
+        ids = ", ".join(ollama_model_id(name) for name in names[:10])
+        more = f" and {len(names) - 10} more" if len(names) > 10 else ""
+        first = ollama_model_id(names[0])
+        await self.say(f"{kept} It has {ids}{more}.", fix=f"/model {first} switches to one.")
 
     # --- /keys and the wizard --------------------------------------------------------------
 
@@ -174,6 +224,26 @@ class ModelSwitcher:
         self.host.post_message(SessionChanged())
 
 
+def _is_ollama(model_id: str) -> bool:
+    from zizou.providers import OLLAMA_ROUTES, provider_of
+
+    return provider_of(model_id) in OLLAMA_ROUTES
+
+
+def api_base_of(model: Model) -> str | None:
+    """The address a model is reached at, when it was given one: the innermost of the
+    wrappers (retries, the JSON protocol) knows it."""
+    found: Any = model
+    for _ in range(8):
+        base = getattr(found, "api_base", None)
+        if isinstance(base, str) and base:
+            return base
+        found = getattr(found, "inner", None)
+        if found is None:
+            break
+    return None
+
+
 def _model_entries(current: str, environ: Mapping[str, str]) -> list[ModelEntry]:
     from zizou.config.keys import resolve_key
     from zizou.ui.model_list import local_model_map, model_entries
@@ -184,4 +254,4 @@ def _model_entries(current: str, environ: Mapping[str, str]) -> list[ModelEntry]
     return model_entries(current, has_key, local_model_map())
 
 
-__all__ = ["ModelSwitcher"]
+__all__ = ["ModelSwitcher", "api_base_of"]

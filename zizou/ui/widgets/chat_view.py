@@ -6,6 +6,9 @@ user scrolls away, so reading back during a stream is never interrupted.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
@@ -17,6 +20,7 @@ from zizou.ui.widgets.messages import (
     TypingClock,
     UserMessage,
 )
+from zizou.ui.widgets.plan_line import PlanLine
 from zizou.ui.widgets.tool_row import ToolRow
 
 
@@ -50,6 +54,17 @@ class ChatView(VerticalScroll, can_focus=True):
         row = ToolRow(call_id, name, arguments, summary=label)
         await self.mount(row)
         return row
+
+    async def add_plan(self, value: Mapping[str, Any]) -> PlanLine:
+        line = PlanLine(value)
+        await self.mount(line)
+        return line
+
+    def to_end(self, widget: Widget) -> None:
+        """Move `widget` after every other entry."""
+        last = self.children[-1] if self.children else None
+        if last is not None and last is not widget:
+            self.move_child(widget, after=last)
 
     async def add_notice(
         self, message: str, kind: NoticeKind = "info", fix: str | None = None

@@ -1,5 +1,6 @@
-"""The sidebar: session id, model, tokens, cost, context in use, the workspace's windows, and
-the start of the system prompt. The app hands it a `SidebarInfo`; it only renders it."""
+"""The sidebar: session id, model, tokens, cost, context in use, the plan (a checklist the user
+can edit), the workspace's windows, and the start of the system prompt. The app hands it a
+`SidebarInfo`; it only renders it."""
 
 from __future__ import annotations
 
@@ -8,11 +9,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from zizou.core.workspace import WindowInfo
+from zizou.ui.plan_edits import PlanItem, plan_items
 from zizou.ui.text import clean
+from zizou.ui.widgets.plan_checklist import KEYS_HINT, PlanChecklist
 from zizou.ui.window_text import anchored, lines_of, reason, share
 
 if TYPE_CHECKING:
@@ -36,6 +42,7 @@ class SidebarInfo:
     prompt_chars: int = 0
     windows: tuple[WindowInfo, ...] = ()
     prompt_preview: str = ""
+    plan: tuple[PlanItem, ...] | None = None  # None: no plan to show (no task state, or none)
 
 
 def tokens(count: int) -> str:
@@ -47,6 +54,14 @@ def cost(value: float | None) -> str:
 
 
 def sidebar_text(info: SidebarInfo) -> Text:
+    """All the sidebar says but the plan."""
+    text = head_text(info)
+    text.append_text(tail_text(info))
+    return text
+
+
+def head_text(info: SidebarInfo) -> Text:
+    """What runs and what it costs: above the plan."""
     text = Text()
     _field(text, "session", info.session_id)
     _field(text, "model", info.model)
@@ -62,6 +77,12 @@ def sidebar_text(info: SidebarInfo) -> Text:
     if info.prompt_chars:
         context += f"\nsystem prompt ~{tokens(info.prompt_chars // 4)} tokens"
     _field(text, "context", context)
+    return text
+
+
+def tail_text(info: SidebarInfo) -> Text:
+    """What the model is shown: below the plan."""
+    text = Text()
     _workspace(text, info.windows)
     text.append("system prompt\n", style="bold")
     preview = prompt_preview(clean(info.prompt_preview))
@@ -125,6 +146,7 @@ def sidebar_info(session: UiSession) -> SidebarInfo:
     runtime = session.runtime
     last = runtime.prompt.last
     context = session.last_request_tokens
+    task = runtime.state.task
     return SidebarInfo(
         session_id=runtime.session_id,
         model=session.model_id,
@@ -139,21 +161,65 @@ def sidebar_info(session: UiSession) -> SidebarInfo:
         prompt_chars=len(last.text) if last else 0,
         windows=runtime.state.windows,
         prompt_preview=last.text if last else "",
+        plan=plan_items(task.value) if task is not None else None,
     )
 
 
 MAX_SHARE = 4  # shown by itself only where it takes at most a quarter of the screen's width
 
 
-class Sidebar(Static):
+class Sidebar(VerticalScroll, can_focus=False):
     info: reactive[SidebarInfo] = reactive(SidebarInfo, layout=True)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.wanted: bool | None = None  # Ctrl+B's choice; None: by the width of the screen
+        self.checklist = PlanChecklist(id="plan-list")
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="sidebar-head")
+        yield Static(Text("plan", style="bold"), id="plan-title")
+        yield Static(id="plan-hint")
+        yield self.checklist
+        yield Static(id="sidebar-tail")
+
+    def on_mount(self) -> None:
+        self._show(self.info)
 
     def watch_info(self, info: SidebarInfo) -> None:
-        self.update(sidebar_text(info))
+        if self.is_mounted:
+            self._show(info)
+
+    def _show(self, info: SidebarInfo) -> None:
+        head = head_text(info)
+        head.rstrip()  # one blank line before the plan, as between the fields
+        head.append("\n")
+        self.query_one("#sidebar-head", Static).update(head)
+        self.query_one("#sidebar-tail", Static).update(tail_text(info))
+        shown = info.plan is not None
+        self.query_one("#plan-title").display = self.checklist.display = shown
+        self.checklist.items = info.plan or ()
+        self._hint()
+
+    def _hint(self) -> None:
+        """The keys while the plan has the focus; else a word for an empty plan."""
+        hint = KEYS_HINT if self.checklist.has_focus else ""
+        if not hint and not self.checklist.items:
+            hint = "none yet"
+        widget = self.query_one("#plan-hint", Static)
+        widget.update(Text(hint, style="dim"))
+        widget.set_class(not hint or not self.checklist.display, "-empty")
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self._hint()
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        self._hint()
+
+    @property
+    def plan_shown(self) -> bool:
+        """The plan can take the focus: the sidebar and its plan are on screen."""
+        return bool(self.display and self.checklist.display)
 
     def fit(self, screen_width: int) -> None:
         """Shown as the user chose, else only where it takes at most a quarter of the width."""
@@ -165,4 +231,4 @@ class Sidebar(Static):
         self.fit(screen_width)
 
 
-__all__ = ["Sidebar", "SidebarInfo", "sidebar_info", "sidebar_text"]
+__all__ = ["Sidebar", "SidebarInfo", "head_text", "sidebar_info", "sidebar_text", "tail_text"]
