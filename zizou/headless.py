@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import stat
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Mapping
@@ -199,9 +201,21 @@ def save_state_file(runtime: Runtime, path: Path) -> None:
     task = runtime.state.task
     if task is None:
         return
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    data = (json.dumps(task.snapshot(), indent=2) + "\n").encode("utf-8")
     try:
-        temporary.write_text(json.dumps(task.snapshot(), indent=2) + "\n", encoding="utf-8")
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        mode = 0o600
+    try:
+        handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        _warn(f"--state {path}: the state could not be written back: {exc}")
+        return
+    temporary = Path(name)
+    try:
+        with os.fdopen(handle, "wb") as out:  # created new (O_EXCL), never through a link
+            out.write(data)
+        temporary.chmod(mode)
         temporary.replace(path)
     except OSError as exc:
         temporary.unlink(missing_ok=True)
@@ -250,17 +264,7 @@ class HeadlessRun:
         if self.output_format != "text":
             finished = TurnFinished("error", "", 0, message=str(exc) or type(exc).__name__)
             kind = error_kind(exc)
-            self._json(
-                result_object(
-                    finished,
-                    self._saved_as,
-                    duration_s,
-                    self.tool_calls,
-                    kind,
-                    self._windows,
-                    self._task_value,
-                )
-            )
+            self._json(self._result(finished, duration_s, kind))
         return exc.exit_code if isinstance(exc, ZizouError) else 1
 
     def _render(self, event: AnyEvent) -> None:
@@ -319,26 +323,22 @@ class HeadlessRun:
             if finished.message and finished.reason != "error":
                 print(_plain(f"zizou: {finished.message}"), file=self.err)
             return
-        self._json(
-            result_object(
-                finished,
-                self._saved_as,
-                duration_s,
-                self.tool_calls,
-                workspace=self._windows,
-                state=self._task_value,
-            )
-        )
+        self._json(self._result(finished, duration_s))
 
-    @property
-    def _task_value(self) -> Mapping[str, Any] | None:
+    def _result(
+        self, finished: TurnFinished, duration_s: float, kind: str | None = None
+    ) -> dict[str, Any]:
+        """The run's result object, with the workspace and the task state as it left them."""
         task = self.runtime.state.task
-        return task.value if task is not None else None
-
-    @property
-    def _windows(self) -> tuple[WindowInfo, ...]:
-        """The workspace as the run left it."""
-        return self.runtime.state.windows
+        return result_object(
+            finished,
+            self._saved_as,
+            duration_s,
+            self.tool_calls,
+            kind,
+            self.runtime.state.windows,
+            task.value if task is not None else None,
+        )
 
     @property
     def _saved_as(self) -> str | None:

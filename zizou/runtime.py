@@ -24,8 +24,9 @@ from zizou.core.loop import Agent, AgentConfig
 from zizou.core.messages import Message
 from zizou.core.prompt import PromptBuilder
 from zizou.core.protocols import Approver, Model, TurnRecorder
-from zizou.core.state import SessionState
+from zizou.core.state import MAX_STICKY, SessionState
 from zizou.core.task_state import (
+    SCHEMA_FILE,
     SchemaError,
     SchemaUnreadable,
     TaskState,
@@ -118,7 +119,11 @@ def build_runtime(
     )
     schema_error, task_warnings = _task_state(root, state, loaded.state if loaded else ())
     instructions = InstructionSet.load(root)
-    state.sticky = tuple(n for n in (loaded.sticky if loaded else ()) if instructions.get(n))
+    state.sticky = tuple(
+        name
+        for name in (loaded.sticky if loaded else ())[:MAX_STICKY]
+        if (found := instructions.get(name)) is not None and found.sticky
+    )
     ctx = ToolContext(
         root=root,
         env=env,
@@ -179,6 +184,9 @@ def _task_state(
     except SchemaError as err:
         state.task_problem = f"{err}"
         return err, [f"{err}; this session has no task state until it is fixed"]
+    except Exception as exc:  # a schema no check foresaw must not stop zizou from starting
+        state.task_problem = f"{SCHEMA_FILE} could not be used ({type(exc).__name__}: {exc})"
+        return SchemaError(SCHEMA_FILE, str(exc)), [f"{state.task_problem}; no task state"]
     task = TaskState(schema)
     good = task.snapshot()
     skipping = False

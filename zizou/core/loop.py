@@ -381,7 +381,13 @@ def windowed(
     to the next one, so every tool call keeps its result; the last turn is always whole."""
     if window is None:
         return messages, 0
-    starts = [i for i, message in enumerate(messages) if message.get("role") == "user"]
+    # A turn starts at the first of its user messages: a command the user ran and shared
+    # (`!cmd`) goes with the message that follows it.
+    starts = [
+        i
+        for i, message in enumerate(messages)
+        if message.get("role") == "user" and (i == 0 or messages[i - 1].get("role") != "user")
+    ]
     earlier = len(starts) - 1  # the last user message opens the turn running now
     if earlier <= window:
         return messages, 0

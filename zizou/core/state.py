@@ -87,6 +87,9 @@ class WorkspaceChanged:
         return {"type": self.type, "by": self.by, "windows": [w.to_dict() for w in self.windows]}
 
 
+MAX_STICKY = 8  # sticky instructions kept in the prompt at once
+
+
 @dataclass(frozen=True)
 class StateChanged:
     """The task state changed: `value` is all of it now. For the session file: the patch that
@@ -238,11 +241,14 @@ class SessionState:
             if task is None:
                 why = self.task_problem or "this session has no task state"
                 return PatchResult(False, f"Not applied: {why}. State unchanged.", {}, ())
-            result = (
-                task.apply_merge(merge, source)
-                if patch is None
-                else task.apply_patch(patch, source)
-            )
+            try:
+                if patch is None:
+                    result = task.apply_merge(merge, source)
+                else:
+                    result = task.apply_patch(patch, source)
+            except RecursionError:  # a schema that refers to itself without end
+                why = "the schema refers to itself without end at this field"
+                return PatchResult(False, f"Not applied: {why}. State unchanged.", task.value, ())
             if result.ok and result.changed_paths:
                 self._state_changed(task, source, result.changed_paths, patch, merge)
             return result
@@ -263,7 +269,7 @@ class SessionState:
 
     def add_sticky(self, name: str) -> None:
         with self.lock:
-            if name in self.sticky:
+            if name in self.sticky or len(self.sticky) >= MAX_STICKY:
                 return
             self.sticky = (*self.sticky, name)
             event = InstructionsLoaded(self.sticky)

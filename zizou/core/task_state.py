@@ -154,6 +154,8 @@ def load_schema(root: Path) -> TaskSchema:
         raise SchemaUnreadable(SCHEMA_FILE, f"not read: {err}") from err
     try:
         schema = json.loads(data.decode("utf-8-sig"))
+    except RecursionError:
+        raise SchemaError(SCHEMA_FILE, "nested too deeply to be a schema") from None
     except UnicodeDecodeError as err:
         raise SchemaError(SCHEMA_FILE, f"not UTF-8 text (byte {err.start})") from err
     except json.JSONDecodeError as err:
@@ -163,7 +165,42 @@ def load_schema(root: Path) -> TaskSchema:
             line=err.lineno,
             column=err.colno,
         ) from err
-    return TaskSchema(schema, SCHEMA_FILE)
+    _check_untrusted(schema)
+    try:
+        return TaskSchema(schema, SCHEMA_FILE)
+    except RecursionError:
+        raise SchemaError(
+            SCHEMA_FILE, "refers to itself, or is nested, too deeply to be checked"
+        ) from None
+
+
+MAX_SCHEMA_DEPTH = 32  # nested objects and arrays in a project's schema file
+_REGEX_KEYWORDS = ("pattern", "patternProperties")
+
+
+def _check_untrusted(schema: Any) -> None:
+    """A project's schema comes with the repository: nothing in it may make zizou hang. It
+    is kept shallow, and regex keywords are refused (a pattern with nested repeats would run
+    for ever on a value the model writes)."""
+    todo: list[tuple[Any, str, int]] = [(schema, "", 0)]
+    while todo:
+        node, pointer, depth = todo.pop()
+        if depth > MAX_SCHEMA_DEPTH:
+            raise SchemaError(
+                SCHEMA_FILE, f"nested more than {MAX_SCHEMA_DEPTH} levels deep", pointer=pointer
+            )
+        if isinstance(node, dict):
+            for key, value in node.items():
+                here = f"{pointer}/{key}"
+                if key in _REGEX_KEYWORDS and not pointer.endswith("/properties"):
+                    raise SchemaError(
+                        SCHEMA_FILE,
+                        f"{here}: zizou does not run regexes from a schema; remove `{key}`",
+                        pointer=here,
+                    )
+                todo.append((value, here, depth + 1))
+        elif isinstance(node, list):
+            todo += [(item, f"{pointer}/{n}", depth + 1) for n, item in enumerate(node)]
 
 
 @dataclass(frozen=True)
