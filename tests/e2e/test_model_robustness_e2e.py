@@ -52,7 +52,15 @@ def test_the_json_protocol_drives_a_tool_call_from_a_text_reply(
     (project / "notes.txt").write_text("remember the milk\n")
     read = {"name": "read_file", "arguments": {"path": "notes.txt"}}
     script = [
-        {"text": json.dumps({"messageToUser": "Reading your notes.", "toolCalls": [read]})},
+        {
+            "text": json.dumps(
+                {
+                    "messageToUser": "Reading your notes.",
+                    "toolCalls": [read],
+                    "diff": {"goal": "say what the notes hold"},
+                }
+            )
+        },
         {"text": '```json\n{"messageToUser": "Your notes say: remember the milk."}\n```'},
     ]
     with LoopbackServer(script) as srv:
@@ -60,12 +68,14 @@ def test_the_json_protocol_drives_a_tool_call_from_a_text_reply(
         requests = srv.chat_requests
 
     assert out["result"] == "Your notes say: remember the milk."
-    assert out["tool_calls"] == [{"name": "read_file", "ok": True}]
+    assert sorted(c["name"] for c in out["tool_calls"]) == ["read_file", "update_state"]
+    assert all(c["ok"] for c in out["tool_calls"])
+    assert out["state"]["goal"] == "say what the notes hold"  # the reply's diff
     assert len(requests) == 2
     assert all("tools" not in body for body in requests)
     assert all("# REPLY FORMAT" in body["messages"][0]["content"] for body in requests)
     second = requests[1]["messages"]
     assert [m["role"] for m in second[1:]] == ["user", "assistant", "user"]
-    assert json.loads(second[2]["content"])["toolCalls"] == [read]
+    assert read in json.loads(second[2]["content"])["toolCalls"]
     assert second[3]["content"].startswith('Results:\n\n[json_1] read_file {"path": "notes.txt"}:')
     assert "remember the milk" in second[3]["content"]
