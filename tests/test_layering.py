@@ -73,6 +73,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "core.windows",
             "core.workspace",
             "core.task_state",
+            "core.json_patches",
             "core.schema_ts",
             "core.instructions",
         ),

@@ -319,9 +319,9 @@ def test_relocate_prefers_the_size_then_the_hint() -> None:
 
 def test_changed_lines_and_ranges() -> None:
     old = ["a", "b", "c"]
-    assert changed_lines(old, 4, ["a", "B", "c"], 4) == [5]
-    assert changed_lines(old, 4, ["a", "b", "n1", "n2", "c"], 4) == [6, 7]
-    assert changed_lines(old, 4, ["a", "c"], 4) == []
+    assert changed_lines(old, ["a", "B", "c"], 4) == [5]
+    assert changed_lines(old, ["a", "b", "n1", "n2", "c"], 4) == [6, 7]
+    assert changed_lines(old, ["a", "c"], 4) == []
     assert ranges([9, 3, 4, 5, 11, 12]) == "3-5, 9, 11-12"
     assert ranges([]) == ""
 

@@ -34,11 +34,6 @@ class FileView:
     start_line: int | None = None
     end_line: int | None = None
 
-    def describe(self) -> str:
-        if self.start_line is None and self.end_line is None:
-            return self.path
-        return f"{self.path}:{self.start_line or 1}-{self.end_line or ''}"
-
 
 def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()

@@ -466,9 +466,9 @@ def relocate(
     return best
 
 
-def changed_lines(old: list[str], old_first: int, new: list[str], new_first: int) -> list[int]:
+def changed_lines(old: list[str], new: list[str], new_first: int) -> list[int]:
     """The lines of `new` (numbered from `new_first`) that differ from `old` (what the model
-    saw at its last step, numbered from `old_first`), for the header's "changed since"."""
+    saw at its last step), for the header's "changed since"."""
     changed: list[int] = []
     for tag, _i1, _i2, j1, j2 in line_opcodes(old, new):
         if tag in ("replace", "insert"):

@@ -163,7 +163,7 @@ class WorkspaceLayer:
         if window.note:
             header.append(window.note)
         if window.shown is not None and window.shown != tuple(current):
-            changed = changed_lines(list(window.shown), 0, current, start)
+            changed = changed_lines(list(window.shown), current, start)
             if changed:
                 header.append(f"changed since your last step: lines {ranges(changed)}")
         body, cut = self._body(window.id, file, start, end, current)
