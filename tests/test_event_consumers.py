@@ -14,6 +14,7 @@ from zizou.core.events import (
     EVENT_TYPES,
     AgentError,
     AnyEvent,
+    HookWarning,
     ModelReplied,
     PermissionDecided,
     PermissionRequested,
@@ -52,6 +53,7 @@ ONE_OF_EACH: list[AnyEvent] = [
     ToolCallFinished("c1", "read_file", True, "     1\tA", 0.01),
     StepFinished(1, Usage(10, 5), "tool_calls"),
     AgentError("the provider fell over", detail="Traceback (most recent call last): ..."),
+    HookWarning("hook:.zizou/hooks/x.py/tick", "raised", detail="Traceback ..."),
     TurnFinished("done", "Done.", 1, Usage(10, 5)),
 ]
 

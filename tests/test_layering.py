@@ -81,6 +81,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("services", ("providers", "repomap")),
     ("tools", ("tools",)),
     ("agent", ("core",)),
+    ("hooks", ("hooks",)),
     ("records", ("sessions", "trace")),
     ("config", ("config",)),
     ("assembly", ("runtime", "headless")),

@@ -24,6 +24,7 @@ Commands:
   zizou map [--tokens N] [--focus PATH]     print the repo map the model would get
   zizou models [PROVIDER]                   the model ids zizou can be given
   zizou config [OPTIONS]                    the options in effect, and where each came from
+  zizou hooks list | trust PATH | check     project hooks: trust and check them
 A setting comes from the first of: a flag, the environment ($ZIZOU_MODEL),
 the project (rules you saved for it), config.toml, the default; `zizou config`
 shows each value in effect and where it came from.
@@ -111,6 +112,19 @@ RUN_FLAGS = (
         type=click.Choice(["stateful"]),
         help="stateful: each request sends the prompt, the task state and the last user turn, "
         "not the whole transcript (--history-window 1).",
+    ),
+    click.option(
+        "--mode",
+        type=click.Choice(["build", "plan"]),
+        help="Start in this mode: plan offers read-only tools and refuses writes, even with "
+        "--yes (else the resumed session's mode, or build).",
+    ),
+    click.option(
+        "--trust-hooks",
+        is_flag=True,
+        default=False,
+        help="Trust the project's Python hooks (.zizou/hooks/*.py) as they are now, and run them; "
+        "an edited hook asks again.",
     ),
     click.option(
         "--no-debug-log",
@@ -221,6 +235,7 @@ SUBCOMMANDS: dict[str, str] = {
     "map": "zizou.repomap.command:map_command",
     "models": "zizou.providers.models_command:models",
     "config": "zizou.config.config_command:config_command",
+    "hooks": "zizou.hooks.command:hooks",
 }
 
 

@@ -26,6 +26,7 @@ from zizou.config.options import OutputFormat, RunOptions
 from zizou.core.events import (
     AgentError,
     AnyEvent,
+    HookWarning,
     ModelReplied,
     PermissionDecided,
     PermissionRequested,
@@ -45,6 +46,7 @@ from zizou.core.protocols import Approval, Model, PermissionRequest
 from zizou.core.task_state import merge_patch
 from zizou.core.workspace import WindowInfo
 from zizou.errors import ProviderError, UsageError, ZizouError
+from zizou.hooks.modes import plan_text
 from zizou.runtime import Runtime, build_runtime
 from zizou.tools.run_bash import strip_terminal_controls as _plain
 
@@ -72,6 +74,7 @@ def result_object(
     kind: str | None = None,
     workspace: tuple[WindowInfo, ...] = (),
     state: Mapping[str, Any] | None = None,
+    mode: str | None = None,
 ) -> dict[str, Any]:
     """The last line of a json or stream-json run; an error result also says `error.kind`."""
     result: dict[str, Any] = {
@@ -94,6 +97,8 @@ def result_object(
     }
     if state is not None:
         result["state"] = dict(state)
+    if mode is not None:
+        result["mode"] = mode
     if result["subtype"] == "error":
         kind = kind or finished.error_kind or ERROR_KINDS.get(finished.reason, "runtime")
         result["error"] = {"kind": kind, "message": finished.message or ""}
@@ -308,6 +313,8 @@ class HeadlessRun:
             case AgentError():
                 if text:
                     self._say(event.message)
+            case HookWarning():
+                self._say(f"{event.hook}: {event.message}")  # stderr, in every output format
             case TurnFinished():
                 pass  # `_finish` prints the answer or the result
             case _:
@@ -317,9 +324,14 @@ class HeadlessRun:
         print(_plain(f"zizou: {message}"), file=self.err)
 
     def _finish(self, finished: TurnFinished, duration_s: float) -> None:
+        hooks = self.runtime.hooks
+        for warning in hooks.pending_warnings() if hooks is not None else ():
+            self._say(f"{warning.hook}: {warning.message}")
         if self.output_format == "text":
             if finished.text:  # the model's text reaches a terminal: no escape sequences
                 print(_plain(finished.text), file=self.out)
+            if self.runtime.state.mode == "plan" and (plan := self._plan()):
+                print(_plain(f"\nPlan:\n{plan}"), file=self.out)
             if finished.message and finished.reason != "error":
                 print(_plain(f"zizou: {finished.message}"), file=self.err)
             return
@@ -338,7 +350,13 @@ class HeadlessRun:
             kind,
             self.runtime.state.windows,
             task.value if task is not None else None,
+            self.runtime.state.mode,
         )
+
+    def _plan(self) -> str:
+        """The task state's plan (a plan-mode run prints it: nothing was changed to show)."""
+        task = self.runtime.state.task
+        return plan_text(task.value if task is not None else None)
 
     @property
     def _saved_as(self) -> str | None:

@@ -37,13 +37,16 @@ from zizou.core.windows import WindowError, parse_cli_spec
 from zizou.core.workspace import Window
 from zizou.env import scrubbed_env
 from zizou.errors import PathError, UsageError
+from zizou.hooks.modes import MODES, modes_hook
+from zizou.hooks.runtime import HookRuntime, HookSource
+from zizou.hooks.sources import TrustStore, discover, needs_trust
 from zizou.paths import user_config_dir
 from zizou.repomap import repo_map_for
 from zizou.sandbox import Sandbox, SandboxStatus, detect, hidden_dirs_for
 from zizou.sessions import SessionStore, SessionWriter
 from zizou.sessions.records import StateRecord
 from zizou.sessions.store import LoadedSession
-from zizou.tools import ToolContext, default_registry
+from zizou.tools import Registry, ToolContext, default_registry
 from zizou.tools.open_in_workspace import open_window
 from zizou.tools.read_file import FileProblem
 from zizou.trace import DebugLog, Redactor, ensure_excluded, open_debug_log, session_secrets
@@ -59,6 +62,15 @@ class Runtime:
     warnings: list[str] = field(default_factory=list)
     debug_log: DebugLog | None = None  # its `problem` says when writing it failed
     schema_error: SchemaError | None = None  # the project's state schema, when it is unusable
+    hooks: HookRuntime | None = None
+    untrusted: list[HookSource] = field(default_factory=list)  # project hooks awaiting trust
+
+    def trust_hook(self, source: HookSource) -> str | None:
+        """The user approved `source` as it is now: remember its hash and run it from the next
+        step; a warning when it fails to load."""
+        TrustStore(user_config_dir()).trust(source)
+        self.untrusted = [s for s in self.untrusted if s.name != source.name]
+        return self.hooks.add(source) if self.hooks is not None else None
 
     @property
     def state(self) -> SessionState:
@@ -152,7 +164,56 @@ def build_runtime(
     log = open_debug_log(root, agent, prompt, reported) if options.debug_log else None
     if log is not None:
         agent.recorders.append(log)
-    return Runtime(session_id, agent, ctx, prompt, writer, warnings, log, schema_error)
+    _restore_modes(state, loaded, options)
+    hooks, untrusted = _hooks(options, registry, state, warnings)
+    agent.effects = runner.policy = hooks
+    agent.recorders.insert(0, hooks)  # it follows the turn's tool calls for `ctx.last_tool`
+    return Runtime(
+        session_id, agent, ctx, prompt, writer, warnings, log, schema_error, hooks, untrusted
+    )
+
+
+def _restore_modes(state: SessionState, loaded: LoadedSession | None, options: RunOptions) -> None:
+    """The mode and the hooks' state the session left, then `--mode`."""
+    if loaded is not None:
+        state.hook_state = {hook: dict(values) for hook, values in loaded.hook_state.items()}
+        if loaded.mode in MODES:
+            state.mode = loaded.mode
+    if options.mode is not None:
+        state.set_mode(options.mode, "cli")
+
+
+def _hooks(
+    options: RunOptions, registry: Registry, state: SessionState, warnings: list[str]
+) -> tuple[HookRuntime, list[HookSource]]:
+    """The session's hooks: the built-in modes, the user's, and the project's; a project's
+    Python hook runs only once the user trusted its exact content (`--trust-hooks`, `zizou
+    hooks trust`, the app's dialog). The others wait in the second value, each with a warning."""
+    hooks = HookRuntime(registry, state)
+    hooks.add(modes_hook(options.plan_reminder_steps))
+    config_dir = user_config_dir()
+    sources, problems = discover(options.root, config_dir)
+    warnings += problems
+    trust = TrustStore(config_dir)
+    untrusted: list[HookSource] = []
+    for source in sources:
+        if needs_trust(source) and not trust.is_trusted(source):
+            if options.trust_hooks:
+                trust.trust(source)
+                warnings.append(f"trusted the hook {source.name} (sha256 {source.sha256[:12]})")
+            else:
+                changed = trust.status(source) == "changed"
+                hooks.skip(source, "changed since trusted" if changed else "not trusted")
+                untrusted.append(source)
+                what = "changed since it was trusted" if changed else "not trusted yet"
+                warnings.append(
+                    f"the hook {source.name} was not run: it is {what}. Read it, then pass "
+                    f"--trust-hooks or run `zizou hooks trust {source.name}`"
+                )
+                continue
+        if (problem := hooks.add(source)) is not None:
+            warnings.append(problem)
+    return hooks, untrusted
 
 
 def open_files(root: Path, state: SessionState, specs: tuple[str, ...]) -> None:

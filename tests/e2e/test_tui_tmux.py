@@ -266,3 +266,58 @@ def test_the_plan_the_model_sets_shows_in_the_sidebar_and_a_toggle_reaches_it(
         system = _text_of(requests[2]["messages"][0]["content"])
         told = system[system.index("The user changed it since your last step") :]
         assert '"path":"/plan/1/status","value":"done"' in told.splitlines()[1]
+
+
+def _status_line(screen: str) -> str:
+    """The status bar: the screen's last line that says something."""
+    return [line for line in screen.splitlines() if line.strip()][-1].strip()
+
+
+def test_shift_tab_plans_and_the_gate_switches_to_build_and_goes_ahead(
+    tmux: Tmux, project: Path, tmp_path: Path
+) -> None:
+    """Shift+Tab puts the session in plan mode (the badge says PLAN); the model, offered no
+    write, sets a plan and ends its turn; the plan gate lists it, and `y` switches to build
+    (the badge says BUILD) and sends "Go ahead with the plan.", whose request offers
+    write_file again (read back from the loopback server's log)."""
+    plan = [
+        {"id": "p1", "title": "Read greet.py", "status": "done"},
+        {"id": "p2", "title": "Add a name parameter", "status": "pending"},
+    ]
+    update = json.dumps({"merge": {"goal": "greet takes a name", "plan": plan}})
+    script = [
+        {"text": "Reading.", "tool_calls": [{"name": "update_state", "arguments": update}]},
+        {"text": "The plan is ready."},
+        {"text": "Carried out the plan."},
+    ]
+    log = tmp_path / "requests.jsonl"
+    with LoopbackServer(script, log_path=log) as srv:
+        argv = [sys.executable, "-m", "zizou", "--api-base", srv.base_url]
+        argv += ["--model", "openai/test-model", "-C", str(project), "--no-debug-log"]
+        tmux.run("new-session", "-d", "-s", "main", "-x", "120", "-y", "36", shlex.join(argv))
+        ready = tmux.wait_for(lambda s: "○ ready" in s, "the prompt, ready")
+        assert _status_line(ready).split()[:3] == ["BUILD", "○", "ready"]
+        tmux.run("send-keys", "-t", "main", "BTab")
+        planning = tmux.wait_for(lambda s: _status_line(s).startswith("PLAN"), "the PLAN badge")
+        assert "Plan mode: zizou reads and plans, and changes nothing." in planning
+        tmux.run("send-keys", "-t", "main", "-l", "make greet take a name")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        gate = tmux.wait_for(lambda s: "Switch to build and carry it out?" in s, "the plan gate")
+        assert "☑ Read greet.py" in gate and "☐ Add a name parameter" in gate
+        time.sleep(1.0)  # the gate takes no key typed on as it opens: a pause arms it
+        tmux.run("send-keys", "-t", "main", "y")
+        done = tmux.wait_for(lambda s: "Carried out the plan." in s, "the plan carried out")
+        assert _status_line(done).startswith("BUILD")
+        assert "Build mode: zizou carries out the plan." in done
+    requests = [json.loads(line)["body"] for line in log.read_text().splitlines()]
+    assert len(requests) == 3
+
+    def offered(request: dict[str, object]) -> list[str]:
+        tools = request.get("tools")
+        assert isinstance(tools, list)
+        return [tool["function"]["name"] for tool in tools]
+
+    assert "write_file" not in offered(requests[0]) and "read_file" in offered(requests[0])
+    assert "write_file" in offered(requests[2])
+    users = [_text_of(m["content"]) for m in requests[2]["messages"] if m["role"] == "user"]
+    assert users[-1] == "Go ahead with the plan."

@@ -69,13 +69,13 @@ def test_a_damaged_window_and_an_unknown_record_kind_are_skipped_with_warnings(
     store = session(
         tmp_path,
         {"kind": "workspace", "windows": [good, bad]},
-        {"kind": "hook_state", "hooks": {"x": 1}},
+        {"kind": "deck_run", "deck": {"x": 1}},
     )
     loaded = store.load("s1")
     assert [w.id for w in loaded.windows] == ["w1"]
     assert loaded.warnings[1].startswith("session s1: skipped a workspace window (the regex")
     assert loaded.warnings[0] == (
-        "session s1: skipped line 4, a 'hook_state' record this version of zizou does not know"
+        "session s1: skipped line 4, a 'deck_run' record this version of zizou does not know"
     )
     assert [m.content for m in loaded.messages] == ["hi"]
 

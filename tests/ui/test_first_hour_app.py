@@ -56,7 +56,7 @@ async def test_tab_reaches_the_queue_and_typed_text_never_vanishes(make_app: Mak
         assert isinstance(app.focused, QueueList)
         await pilot.press("tab")  # and back
         assert app.focused is prompt
-        await pilot.press("shift+tab", "escape")  # Esc brings focus home, the turn runs on
+        await pilot.press("tab", "escape")  # Esc brings focus home, the turn runs on
         assert app.focused is prompt and app.busy
         app.chat.focus()
         await pilot.pause()
@@ -91,7 +91,7 @@ async def test_messages_typed_in_a_burst_stay_apart_and_never_vanish(make_app: M
         await settle(pilot, lambda: not app.busy)
 
 
-async def test_shift_tab_walks_back_through_the_rows_and_comes_home(make_app: MakeApp) -> None:
+async def test_tab_walks_through_the_rows_and_shift_tab_walks_back(make_app: MakeApp) -> None:
     rules = Rules(bash_prefixes=("echo",))
     app = make_app([bash("echo one"), bash("echo two"), {"text": "done"}], rules=rules)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -101,10 +101,13 @@ async def test_shift_tab_walks_back_through_the_rows_and_comes_home(make_app: Ma
         prompt = app.composer.area
         walk: list[Widget | None] = []
         for _ in range(3):
-            await pilot.press("shift+tab")
+            await pilot.press("tab")  # no queue, no plan: the rows, newest first, then home
             walk.append(app.focused)
         assert walk == [second, first, prompt]
-        await pilot.press("tab")  # no queue: Tab stays home rather than enter the rows
+        await pilot.press("tab", "shift+tab")  # from a row, Shift+Tab walks back
+        assert app.focused is prompt
+        await pilot.press("shift+tab")  # in the prompt it switches the mode instead
+        await settle(pilot, lambda: app.session.runtime.state.mode == "plan")
         assert app.focused is prompt
 
 

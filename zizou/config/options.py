@@ -27,7 +27,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from zizou.config.project_rules import ignored_project_file, load_prefixes
-from zizou.config.settings import HistoryWindow, MaxSteps, Protocol, Settings, load_settings
+from zizou.config.settings import (
+    HistoryWindow,
+    MaxSteps,
+    Mode,
+    PlanReminderSteps,
+    Protocol,
+    Settings,
+    load_settings,
+)
 from zizou.core.permissions import Rules, rules_from_allow
 from zizou.env import scrubbed_env
 from zizou.errors import UsageError
@@ -50,6 +58,7 @@ LAYERED = (
     "timeouts",
     "history_window",
     "protocol",
+    "plan_reminder_steps",
 )
 Profile = Literal["stateful"] | None  # --profile stateful: history window 1, and the task state
 
@@ -92,6 +101,9 @@ class Flags(BaseModel):
     protocol: Protocol | None = None  # --protocol auto|tools|json
     profile: Profile = None  # --profile stateful
     state_file: Path | None = None  # --state FILE: the task state loaded, and written back
+    mode: Mode | None = None  # --mode build|plan
+    trust_hooks: bool = False  # --trust-hooks: trust the project's Python hooks as they are now
+    plan_reminder_steps: PlanReminderSteps | None = None  # not a flag: config.toml only
 
 
 class RunOptions(BaseModel):
@@ -118,6 +130,9 @@ class RunOptions(BaseModel):
     protocol: Protocol = "auto"  # native tool calls, or the JSON protocol for models without
     profile: Profile = None
     state_file: Path | None = None  # headless: the task state read at start, written at the end
+    mode: Mode | None = None  # the mode to start in (None: the resumed session's, else build)
+    trust_hooks: bool = False  # trust the project's Python hooks as they are now
+    plan_reminder_steps: PlanReminderSteps = 6  # open plan items reminded every N steps; 0: never
     setup: SetupMode = None
     retry: RetrySettings = RetrySettings()
     timeouts: TimeoutSettings = TimeoutSettings()
@@ -147,8 +162,10 @@ def resolve_options(flags: Flags, environ: Mapping[str, str] | None = None) -> R
             "open_files",
             "profile",
             "state_file",
+            "mode",
+            "trust_hooks",
         )
-        if (value := getattr(flags, name)) not in (None, ())
+        if (value := getattr(flags, name)) not in (None, (), False)
     }
     session = SessionChoice(resume=flags.resume, continue_last=flags.continue_last)
     origins.update(dict.fromkeys(given, "flag"))

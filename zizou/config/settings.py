@@ -21,6 +21,8 @@ from zizou.providers.settings import RetrySettings, TimeoutSettings
 MaxSteps = Annotated[int, Field(ge=1, le=500)]  # the step cap per turn, wherever it is set
 HistoryWindow = Annotated[int, Field(ge=0, le=10_000)] | Literal["all"]
 Protocol = Literal["auto", "tools", "json"]
+Mode = Literal["build", "plan"]
+PlanReminderSteps = Annotated[int, Field(ge=0, le=500)]
 
 
 class Settings(BaseModel):
@@ -42,6 +44,8 @@ class Settings(BaseModel):
     # How tools are called: "auto" (native tool calls, or the JSON protocol for a model that
     # has none), "tools" or "json".
     protocol: Protocol | None = None
+    # Every how many steps of a turn the plan's open items are reminded to the model (0: never).
+    plan_reminder_steps: PlanReminderSteps | None = None
 
 
 def settings_path() -> Path:
@@ -68,6 +72,8 @@ def load_settings(path: Path | None = None) -> Settings:
 __all__ = [
     "HistoryWindow",
     "MaxSteps",
+    "Mode",
+    "PlanReminderSteps",
     "Protocol",
     "RetrySettings",
     "Settings",

@@ -32,7 +32,7 @@ from zizou.core.call_repair import repair_call
 from zizou.core.events import PermissionDecided, PermissionRequested, ToolProgress
 from zizou.core.messages import ERROR_PREFIX
 from zizou.core.permissions import RUN_BASH, Decision, Rules, decide
-from zizou.core.protocols import Approval, Approver, PermissionRequest, ToolCall
+from zizou.core.protocols import Approval, Approver, PermissionRequest, ToolCall, ToolPolicy
 from zizou.errors import PathError
 from zizou.tools import Access, Registry, Tool, ToolArgs, ToolContext, ToolResult
 
@@ -95,6 +95,7 @@ class CallRunner:
         self.rules = rules
         self.offered: frozenset[str] | None = None  # this step's tools; None: all of them
         self.hidden: dict[str, str] = {}  # why each tool the step hides is hidden
+        self.policy: ToolPolicy | None = None  # hooks' before_tool: may only tighten
 
     def offer(self, offered: tuple[str, ...], hidden: dict[str, str]) -> None:
         """The tools this step offers (from the step plan): a call to any other tool of the
@@ -181,7 +182,7 @@ class CallRunner:
 
     async def _decide_and_run(self, resolved: ResolvedCall) -> AsyncGenerator[RunnerItem, None]:
         call, tool, access = resolved.call, resolved.tool, resolved.access
-        decision = decide(tool.name, access, self.rules)
+        decision = self._tightened(resolved, decide(tool.name, access, self.rules))
         ctx = self.ctx
         sandbox = self.rules.sandbox if access.kind == "exec" else None
         if decision.verdict != "ask":
@@ -213,6 +214,22 @@ class CallRunner:
         async with aclosing(_run_tool(resolved, ctx)) as items:
             async for item in items:
                 yield item
+
+    def _tightened(self, resolved: ResolvedCall, decision: Decision) -> Decision:
+        """The rules' decision, tightened by the tool policy (hooks): a call the rules refuse
+        stays refused; one they allow or ask for may be refused, or asked for."""
+        if self.policy is None or decision.verdict == "deny":
+            return decision
+        arguments = resolved.args.model_dump(mode="json")
+        verdict = self.policy.before_tool(resolved.tool.name, arguments, resolved.access.kind)
+        if verdict is None:
+            return decision
+        reason = f"{verdict.source}: {verdict.reason}"
+        if verdict.verdict == "deny":
+            return Decision("deny", reason, by=verdict.source)
+        if decision.verdict == "ask":
+            return dataclasses.replace(decision, reason=f"{decision.reason}; {reason}")
+        return Decision("ask", reason, suggested_rules=())
 
 
 def _parse_args(tool: Tool[Any], raw: str) -> ToolArgs | ToolResult:

@@ -204,6 +204,21 @@ class AgentError(Event):
 
 
 @dataclass(frozen=True)
+class HookWarning(Event):
+    """A hook failed or misbehaved (it raised, was slow, asked for something it may not): it
+    is disabled where it raised, and the turn goes on. `detail` holds the traceback, for the
+    debug log only."""
+
+    type: ClassVar[str] = "hook_warning"
+    hook: str  # "hook:<file>" or "hook:<file>/<effect>"
+    message: str
+    detail: str | None = field(default=None, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:  # stream-json: the traceback stays in the debug log
+        return {"type": self.type, "hook": self.hook, "message": self.message}
+
+
+@dataclass(frozen=True)
 class TurnFinished(Event):
     type: ClassVar[str] = "turn_finished"
     reason: FinishReason
@@ -228,6 +243,7 @@ AnyEvent = (
     | ToolCallFinished
     | StepFinished
     | AgentError
+    | HookWarning
     | TurnFinished
 )
 """Every event the loop yields. Consumers `match` on it and end with `assert_never`, so a kind
@@ -247,6 +263,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     ToolCallFinished,
     StepFinished,
     AgentError,
+    HookWarning,
     TurnFinished,
 )
 
@@ -257,6 +274,7 @@ __all__ = [
     "AnyEvent",
     "Event",
     "FinishReason",
+    "HookWarning",
     "ModelReplied",
     "PermissionDecided",
     "PermissionRequested",

@@ -30,6 +30,7 @@ from zizou.core.events import (
     AgentError,
     AnyEvent,
     FinishReason,
+    HookWarning,
     ModelReplied,
     Retrying,
     StepFinished,
@@ -121,16 +122,29 @@ class Agent:
         self.effects: StepEffects = effects or NoEffects()
         self.turns = 0  # the turns this process ran, for the step effects
 
-    def build_request(self, step: int = 1) -> tuple[ModelRequest, StepPlanned]:
+    def build_request(
+        self, step: int = 1, usage: Usage | None = None
+    ) -> tuple[ModelRequest, StepPlanned, tuple[HookWarning, ...]]:
         """The one place a step's request is assembled, as a pipeline: the step effects run
         (hooks: tools to hide, systems to add, reminders), the layers render, and the request
-        gets the history, this step's reminders and the tools offered; the plan says how."""
+        gets the history, this step's reminders and the tools offered; the plan says how, and
+        the warnings are the hooks' that failed while it was planned."""
+        usage = usage or Usage()
         registry = self.runner.registry
         advertised = [tool for tool in registry if tool.advertised]
         messages, left_out = windowed(self.conversation.messages, self.config.history_window)
         changes = self.effects.plan_step(
-            StepInput(step, self.turns, tuple(t.name for t in advertised), tuple(messages))
+            StepInput(
+                step,
+                self.turns,
+                tuple(t.name for t in advertised),
+                tuple(messages),
+                self.model.id,
+                usage,
+            )
         )
+        if changes.messages is not None:
+            messages = list(changes.messages)
         hidden = tuple((name, why) for name, why in changes.hidden if registry.get(name))
         hidden_names = {name for name, _ in hidden}
         compiled = self.prompt.render(changes.systems, left_out=left_out)
@@ -152,7 +166,7 @@ class Agent:
             left_out,
             compiled.windows,
         )
-        return request, plan
+        return request, plan, changes.warnings
 
     async def run_turn(self, user_text: str) -> AsyncGenerator[AnyEvent, None]:
         """Run one turn, yielding its events (each also goes to every recorder).
@@ -209,12 +223,14 @@ class Agent:
         events.append(TurnFinished(reason, text, progress.step, progress.usage, message, kind))
         return events
 
-    async def _request(self, step: int) -> tuple[ModelRequest, StepPlanned]:
+    async def _request(
+        self, progress: _Progress
+    ) -> tuple[ModelRequest, StepPlanned, tuple[HookWarning, ...]]:
         # The request is built in a thread: on a large repository the repo map can take a
         # second, and the event loop (the app's screen and keys) must not wait for it.
-        request, plan = await asyncio.to_thread(self.build_request, step)
-        self.runner.offer(plan.offered, dict(plan.hidden))  # any other tool is refused
-        return request, plan
+        built = await asyncio.to_thread(self.build_request, progress.step, progress.usage)
+        self.runner.offer(built[1].offered, dict(built[1].hidden))  # any other tool is refused
+        return built
 
     async def _turn(self, user_text: str, progress: _Progress) -> AsyncGenerator[AnyEvent, None]:
         yield TurnStarted(user_text)
@@ -273,8 +289,10 @@ class Agent:
     async def _reply(self, progress: _Progress) -> AsyncGenerator[AnyEvent | ModelReply, None]:
         """One model call: its text and retry notices, then ModelReplied and the reply."""
         reply: ModelReply | None = None
-        request, plan = await self._request(progress.step)
+        request, plan, warnings = await self._request(progress)
         yield plan  # the recorders see how the request was planned, then the request itself
+        for warning in warnings:
+            yield warning
         for recorder in self.recorders:
             recorder.record_request(progress.step, request)
         async for item in self.model.stream(request):

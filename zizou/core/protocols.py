@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from zizou.core.events import AnyEvent, Retrying, Usage
+from zizou.core.events import AnyEvent, HookWarning, Retrying, Usage
 
 
 @dataclass(frozen=True)
@@ -63,18 +63,24 @@ class StepInput:
     turn: int  # 1-based, in the session (as this process counts them)
     tools: tuple[str, ...]  # the tools that would be offered
     messages: tuple[dict[str, Any], ...]  # the history as the request would send it
+    model: str = ""
+    usage: Usage = field(default_factory=Usage)  # of the turn's steps so far
 
 
 @dataclass(frozen=True)
 class StepChanges:
     """What step effects change about the coming request: tools hidden (name -> why),
     systems added to the HOOKS layer ((name, text)), reminders sent at the end of this request
-    only, and the names of the effects that ran."""
+    only, the history replaced for this request (checked: it keeps the last message and pairs
+    every tool result with its call), the effects that ran (one line each) and the warnings of
+    hooks that failed."""
 
     hidden: tuple[tuple[str, str], ...] = ()
     systems: tuple[tuple[str, str], ...] = ()
     reminders: tuple[tuple[str, str], ...] = ()  # (source, text)
     effects_run: tuple[str, ...] = ()
+    messages: tuple[dict[str, Any], ...] | None = None
+    warnings: tuple[HookWarning, ...] = ()
 
 
 class StepEffects(Protocol):
@@ -89,6 +95,25 @@ class NoEffects:
 
     def plan_step(self, step: StepInput) -> StepChanges:
         return StepChanges()
+
+
+@dataclass(frozen=True)
+class PolicyVerdict:
+    """A tool policy's tightening of one call: refuse it, or ask the user although the rules
+    would let it run. `source` names the policy ("hook:<file>")."""
+
+    verdict: Literal["deny", "ask"]
+    reason: str
+    source: str
+
+
+class ToolPolicy(Protocol):
+    """Looks at a call after the permission rules allowed or asked for it, and may only
+    tighten: deny it, or ask for a call the rules would let run."""
+
+    def before_tool(
+        self, name: str, arguments: dict[str, Any], kind: str
+    ) -> PolicyVerdict | None: ...
 
 
 @runtime_checkable
@@ -162,10 +187,12 @@ __all__ = [
     "ModelRequest",
     "NoEffects",
     "PermissionRequest",
+    "PolicyVerdict",
     "StepChanges",
     "StepEffects",
     "StepInput",
     "TextPiece",
     "ToolCall",
+    "ToolPolicy",
     "TurnRecorder",
 ]

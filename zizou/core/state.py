@@ -114,7 +114,32 @@ class InstructionsLoaded:
         return {"type": self.type, "sticky": list(self.sticky)}
 
 
-StateEvent = WorkspaceChanged | StateChanged | InstructionsLoaded
+@dataclass(frozen=True)
+class ModeChanged:
+    """The session's mode changed ("build", "plan"): the tools offered follow it."""
+
+    type = "mode_changed"
+    mode: str
+    by: str  # "user", "cli", "session", or the hook that switched it
+
+    def to_dict(self) -> dict[str, object]:
+        return {"type": self.type, "mode": self.mode, "by": self.by}
+
+
+@dataclass(frozen=True)
+class HookStateChanged:
+    """A hook's state value changed (batched: told once per step, after the step is planned)."""
+
+    type = "hook_state_changed"
+    hook: str  # the hook file's name
+    key: str
+    value: Any
+
+    def to_dict(self) -> dict[str, object]:
+        return {"type": self.type, "hook": self.hook, "key": self.key}
+
+
+StateEvent = WorkspaceChanged | StateChanged | InstructionsLoaded | ModeChanged | HookStateChanged
 Subscriber = Callable[[StateEvent], None]
 
 
@@ -133,6 +158,8 @@ class SessionState:
         self.task: TaskState | None = None  # None: no task state (a schema that cannot be used)
         self.task_problem: str | None = None  # why there is none, when there is none
         self.sticky: tuple[str, ...] = ()  # instructions kept in the prompt for the session
+        self.mode = "build"  # "plan": read-only tools (the built-in mode hooks)
+        self.hook_state: dict[str, dict[str, Any]] = {}  # hook file -> key -> value
 
     def subscribe(self, subscriber: Subscriber) -> None:
         self._subscribers.append(subscriber)
@@ -271,6 +298,28 @@ class SessionState:
             for subscriber in self._subscribers:
                 subscriber(event)
 
+    def set_mode(self, mode: str, by: str = "user") -> bool:
+        """Switch the session's mode; False when it already was `mode`."""
+        with self.lock:
+            if mode == self.mode:
+                return False
+            self.mode = mode
+            self._tell_all(ModeChanged(mode, by))
+            return True
+
+    def set_hook_state(self, hook: str, key: str, value: Any) -> None:
+        """A hook's state value (JSON-compatible), kept in the session file."""
+        with self.lock:
+            values = self.hook_state.setdefault(hook, {})
+            if key in values and values[key] == value:
+                return
+            values[key] = value
+            self._tell_all(HookStateChanged(hook, key, value))
+
+    def _tell_all(self, event: StateEvent) -> None:
+        for subscriber in self._subscribers:
+            subscriber(event)
+
     def _state_changed(
         self,
         task: TaskState,
@@ -312,7 +361,9 @@ class SessionState:
 __all__ = [
     "FileLedger",
     "FileView",
+    "HookStateChanged",
     "InstructionsLoaded",
+    "ModeChanged",
     "SessionState",
     "StateChanged",
     "StateEvent",

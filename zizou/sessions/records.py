@@ -81,6 +81,22 @@ class InstructionsRecord(_Record):
     sticky: list[str]
 
 
+class ModeRecord(_Record):
+    """The session's mode changed ("build", "plan"); the last one is the mode it resumes in."""
+
+    kind: Literal["mode"] = "mode"
+    mode: str
+
+
+class HookStateRecord(_Record):
+    """A hook's state value changed; the last value of each (hook, key) is what it resumes with."""
+
+    kind: Literal["hook_state"] = "hook_state"
+    hook: str
+    key: str
+    value: Any = None
+
+
 Record = (
     MetaRecord
     | MessageRecord
@@ -89,4 +105,6 @@ Record = (
     | WorkspaceRecord
     | StateRecord
     | InstructionsRecord
+    | ModeRecord
+    | HookStateRecord
 )

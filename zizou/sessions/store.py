@@ -29,6 +29,7 @@ from zizou import confined
 from zizou.core.events import (
     AgentError,
     AnyEvent,
+    HookWarning,
     ModelReplied,
     PermissionDecided,
     PermissionRequested,
@@ -45,7 +46,14 @@ from zizou.core.events import (
 )
 from zizou.core.messages import Message, UserMessage, from_wire, stored, to_wire
 from zizou.core.protocols import ModelRequest
-from zizou.core.state import InstructionsLoaded, StateChanged, StateEvent, WorkspaceChanged
+from zizou.core.state import (
+    HookStateChanged,
+    InstructionsLoaded,
+    ModeChanged,
+    StateChanged,
+    StateEvent,
+    WorkspaceChanged,
+)
 from zizou.core.workspace import Window, line_spec
 from zizou.errors import PathError, UsageError
 from zizou.paths import (
@@ -58,9 +66,11 @@ from zizou.paths import (
 from zizou.sessions.records import (
     FORMAT_VERSION,
     CompactedRecord,
+    HookStateRecord,
     InstructionsRecord,
     MessageRecord,
     MetaRecord,
+    ModeRecord,
     Record,
     StateRecord,
     TurnRecord,
@@ -91,6 +101,8 @@ class LoadedSession:
     windows: tuple[Window, ...] = ()  # the workspace as the session left it
     state: tuple[StateRecord, ...] = ()  # the task state's changes, in order (replayed on load)
     sticky: tuple[str, ...] = ()  # the sticky instructions it had loaded
+    mode: str | None = None  # the mode it was last in
+    hook_state: dict[str, dict[str, Any]] = field(default_factory=dict)  # hook -> key -> value
 
     def wire(self) -> list[dict[str, Any]]:
         """The messages as the provider is sent them."""
@@ -207,6 +219,7 @@ class SessionWriter:
                 | ToolCallFinished()
                 | StepFinished()
                 | AgentError()
+                | HookWarning()
             ):
                 pass
             case _:
@@ -225,6 +238,10 @@ class SessionWriter:
                 self.write(StateRecord(source=event.source, patch=patch, merge=event.merge))
             case InstructionsLoaded(sticky=sticky):
                 self.write(InstructionsRecord(sticky=list(sticky)))
+            case ModeChanged(mode=mode):
+                self.write(ModeRecord(mode=mode))
+            case HookStateChanged(hook=hook, key=key, value=value):
+                self.write(HookStateRecord(hook=hook, key=key, value=value))
             case _:
                 assert_never(event)
 
@@ -405,6 +422,8 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
     windows: tuple[Window, ...] = ()
     state: list[StateRecord] = []
     sticky: tuple[str, ...] = ()
+    mode: str | None = None
+    hook_state: dict[str, dict[str, Any]] = {}
     turns = 0
     for record in records:
         if isinstance(record, MetaRecord):
@@ -417,6 +436,10 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
             state.append(record)
         elif isinstance(record, InstructionsRecord):
             sticky = tuple(record.sticky)
+        elif isinstance(record, ModeRecord):
+            mode = record.mode
+        elif isinstance(record, HookStateRecord):
+            hook_state.setdefault(record.hook, {})[record.key] = record.value
         elif record.event == "started":
             turns += 1
     if meta is None:
@@ -432,7 +455,9 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
             typed.append(from_wire(message))
         except ValidationError:
             warnings.append(f"session {session_id}: skipped a message that could not be read")
-    return LoadedSession(meta, typed, turns, warnings, windows, tuple(state), sticky)
+    return LoadedSession(
+        meta, typed, turns, warnings, windows, tuple(state), sticky, mode, hook_state
+    )
 
 
 def _windows(session_id: str, record: WorkspaceRecord, warnings: list[str]) -> tuple[Window, ...]:

@@ -29,6 +29,7 @@ class AddContext(Tool[AddContextArgs]):
     open_in_workspace, kept so that sessions that called it still work)."""
 
     name = "add_context"
+    access_kind = "read"
     summary = "The old name of open_in_workspace: open a file or a window of its lines."
     Args = AddContextArgs
     advertised = False

@@ -219,6 +219,9 @@ class Tool(Generic[A]):
     # the tool guide nor sent to the model, but a call to it works.
     advertised: ClassVar[bool] = True
     alias_of: ClassVar[str | None] = None  # the tool this is an old name of: offered with it
+    # What its calls touch, whatever their arguments ("read", "write", "delete", "exec",
+    # "open"): what hooks and plan mode read; each call still declares its own `access`.
+    access_kind: ClassVar[str] = "undeclared"
 
     @classmethod
     def description(cls) -> str:

@@ -28,6 +28,7 @@ class CloseInWorkspace(Tool[CloseArgs]):
     not changed."""
 
     name = "close_in_workspace"
+    access_kind = "read"
     summary = "Close a workspace window (by id), or every window of a file."
     Args = CloseArgs
 

@@ -44,6 +44,7 @@ class DeleteFile(Tool[DeleteFileArgs]):
     """
 
     name = "delete_file"
+    access_kind = "delete"
     summary = "Delete one file once the user approves; its bytes are kept in .zizou/trash/."
     Args = DeleteFileArgs
 

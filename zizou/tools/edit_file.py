@@ -59,6 +59,7 @@ class EditFile(Tool[EditFileArgs]):
     """
 
     name = "edit_file"
+    access_kind = "write"
     summary = (
         "Replace an exact string that occurs once in a file you have read, "
         "or every match with replace_all."

@@ -22,6 +22,7 @@ class GetInstructions(Tool[GetInstructionsArgs]):
     kind of task, then follow it. '?' lists every instruction with its summary."""
 
     name = "get_instructions"
+    access_kind = "read"
     summary = "Read the full procedure of an instruction listed in INSTRUCTIONS ('?' lists all)."
     Args = GetInstructionsArgs
     label_field = "name"

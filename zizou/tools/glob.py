@@ -115,6 +115,7 @@ class Glob(Tool[GlobArgs]):
 
     name = "glob"
     label_field = "pattern"
+    access_kind = "read"
     summary = (
         "Find files whose path matches a glob pattern such as `*.py` or `src/**/*.ts`, "
         "newest first."

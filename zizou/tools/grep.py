@@ -125,6 +125,7 @@ class Grep(Tool[GrepArgs]):
 
     name = "grep"
     label_field = "pattern"
+    access_kind = "read"
     summary = (
         "Search file contents for a regex with ripgrep, printing `path:line:text` for each match."
     )

@@ -62,6 +62,7 @@ class ListDir(Tool[ListDirArgs]):
     """
 
     name = "list_dir"
+    access_kind = "read"
     summary = "List one directory level: subdirectories first, then files with their sizes."
     Args = ListDirArgs
 

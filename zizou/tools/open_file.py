@@ -45,6 +45,7 @@ class OpenFile(Tool[OpenFileArgs]):
     """
 
     name = "open_file"
+    access_kind = "open"
     summary = (
         "Open a file in the user's default application to show them a result; "
         "it returns no content."

@@ -53,6 +53,7 @@ class OpenInWorkspace(Tool[OpenArgs]):
     """
 
     name = "open_in_workspace"
+    access_kind = "read"
     summary = "Keep a file or a window of it (lines, text or regex) shown current at every step."
     Args = OpenArgs
 

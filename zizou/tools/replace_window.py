@@ -52,6 +52,7 @@ class ReplaceWindow(Tool[ReplaceWindowArgs]):
     """
 
     name = "replace_window"
+    access_kind = "write"
     summary = "Replace exactly the lines of a workspace window (by id) or of a given window."
     Args = ReplaceWindowArgs
 

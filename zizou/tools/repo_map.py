@@ -56,6 +56,7 @@ class RepoMap(Tool[RepoMapArgs]):
     """
 
     name = "repo_map"
+    access_kind = "read"
     summary = (
         "Map classes, functions and signatures with line numbers, focused on given paths or names."
     )

@@ -284,6 +284,7 @@ class RunBash(Tool[RunBashArgs]):
 
     name = "run_bash"
     label_field = "command"
+    access_kind = "exec"
     summary = (
         "Run a bash command from the project root once the user approves it; prefer the file tools."
     )

@@ -38,6 +38,7 @@ class UpdateState(Tool[UpdateStateArgs]):
     """
 
     name = "update_state"
+    access_kind = "read"
     summary = "Update the task state (goal, plan, notes) with a JSON Patch or a merge object."
     Args = UpdateStateArgs
     label_field = "reason"

@@ -45,6 +45,7 @@ class WriteFile(Tool[WriteFileArgs]):
     """
 
     name = "write_file"
+    access_kind = "write"
     summary = "Create a file or replace its whole content; to change part of a file, use edit_file."
     Args = WriteFileArgs
 

@@ -12,6 +12,7 @@ from typing import assert_never
 from zizou.core.events import (
     AgentError,
     AnyEvent,
+    HookWarning,
     ModelReplied,
     PermissionDecided,
     PermissionRequested,
@@ -84,6 +85,8 @@ def event_record(event: AnyEvent) -> str:
             return f"ERROR{'' if fatal else ' (not fatal)'}: {text}\n" + (
                 block(detail) if detail else ""
             )
+        case HookWarning(hook=hook, message=text, detail=detail):
+            return f"HOOK-WARNING {hook}: {text}\n" + (block(detail) if detail else "")
         case TurnFinished(reason=reason, steps=steps, message=text):
             return f"FINISH {reason} after {count(steps, 'step')}" + (
                 f": {text}\n" if text else "\n"
@@ -133,7 +136,8 @@ def _plan(event: StepPlanned) -> str:
     lines = [f"STEP-PLAN {event.step}: offered {', '.join(event.offered) or 'no tools'}"]
     lines += [f"  hidden {name}: {why}" for name, why in event.hidden]
     if event.effects_run:
-        lines.append(f"  effects run: {', '.join(event.effects_run)}")
+        lines.append(f"EFFECTS step {event.step}: {len(event.effects_run)} ran")
+        lines += [f"  {effect}" for effect in event.effects_run]
     if event.reminders:
         lines.append(f"  reminders from: {', '.join(event.reminders)}")
     if event.left_out_turns:

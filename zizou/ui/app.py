@@ -2,39 +2,39 @@
 
 The app composes; it owns no business logic. It builds the widgets and hands them down to the
 controllers that hold the logic (`TurnController`, `SlashCommands`, `ModelSwitcher`,
-`Conversations`, `WorkspaceCommands`, `UserShell`, `InputRouter`, `FocusRouter`, `Opening`),
-then routes to them what comes up: the widgets' messages, the controllers' requests
-(`zizou.ui.host`), the session state's changes, key bindings and worker events. Slow work runs
-in the controllers' workers, so the prompt stays live.
+`Conversations`, `WorkspaceCommands`, `ModeController`, `HookCommands`, `UserShell`,
+`InputRouter`, `FocusRouter`, `Opening`), then routes to them what comes up: the widgets'
+messages, the controllers' requests (`zizou.ui.host`), the session state's changes, key bindings
+and worker events. Slow work runs in the controllers' workers, so the prompt stays live.
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Iterable
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
-from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding, BindingType
+from textual.app import ComposeResult, SystemCommand
 from textual.containers import Horizontal, Vertical
-from textual.events import Event, Key, Paste, Resize
 from textual.screen import Screen
 from textual.worker import Worker
 
+from zizou.ui.app_keys import KeyedApp
 from zizou.ui.approver import TuiApprover
 from zizou.ui.commands import SlashCommands
 from zizou.ui.completion import Completer
 from zizou.ui.conversations import TAGLINE, Conversations
 from zizou.ui.early_keys import typed_lines
 from zizou.ui.focus import FocusRouter
+from zizou.ui.hook_commands import HookCommands
 from zizou.ui.host import QuitRequested, SessionChanged, ShowScreen
 from zizou.ui.message_queue import MessageQueue
 from zizou.ui.model_switcher import ModelSwitcher
+from zizou.ui.modes import ModeController
 from zizou.ui.opening import Opening, PendingSession, Warmup
 from zizou.ui.router import InputRouter
+from zizou.ui.screens.guarded import TypedAhead
 from zizou.ui.screens.link_confirm import confirm_link
 from zizou.ui.screens.picker import PickerScreen
 from zizou.ui.session import SetupMode, UiSession
@@ -59,11 +59,9 @@ if TYPE_CHECKING:
     from zizou.ui.widgets.frozen_markdown import FrozenMarkdown
 
 HERE = Path(__file__).parent
-QUIT_WINDOW_S = 2.0
-STOPPABLE = ("turn", "shell")  # the worker groups Esc and Ctrl+C stop
 
 
-class ZizouApp(App[int]):
+class ZizouApp(KeyedApp):
     CSS_PATH: ClassVar[list[str | PurePath]] = [
         HERE / "app.tcss",
         *sorted(HERE.glob("widgets/*.tcss")),
@@ -71,12 +69,6 @@ class ZizouApp(App[int]):
     ]
     AUTO_FOCUS = "#prompt"  # keys typed while the app starts land in the prompt
     TITLE = "zizou"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "interrupt", "Interrupt", show=False),
-        Binding("ctrl+c", "ctrl_c", "Quit", show=False, priority=True),
-        Binding("ctrl+b", "toggle_sidebar", "Sidebar", show=False),
-        Binding("ctrl+o", "toggle_output", "Output", show=False),
-    ]
 
     def __init__(
         self,
@@ -114,15 +106,24 @@ class ZizouApp(App[int]):
         )
         self.models = ModelSwitcher(self, self.opening, self.chat, self.status, keys, setup)
         self.conversations = Conversations(self, self.opening, self.chat, self.turns, self.status)
+        self.modes = ModeController(self, self.opening, self.chat, self.turns, self.typing)
+        self.turns.on_finished = self.modes.turn_done  # the plan gate
+        self.hooks = HookCommands(self, self.opening, self.chat, self.typing)
         self.commands = SlashCommands(
-            self, self.opening, self.chat, self.models, self.conversations, self.workspace
+            self,
+            self.opening,
+            self.chat,
+            self.models,
+            self.conversations,
+            self.workspace,
+            self.modes,
+            self.hooks,
         )
         self.shell = UserShell(self, self.opening, self.chat)
         self.router = InputRouter(
             self, self.opening, self.chat, self.composer, self.turns, self.commands, self.shell
         )
         self.focus_router = FocusRouter(self.composer, self.chat, self.queue_panel, self.sidebar)
-        self._last_ctrl_c = 0.0
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -173,11 +174,16 @@ class ZizouApp(App[int]):
         self.run_worker(self._present(), group="present")
 
     async def _present(self) -> None:
-        """Show what the session brings, then let what was typed meanwhile go."""
+        """Show what the session brings and ask about the project hooks that wait for trust,
+        then let what was typed meanwhile go."""
         self.session.watch_workspace(self._workspace_changed)
         try:
             await self.conversations.show_opened()
             await self.models.check_opened()
+            await self.modes.opened()
+            if self.session.runtime.untrusted:
+                self.status.state = "a project hook waits for your answer…"
+                await self.hooks.ask_untrusted()
         finally:
             await self.turns.ready()
 
@@ -198,13 +204,14 @@ class ZizouApp(App[int]):
     def _session_changed(self) -> None:
         session = self.opening.session
         if session is not None:
+            self.status.mode = session.runtime.state.mode
             self.sidebar.info = sidebar_info(session)
             used = session.last_request_tokens
             self.status.context = (used, session.context_window if used else None)
 
     def _workspace_changed(self, event: StateEvent) -> None:
-        """The state tells from the thread that changed it (often a tool's): post, which is
-        safe from any thread, and redraw on the app's own."""
+        """The state (its workspace, task state, mode...) tells from the thread that changed it
+        (often a tool's): post, which is safe from any thread, and redraw on the app's own."""
         self.post_message(SessionChanged())
 
     @on(UserShell.Shared)
@@ -240,6 +247,11 @@ class ZizouApp(App[int]):
     async def _rule_removed(self, event: PickerScreen.Removed) -> None:
         await self.commands.remove_rule(event.value)
 
+    @on(TypedAhead)
+    def _typed_ahead(self, message: TypedAhead) -> None:
+        """A key typed for the prompt as a dialog opened over it: it goes there after all."""
+        self.composer.area.replay(message.key, message.character)
+
     @on(PromptArea.PageKey)
     def _page(self, event: PromptArea.PageKey) -> None:
         if event.key == "pageup":
@@ -252,66 +264,6 @@ class ZizouApp(App[int]):
 
     def on_frozen_markdown_link_clicked(self, event: FrozenMarkdown.LinkClicked) -> None:
         confirm_link(self, event.href)
-
-    # --- keys -----------------------------------------------------------------------------------
-
-    async def on_event(self, event: Event) -> None:
-        if isinstance(event, Key):
-            self.typing.pressed()
-        if isinstance(event, Key | Paste) and not event.is_forwarded:
-            self.focus_router.claim(event)  # text typed while focus is elsewhere: the prompt's
-        await super().on_event(event)
-
-    def action_focus_next(self) -> None:
-        if not self.focus_router.move(forward=True):
-            super().action_focus_next()
-
-    def action_focus_previous(self) -> None:
-        if not self.focus_router.move(forward=False):
-            super().action_focus_previous()
-
-    async def action_interrupt(self) -> None:
-        if not self.focus_router.home() and not await self.turns.cancel_edit():
-            self.interrupt()
-
-    def action_toggle_output(self) -> None:
-        self.chat.toggle_outputs()
-
-    def interrupt(self) -> list[Worker[object]]:
-        """Stop the running turn and `!commands`; the workers that were running."""
-        running = [w for w in self.workers if w.group in STOPPABLE and not w.is_finished]
-        for worker in running:
-            worker.cancel()
-        return running
-
-    async def action_ctrl_c(self) -> None:
-        now = time.monotonic()
-        if now - self._last_ctrl_c < QUIT_WINDOW_S:
-            await self.action_quit()
-            return
-        self._last_ctrl_c = now
-        self.interrupt()
-        self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW_S)
-
-    async def action_quit(self) -> None:
-        """Stop what runs (killing command process groups) before leaving."""
-        if running := self.interrupt():
-            await asyncio.wait([asyncio.ensure_future(w.wait()) for w in running], timeout=5)
-        self.exit(0)
-
-    def action_toggle_sidebar(self) -> None:
-        self.sidebar.toggle(self.size.width)
-        self._sidebar_fitted()
-
-    def _sidebar_fitted(self) -> None:
-        if not self.sidebar.display and self.sidebar.has_focus_within:
-            self.composer.focus_prompt()  # the plan it was in is gone
-
-    def on_resize(self, event: Resize) -> None:
-        self.sidebar.fit(self.size.width)
-        self._sidebar_fitted()
-        for mascot in self.query(Mascot):
-            mascot.refresh_form()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

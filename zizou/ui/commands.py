@@ -1,6 +1,7 @@
 """What each slash command does. The table of commands is in `slash.py`; the ones about the
 model and the keys are `ModelSwitcher`'s, the ones that swap the conversation `Conversations'`,
-the ones about the workspace's windows `WorkspaceCommands'`, the task state's `StateCommands'`.
+the ones about the workspace's windows `WorkspaceCommands'`, the task state's `StateCommands'`,
+the mode's `ModeController`'s and the hooks' `HookCommands'`.
 
 Commands say what they did in the conversation (`Notices`) and ask the app for screens and for
 quitting with messages, so they run, and are tested, without a Textual app. `/prompt` renders the
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 from zizou.core.prompt import MAP_TOKENS_BY_LEVEL
 from zizou.errors import ZizouError
 from zizou.paths import debug_log_path
+from zizou.ui.hook_commands import HookCommands
 from zizou.ui.host import QuitRequested, SessionChanged, ShowScreen
 from zizou.ui.screens.picker import Entry, PickerScreen
 from zizou.ui.slash import COMMANDS
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from zizou.ui.conversations import Conversations
     from zizou.ui.host import Host, Notices
     from zizou.ui.model_switcher import ModelSwitcher
+    from zizou.ui.modes import ModeController
     from zizou.ui.opening import Opening
     from zizou.ui.session import UiSession
     from zizou.ui.widgets.messages import NoticeKind
@@ -46,7 +49,8 @@ KEYS = (
     ("Ctrl+B", "show or hide the sidebar"),
     ("@path", "complete a file name and open the file in the workspace"),
     ("!command", "run your own shell command"),
-    ("Tab", "move to the queue and the sidebar's plan (Shift+Tab: tool rows, Enter expands)"),
+    ("Shift+Tab", "in the prompt: switch the mode (build, plan); elsewhere: focus back"),
+    ("Tab", "move to the queue, the sidebar's plan, then the tool rows (Enter expands)"),
     ("Plan keys", "space done · b blocked · e edit · a add · d delete · Esc back to the prompt"),
 )
 
@@ -74,11 +78,14 @@ class SlashCommands:
         models: ModelSwitcher,
         conversations: Conversations,
         workspace: WorkspaceCommands,
+        modes: ModeController | None = None,
+        hooks: HookCommands | None = None,
     ) -> None:
         self.host = host
         self.opening = opening
         self.notices = notices
         self.state = StateCommands(host, opening, notices)
+        self.hooks = hooks or HookCommands(host, opening, notices)
         self.table: dict[str, Handler] = {
             "help": self.help,
             "clear": conversations.clear,
@@ -94,6 +101,7 @@ class SlashCommands:
             "prompt": self.prompt,
             "context": self.context,
             "state": self.state.command,
+            "hooks": self.hooks.command,
             "instructions": self.instructions,
             "skills": self.instructions,
             "history": self.history,
@@ -105,6 +113,8 @@ class SlashCommands:
             "permissions": self.permissions,
             "log": self.log,
         }
+        if modes is not None:  # it needs the running turns: the app's
+            self.table["mode"] = modes.command
 
     @property
     def session(self) -> UiSession:

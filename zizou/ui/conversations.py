@@ -1,5 +1,6 @@
 """The conversation on screen as a whole: what the session opens with (a resumed history, its
-warnings), a new one (/clear), and a saved one resumed (/sessions).
+warnings), a new one (/clear, in the mode the user was in), and a saved one resumed (/sessions,
+in its own mode).
 
 Listing the saved sessions, building a runtime (which creates or loads the session file) and
 reading a resumed history all touch the disk, so they run in workers; while a conversation is
@@ -14,7 +15,9 @@ from typing import TYPE_CHECKING
 
 from zizou import __version__
 from zizou.errors import ZizouError
+from zizou.ui.hook_commands import untrusted_warning
 from zizou.ui.host import SessionChanged, ShowScreen
+from zizou.ui.modes import SWITCHED
 from zizou.ui.resumed import show_resumed
 from zizou.ui.screens.picker import Entry, PickerScreen
 from zizou.ui.widgets.mascot import Mascot
@@ -58,7 +61,8 @@ class Conversations:
             await show_resumed(self.chat, session)
             await self.chat.add_notice(f"Resumed session {runtime.session_id}.")
         for warning in runtime.warnings:
-            await self.chat.add_notice(warning, "warning")
+            if not untrusted_warning(runtime, warning):  # the app asks about those hooks
+                await self.chat.add_notice(warning, "warning")
         self.status.warning = SANDBOX_NOTES.get(runtime.sandbox_status.state, "")
         self.host.run_worker(self._render_prompt(), group="prompt", exit_on_error=False)
 
@@ -105,17 +109,21 @@ class Conversations:
             except ZizouError as exc:
                 await self.chat.add_notice(str(exc), "error")
                 return
+            mode = session.runtime.state.mode
             session.adopt(runtime)
             await self.chat.clear()
             self.opening.conversation_dropped()
             await self.chat.mount(Mascot(TAGLINE, fade=False))
-            if resume is None:
+            if resume is None:  # a new conversation goes on in the mode the user was in
+                runtime.state.set_mode(mode, "user")
                 await self.chat.add_notice(f"New conversation: session {runtime.session_id}.")
                 return
             await show_resumed(self.chat, session)
             await self.chat.add_notice(f"Resumed session {runtime.session_id}.", "success")
             for warning in runtime.warnings:
                 await self.chat.add_notice(warning, "warning")
+            if runtime.state.mode == "plan":
+                await self.chat.add_notice(SWITCHED["plan"])
         finally:
             await self.turns.ready()
 

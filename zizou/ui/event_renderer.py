@@ -20,6 +20,7 @@ from typing import Any, Protocol, assert_never
 from zizou.core.events import (
     AgentError,
     AnyEvent,
+    HookWarning,
     ModelReplied,
     PermissionDecided,
     PermissionRequested,
@@ -104,6 +105,8 @@ class EventRenderer:
                 await self._step_finished(event)
             case AgentError():
                 await self._error(event)
+            case HookWarning(hook=hook, message=text):
+                await self.chat.add_notice(f"{hook}: {text}", "warning")
             case TurnFinished():
                 await self._turn_finished(event)
             case _:
@@ -241,6 +244,9 @@ class EventRenderer:
         self.finished = event
         await self._end_message()
         self.session.record_turn(event.usage)
+        hooks = self.session.runtime.hooks
+        for warning in hooks.pending_warnings() if hooks is not None else ():
+            await self.chat.add_notice(f"{warning.hook}: {warning.message}", "warning")
         if event.message and event.reason in TOLD_BY_NOTICE:
             await self.chat.add_notice(event.message, "warning")
         self.host.session_changed()

@@ -1,10 +1,10 @@
 """Where the keyboard goes on the main screen. The prompt is home, and typed text never vanishes.
 
-- Tab goes from the prompt to the queued messages when there are any (as the queue panel says),
-  then to the plan in the sidebar when it is on screen, and from there back to the prompt; it
-  never wanders into the conversation.
-- Shift+Tab walks back from the prompt through the plan, the queue and then the tool rows,
-  newest first, so any row can be expanded from the keyboard; past the oldest it comes home.
+- Tab walks a ring: from the prompt to the queued messages when there are any (as the queue
+  panel says), the plan in the sidebar when it is on screen, then the tool rows, newest first
+  (Enter expands one), and home again.
+- Shift+Tab walks the same ring back, except in the prompt itself: there it switches the mode
+  (build, plan), as the app decides (`at_home`); Tab is the way into the ring from the prompt.
 - A printable key or a paste that reaches the app while focus is elsewhere (a tool row, the
   queue, the conversation) goes into the prompt, which takes the focus back.
 - Esc anywhere but the prompt brings focus home (and does not interrupt the turn).
@@ -59,21 +59,20 @@ class FocusRouter:
         if not self.active:
             return False
         prompt = self.composer.area
-        rows: list[Widget] = list(self.chat.query(ToolRow))
-        queue, plan = self._queue(), self._plan()
+        rows: list[Widget] = [*self.chat.query(ToolRow)][::-1]  # newest first
+        ring = [w for w in (prompt, self._queue(), self._plan(), *rows) if w is not None]
         focused = self.screen.focused
-        order: list[Widget | None]
-        if forward:
-            order = (
-                [*rows, queue, plan, prompt] if focused in rows else [prompt, queue, plan, prompt]
-            )
+        if focused in ring:
+            target = ring[(ring.index(focused) + (1 if forward else -1)) % len(ring)]
         else:
-            order = [prompt, plan, queue, *reversed(rows), prompt]
-        chain = [widget for widget in order if widget is not None]
-        index = chain.index(focused) if focused in chain else -1
-        target = chain[index + 1] if 0 <= index < len(chain) - 1 else prompt
+            target = prompt
         target.focus()
         return True
+
+    @property
+    def at_home(self) -> bool:
+        """The main screen is on top and the prompt has the keyboard."""
+        return self.active and self.screen.focused is self.composer.area
 
     def home(self) -> bool:
         """Esc: back to the prompt; False when the prompt has the focus already."""

@@ -52,9 +52,9 @@ class InputRouter:
         if not stripped:
             await self.turns.resume_queue()
         elif stripped.startswith("!"):
-            await self._when_ready(self.shell.run(stripped[1:].strip()))
+            await self.when_ready(self.shell.run(stripped[1:].strip()))
         elif (parsed := classify(stripped, self.opening.root)).kind == "command":
-            await self._when_ready(self.commands.run(parsed.name, parsed.args))
+            await self.when_ready(self.commands.run(parsed.name, parsed.args))
         elif parsed.kind == "unknown":
             hint = f" Did you mean /{parsed.suggestion}?" if parsed.suggestion else ""
             await self.notices.add_notice(
@@ -67,7 +67,7 @@ class InputRouter:
 
     async def open_file(self, path: str) -> None:
         """An `@file` completion was accepted: open the whole file in the workspace."""
-        await self._when_ready(self.commands.run("add", [path]))
+        await self.when_ready(self.commands.run("add", [path]))
 
     def palette_commands(self) -> Iterator[SystemCommand]:
         """The commands for the palette (Ctrl+P). One that needs an argument is put in the
@@ -80,9 +80,10 @@ class InputRouter:
             self.composer.set_text(f"/{command.name} ")
             self.composer.focus_prompt()
         else:
-            await self._when_ready(self.commands.run(command.name, []))
+            await self.when_ready(self.commands.run(command.name, []))
 
-    async def _when_ready(self, work: Coroutine[Any, Any, None]) -> None:
+    async def when_ready(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run `work` now if the session is ready, else in a worker once it is."""
         if self.opening.ready:
             await work
         else:

@@ -37,6 +37,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("prompt", "", "show the compiled system prompt"),
     SlashCommand("context", "[light|default|max]", "repo map budget: off, default, large"),
     SlashCommand("state", "[reset|export FILE]", "the task state: show, empty or save it"),
+    SlashCommand("mode", "[build|plan]", "show or switch the mode: plan is read-only"),
+    SlashCommand("hooks", "[trust NAME]", "list the hooks; trust a project hook to run it"),
     SlashCommand("instructions", "[NAME]", "list the instructions on demand, or read one"),
     SlashCommand("skills", "[NAME]", "the same as /instructions"),
     SlashCommand("history", "[N|all]", "how many earlier turns the model is sent"),
@@ -86,7 +88,11 @@ def split_args(text: str) -> list[str]:
 
 
 def nearest(name: str) -> str | None:
-    close = difflib.get_close_matches(name.lower(), list(BY_NAME), n=1, cutoff=0.5)
+    name = name.lower()
+    swapped = [known for known in BY_NAME if sorted(known) == sorted(name)]
+    if swapped:  # the same letters in another order: `/modle` is /model, not /mode
+        return swapped[0]
+    close = difflib.get_close_matches(name, list(BY_NAME), n=1, cutoff=0.5)
     if close:
         return close[0]
     starts = [n for n in BY_NAME if n.startswith(name.lower()[:2])]
@@ -94,9 +100,12 @@ def nearest(name: str) -> str | None:
 
 
 def completions(prefix: str) -> list[SlashCommand]:
-    """Commands whose name starts with `prefix` (without the slash), then fuzzy ones."""
+    """Commands whose name starts with `prefix` (without the slash), the one it names whole
+    first (Enter on `/mode` sends it, rather than complete `/model`), then fuzzy ones."""
     prefix = prefix.lower()
-    starts = [c for c in COMMANDS if c.name.startswith(prefix)]
+    starts = sorted(
+        (c for c in COMMANDS if c.name.startswith(prefix)), key=lambda c: c.name != prefix
+    )
     close = difflib.get_close_matches(prefix, list(BY_NAME), n=3, cutoff=0.6) if prefix else []
     return starts + [BY_NAME[n] for n in close if BY_NAME[n] not in starts]
 

@@ -26,6 +26,7 @@ from zizou.ui.shell import shell_note
 from zizou.ui.widgets.queue_panel import QueuePanel
 
 if TYPE_CHECKING:
+    from zizou.core.events import TurnFinished
     from zizou.ui.host import Host
     from zizou.ui.opening import Opening
     from zizou.ui.widgets.chat_view import ChatView
@@ -57,6 +58,8 @@ class TurnController:
         self.worker: Worker[None] | None = None
         self.renderer: EventRenderer | None = None  # the running turn's
         self.notes: list[ShellRun] = []  # `!command` results for the model, kept while a turn runs
+        # Told how each turn that ran to its end finished, before the queue goes on.
+        self.on_finished: Callable[[TurnFinished], Awaitable[None]] | None = None
 
     @property
     def running(self) -> bool:
@@ -122,6 +125,9 @@ class TurnController:
         self.status.busy = False
         self.set_status("ready")
         self.opening.turn_ended()
+        finished = renderer.finished if renderer is not None else None
+        if event.state == WorkerState.SUCCESS and finished and self.on_finished is not None:
+            await self.on_finished(finished)
         await self.changed()
 
     async def ready(self) -> None:

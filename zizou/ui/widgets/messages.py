@@ -40,9 +40,10 @@ class TypingClock:
 
     def __init__(self) -> None:
         self.last_key_at: float | None = None
+        self.key_before_at: float | None = None  # the key before the last one
 
     def pressed(self) -> None:
-        self.last_key_at = time.monotonic()
+        self.key_before_at, self.last_key_at = self.last_key_at, time.monotonic()
 
     def idle_s(self) -> float:
         """Seconds since the last key (infinite before the first)."""

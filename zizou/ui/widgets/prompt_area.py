@@ -82,6 +82,17 @@ class PromptArea(TextArea):
     def _on_last_line(self) -> bool:
         return self.cursor_location[0] >= self.document.line_count - 1
 
+    def replay(self, key: str, character: str | None) -> None:
+        """A key typed as a dialog opened over the prompt (`screens.guarded`), as if typed here."""
+        if key in NEWLINE_KEYS:
+            self.insert("\n")
+        elif key == "enter":
+            self.submit()
+        elif key == "backspace":
+            self.action_delete_left()
+        elif character and character.isprintable():
+            self.insert(character)
+
     def set_text(self, text: str) -> None:
         """Replace everything, with the cursor at the end."""
         self.load_text(text)

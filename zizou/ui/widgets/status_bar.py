@@ -1,5 +1,5 @@
-"""The bottom line: what zizou is doing now, how full the model's context is, and the keys that
-matter."""
+"""The bottom line: the session's mode, what zizou is doing now, how full the model's context
+is, and the keys that matter."""
 
 from __future__ import annotations
 
@@ -9,13 +9,17 @@ from textual.widgets import Static
 
 from zizou.ui.window_text import context_use
 
-HINTS = "esc interrupt · ^p commands · ^b sidebar · ^c^c quit"
-IDLE_HINTS = "/help · ^p commands · ^b sidebar · ^c^c quit"
+HINTS = ("esc interrupt", "⇧tab mode", "^p commands", "^b sidebar", "^c^c quit")
+IDLE_HINTS = ("/help", "⇧tab mode", "^p commands", "^b sidebar", "^c^c quit")
+SPARE = ("^b sidebar", "^p commands")  # left out, in this order, where the line is short
 FILLING = 0.7  # of the context window: the share turns yellow
 FULL = 0.9  # and red, when a request is near the model's limit
+# The mode badge: build is the usual mode and stays quiet; plan (read-only) stands out.
+MODE_STYLES = {"build": "bold", "plan": "bold black on yellow"}
 
 
 class StatusBar(Static):
+    mode: reactive[str] = reactive("build")  # the session's: "build" or "plan"
     state: reactive[str] = reactive("ready")
     busy: reactive[bool] = reactive(False)
     warning: reactive[str] = reactive("")  # a standing caveat, e.g. "no sandbox"
@@ -24,6 +28,8 @@ class StatusBar(Static):
 
     def render(self) -> Text:
         text = Text()
+        text.append_text(mode_badge(self.mode))
+        text.append(" ")
         text.append("● " if self.busy else "○ ", style="yellow" if self.busy else "green")
         text.append(self.state)
         used, window = self.context
@@ -33,13 +39,30 @@ class StatusBar(Static):
         if self.warning:
             text.append(" · ", style="dim")
             text.append(self.warning, style="bold yellow")
-        hints = HINTS if self.busy else IDLE_HINTS
         room = self.size.width - len(text) - 2
         if room > 10:
-            hint = hints if len(hints) <= room else hints[: room - 1] + "…"
+            hint = hints_for(HINTS if self.busy else IDLE_HINTS, room)
             text.append(" " * max(2, room - len(hint) + 2))
             text.append(hint, style="dim")
         return text
+
+
+def hints_for(hints: tuple[str, ...], room: int) -> str:
+    """The key hints that fit in `room` columns: the spare ones left out first, then cut."""
+    line = " · ".join(hints)
+    for spare in SPARE:
+        if len(line) <= room:
+            break
+        hints = tuple(hint for hint in hints if hint != spare)
+        line = " · ".join(hints)
+    return line if len(line) <= room else line[: room - 1] + "…"
+
+
+def mode_badge(mode: str) -> Text:
+    """The mode in capitals, set apart: " PLAN " highlighted, " BUILD " plain."""
+    text = Text()
+    text.append(f" {mode.upper()} ", style=MODE_STYLES.get(mode, "bold reverse"))
+    return text
 
 
 def _level_style(level: float) -> str:
@@ -48,4 +71,4 @@ def _level_style(level: float) -> str:
     return "yellow" if level >= FILLING else ""
 
 
-__all__ = ["StatusBar"]
+__all__ = ["StatusBar", "mode_badge"]
