@@ -14,6 +14,7 @@ from zizou.core.events import (
     EVENT_TYPES,
     AgentError,
     AnyEvent,
+    Compacted,
     HookWarning,
     ModelReplied,
     PermissionDecided,
@@ -54,6 +55,7 @@ ONE_OF_EACH: list[AnyEvent] = [
     StepFinished(1, Usage(10, 5), "tool_calls"),
     AgentError("the provider fell over", detail="Traceback (most recent call last): ..."),
     HookWarning("hook:.zizou/hooks/x.py/tick", "raised", detail="Traceback ..."),
+    Compacted("auto", "## Goal\nship it", 5000, 300, ({"role": "user", "content": "s"},)),
     TurnFinished("done", "Done.", 1, Usage(10, 5)),
 ]
 
@@ -83,7 +85,7 @@ def test_the_session_file_takes_every_kind(tmp_path: Path) -> None:
         writer.emit(event)
     writer.close()
     kinds = [json.loads(line)["kind"] for line in writer.path.read_text().splitlines()]
-    assert kinds == ["meta", "turn", "message", "turn"]
+    assert kinds == ["meta", "turn", "message", "compacted", "turn"]  # the summary is kept
 
 
 def test_headless_output_takes_every_kind(tmp_path: Path) -> None:

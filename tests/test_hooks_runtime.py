@@ -260,7 +260,7 @@ def trim(ctx, step):
     )
     assert step(rt, 1, messages=history).messages == history[1:]
     orphan = step(rt, 2, messages=history)
-    assert orphan.messages is None and "has no call before it" in orphan.warnings[0].message
+    assert orphan.messages is None and "does not follow its call" in orphan.warnings[0].message
     cut = step(rt, 3, messages=history)
     assert cut.messages is None and "does not keep the last message" in cut.warnings[0].message
 
@@ -305,11 +305,93 @@ def broken(call, ctx):
     verdict = rt.before_tool("run_bash", {"command": "rm -rf x"}, "exec")
     assert verdict is not None and verdict.verdict == "deny"
     assert verdict.source == "hook:.zizou/hooks/h0.py" and verdict.reason == "no rm here"
-    asked = rt.before_tool("write_file", {"path": "a"}, "write")
+    failed = rt.before_tool("write_file", {"path": "a"}, "write")  # h1 raises: fails closed
+    assert failed is not None and failed.verdict == "deny" and "broken failed" in failed.reason
+    asked = rt.before_tool("write_file", {"path": "a"}, "write")  # h1 is dropped now
     assert asked is not None and asked.verdict == "ask"
     assert rt.before_tool("read_file", {"path": "a"}, "read") is None
     warnings = step(rt, 2).warnings
     assert [w.hook for w in warnings] == ["hook:.zizou/hooks/h1.py/broken"]  # told once
+    assert step(rt, 3).warnings == ()  # and not registered again by the next render
+
+
+def test_a_before_tool_that_answers_nonsense_or_is_async_fails_closed() -> None:
+    rt = runtime(
+        """
+from zizou.hooks import before_tool, deny
+@before_tool
+def forgot_to_call(call, ctx):
+    return deny
+@before_tool
+async def later(call, ctx):
+    return deny("async says no")
+"""
+    )
+    step(rt, 1)
+    first = rt.before_tool("delete_file", {"path": "a"}, "delete")
+    assert first is not None and first.verdict == "deny" and "returned function" in first.reason
+    second = rt.before_tool("delete_file", {"path": "a"}, "delete")
+    assert second is not None and second.reason == "async says no"
+
+
+def test_failures_outside_render_and_effects_disable_the_hook_not_the_turn() -> None:
+    rt = runtime(
+        """
+class Loud:
+    def __str__(self):
+        raise RuntimeError("no text")
+def render(p):
+    p.system("loud", Loud())
+""",
+        """
+from zizou.hooks import effect
+@effect(deps=lambda ctx: [ctx.last_tool.name])
+def needs_a_tool(ctx, step):
+    pass
+@effect()
+def fine(ctx, step):
+    step("systems", {"fine": "yes"})
+""",
+    )
+    first = step(rt, 1)
+    assert first.systems == (("fine", "yes"),)
+    hooks = sorted(w.hook for w in first.warnings)
+    assert hooks == ["hook:.zizou/hooks/h0.py", "hook:.zizou/hooks/h1.py/needs_a_tool"]
+    again = step(rt, 2)
+    assert again.warnings == () and again.systems == (("fine", "yes"),)
+
+
+def test_hook_state_changed_in_place_is_only_kept_once_set() -> None:
+    state = SessionState()
+    rt = runtime(
+        """
+from zizou.hooks import effect, def_state
+seen, set_seen = def_state("seen", [])
+@effect()
+def grow(ctx, step):
+    items = seen()
+    items.append(ctx.step_number)
+    set_seen(items)
+""",
+        state=state,
+    )
+    for n in (1, 2, 3):
+        step(rt, n)
+    assert state.hook_state[".zizou/hooks/h0.py"]["seen"] == [1, 2, 3]
+
+
+def test_a_hook_cannot_change_the_task_state_through_the_context() -> None:
+    state = SessionState()
+    state.task = TaskState(builtin_schema())
+    rt = runtime(
+        """
+def render(p):
+    p.ctx.task_state["plan"].append({"id": "x", "title": "sneaky", "status": "pending"})
+""",
+        state=state,
+    )
+    step(rt, 1)
+    assert state.task is not None and state.task.value["plan"] == []
 
 
 def test_a_hook_that_fails_to_load_is_reported_not_raised() -> None:

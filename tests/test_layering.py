@@ -82,7 +82,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tools", ("tools",)),
     ("agent", ("core",)),
     ("hooks", ("hooks",)),
-    ("records", ("sessions", "trace")),
+    ("records", ("sessions", "trace", "checkpoints")),
     ("config", ("config",)),
     ("assembly", ("runtime", "headless")),
     ("front", ("ui", "cli", "__main__")),

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 EPILOG = """\b
 Commands:
   zizou sessions list                       the sessions of this project
+  zizou undo [--list] [--force]             put back the files the last turn changed
   zizou keys list | set | remove PROVIDER   API keys: where each comes from, save, delete
   zizou map [--tokens N] [--focus PATH]     print the repo map the model would get
   zizou models [PROVIDER]                   the model ids zizou can be given
@@ -236,6 +237,7 @@ SUBCOMMANDS: dict[str, str] = {
     "models": "zizou.providers.models_command:models",
     "config": "zizou.config.config_command:config_command",
     "hooks": "zizou.hooks.command:hooks",
+    "undo": "zizou.checkpoints.command:undo",
 }
 
 

@@ -26,6 +26,7 @@ from zizou.config.options import OutputFormat, RunOptions
 from zizou.core.events import (
     AgentError,
     AnyEvent,
+    Compacted,
     HookWarning,
     ModelReplied,
     PermissionDecided,
@@ -313,6 +314,9 @@ class HeadlessRun:
             case AgentError():
                 if text:
                     self._say(event.message)
+            case Compacted():
+                size = f"~{event.tokens_before:,} to ~{event.tokens_after:,} tokens"
+                self._say(f"the conversation was summarised to fit the context window ({size})")
             case HookWarning():
                 self._say(f"{event.hook}: {event.message}")  # stderr, in every output format
             case TurnFinished():

@@ -7,6 +7,7 @@ very same loop under the same limits and rules.
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import time
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+from zizou.checkpoints import Checkpoints
 from zizou.config.options import RunOptions, SessionChoice
 from zizou.confined import open_handle
 from zizou.core.calls import CallRunner
@@ -37,7 +39,8 @@ from zizou.core.windows import WindowError, parse_cli_spec
 from zizou.core.workspace import Window
 from zizou.env import scrubbed_env
 from zizou.errors import PathError, UsageError
-from zizou.hooks.modes import MODES, modes_hook
+from zizou.hooks.init import init_hook
+from zizou.hooks.modes import MODES, modes_hook, read_only_reason
 from zizou.hooks.runtime import HookRuntime, HookSource
 from zizou.hooks.sources import TrustStore, discover, needs_trust
 from zizou.paths import user_config_dir
@@ -64,6 +67,7 @@ class Runtime:
     schema_error: SchemaError | None = None  # the project's state schema, when it is unusable
     hooks: HookRuntime | None = None
     untrusted: list[HookSource] = field(default_factory=list)  # project hooks awaiting trust
+    checkpoints: Checkpoints | None = None  # undo, redo and rewind of the session's turns
 
     def trust_hook(self, source: HookSource) -> str | None:
         """The user approved `source` as it is now: remember its hash and run it from the next
@@ -156,7 +160,10 @@ def build_runtime(
         warnings.append(str(status.warning()))
     recorders: list[TurnRecorder] = [writer] if writer else []
     window = None if options.history_window == "all" else options.history_window
-    limits = AgentConfig(max_steps=options.max_steps, history_window=window)
+    threshold = options.compact_at_percent / 100 or None
+    limits = AgentConfig(
+        max_steps=options.max_steps, history_window=window, compact_threshold=threshold
+    )
     agent = Agent(model, runner, prompt, state.conversation, limits, recorders)
     redact.agent = agent
     prompt.commands_note = _commands_note(status)
@@ -167,10 +174,34 @@ def build_runtime(
     _restore_modes(state, loaded, options)
     hooks, untrusted = _hooks(options, registry, state, warnings)
     agent.effects = runner.policy = hooks
+    runner.read_only = partial(read_only_reason, state)
     agent.recorders.insert(0, hooks)  # it follows the turn's tool calls for `ctx.last_tool`
-    return Runtime(
+    agent.turns = loaded.turns if loaded is not None else 0  # a hook's turn_number goes on
+    checkpoints = _checkpoints(options, session_id, state, writer, loaded)
+    runner.changes = checkpoints
+    agent.recorders.append(checkpoints)  # a new turn clears what could be redone
+    runtime = Runtime(
         session_id, agent, ctx, prompt, writer, warnings, log, schema_error, hooks, untrusted
     )
+    runtime.checkpoints = checkpoints
+    return runtime
+
+
+def _checkpoints(
+    options: RunOptions,
+    session_id: str,
+    state: SessionState,
+    writer: SessionWriter | None,
+    loaded: LoadedSession | None,
+) -> Checkpoints:
+    """The session's checkpoints (what undo restores), the project's store pruned first."""
+    lines = loaded.checkpoints if loaded is not None else ()
+    checkpoints = Checkpoints(options.root, session_id, state.conversation, writer, lines)
+    try:
+        checkpoints.prune(options.checkpoints_max_mb, options.checkpoints_max_age_days)
+    except (OSError, PathError) as exc:  # a read-only or unsafe `.zizou`: nothing to prune
+        logging.getLogger(__name__).warning("the checkpoints were not pruned: %s", exc)
+    return checkpoints
 
 
 def _restore_modes(state: SessionState, loaded: LoadedSession | None, options: RunOptions) -> None:
@@ -191,10 +222,13 @@ def _hooks(
     hooks trust`, the app's dialog). The others wait in the second value, each with a warning."""
     hooks = HookRuntime(registry, state)
     hooks.add(modes_hook(options.plan_reminder_steps))
+    hooks.add(init_hook())
     config_dir = user_config_dir()
     sources, problems = discover(options.root, config_dir)
     warnings += problems
     trust = TrustStore(config_dir)
+    if trust.problem:
+        warnings.append(f"no project hook is trusted: {trust.problem}")
     untrusted: list[HookSource] = []
     for source in sources:
         if needs_trust(source) and not trust.is_trusted(source):

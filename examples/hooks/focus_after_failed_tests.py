@@ -62,8 +62,8 @@ def render(p: Prompt) -> None:
     # State sets apply once the step is planned: this step still reads the count from before
     # the run that just failed.
     streak = failed_runs() + 1
-    # The runtime keeps the start of the output (2,000 characters); its last lines are the
-    # nearest this hook sees to the test runner's summary.
+    # The runtime keeps the end of the output (its last 2,000 characters), where the test
+    # runner's summary is.
     tail = "\n".join(run.output.rstrip().splitlines()[-TAIL_LINES:])
     text = (
         f"The tests just failed (`{run.arguments.get('command', '')}`). The end of the output:\n"

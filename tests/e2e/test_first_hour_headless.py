@@ -68,9 +68,9 @@ def test_headers_held_past_the_connect_timeout_are_tried_five_times(
     assert result.code == 1, result.stderr
     assert "gave up after 5 attempts: openai did not start answering within 1 s" in result.stderr
     # An attempt's clock also runs while litellm builds its client, which on a loaded machine
-    # can take the whole second before the request is sent: the server may see fewer, never
-    # more.
-    assert 1 <= len(requests) <= 5
+    # can take the whole second before the request is sent (even for every attempt): the server
+    # may see fewer, never more. The five attempts are the message above.
+    assert len(requests) <= 5
 
 
 def test_calls_to_tools_that_do_not_exist_stop_after_three_in_a_row(

@@ -321,3 +321,45 @@ def test_shift_tab_plans_and_the_gate_switches_to_build_and_goes_ahead(
     assert "write_file" in offered(requests[2])
     users = [_text_of(m["content"]) for m in requests[2]["messages"] if m["role"] == "user"]
     assert users[-1] == "Go ahead with the plan."
+
+
+def test_undo_puts_the_file_back_and_continue_shows_the_undone_state(
+    tmux: Tmux, project: Path
+) -> None:
+    """/undo in the real app puts back the file a turn wrote (CRLF, byte for byte), takes the
+    turn out of the chat and puts its message in the prompt; `zizou -c` shows the conversation
+    without it."""
+    (project / "notes.txt").write_bytes(b"kept line\r\n")
+    write = {"path": "notes.txt", "content": "by zizou\n"}
+    script = [
+        {"text": "Hello there."},
+        {"tool_calls": [{"name": "write_file", "arguments": json.dumps(write)}]},
+        {"text": "Wrote the notes."},
+    ]
+    with LoopbackServer(script) as srv:
+        argv = [sys.executable, "-m", "zizou", "--api-base", srv.base_url]
+        argv += ["--model", "openai/test-model", "--no-debug-log", "-C", str(project)]
+        tmux.run("new-session", "-d", "-s", "main", "-x", "100", "-y", "40", shlex.join(argv))
+        tmux.wait_for(lambda s: "Ask zizou" in s, "the prompt")
+        for message, answer in (("say hello", "Hello there."), ("rewrite the notes", "Wrote")):
+            tmux.run("send-keys", "-t", "main", "-l", message)
+            tmux.run("send-keys", "-t", "main", "Enter")
+            tmux.wait_for(lambda s, answer=answer: answer in s, "the answer")
+        assert (project / "notes.txt").read_bytes() == b"by zizou\r\n"  # its line endings kept
+        tmux.run("send-keys", "-t", "main", "-l", "/undo")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        undone = tmux.wait_for(lambda s: "Undid turn" in s, "the undo")
+        assert (project / "notes.txt").read_bytes() == b"kept line\r\n"
+        assert "Wrote the notes." not in undone and "Hello there." in undone
+        assert "restored notes.txt" in undone
+        prompt = undone[undone.index("Its message is back in the prompt") :]
+        assert "rewrite the notes" in prompt  # in the prompt box, below the notice
+        tmux.run("send-keys", "-t", "main", "C-c")
+        tmux.run("send-keys", "-t", "main", "C-c")
+        tmux.wait_for(lambda s: s == "", "the app closing", limit_s=20)
+        tmux.run(
+            "new-session", "-d", "-s", "main", "-x", "100", "-y", "40", shlex.join([*argv, "-c"])
+        )
+        again = tmux.wait_for(lambda s: "Resumed session" in s, "the resumed session")
+        assert "say hello" in again and "Hello there." in again
+        assert "rewrite the notes" not in again and "Wrote the notes." not in again

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import logging
 import os
 import stat
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from zizou.core.state import FileView
 from zizou.errors import PathError
@@ -107,13 +109,14 @@ async def test_consecutive_edits_work_without_rereading(py: Path, ctx: ToolConte
     assert "def yell" in py.read_text()
 
 
-async def test_no_match_shows_closest_lines(py: Path, ctx: ToolContext) -> None:
+async def test_no_match_shows_closest_lines_as_a_diff(py: Path, ctx: ToolContext) -> None:
     result = await edit(ctx, "greet.py", "def shout(nam):\n    print(nam.upper())", "x")
     assert not result.ok
     assert "not found" in result.output
-    assert "most similar text is at lines 7-8" in result.output
-    assert "     7\tdef shout(name):" in result.output
-    assert "     8\t    print(name.upper())" in result.output
+    assert "the closest text is at lines 7-8" in result.output
+    assert "@@ -1,2 +7,2 @@" in result.output
+    assert "-def shout(nam):\n-    print(nam.upper())" in result.output
+    assert "+def shout(name):\n+    print(name.upper())" in result.output
     assert py.read_text() == PY
 
 
@@ -125,8 +128,8 @@ async def test_no_match_mentions_whitespace(py: Path, ctx: ToolContext) -> None:
     assert '     2\t    message = "hello " + name' in result.output
 
 
-async def test_no_match_with_tabs_instead_of_spaces(py: Path, ctx: ToolContext) -> None:
-    result = await edit(ctx, "greet.py", "\tprint(message)\n\treturn message", "x")
+async def test_no_match_with_tabs_inside_lines(py: Path, ctx: ToolContext) -> None:
+    result = await edit(ctx, "greet.py", "print(message)\nreturn\tmessage", "x")
     assert "whitespace" in result.output
     assert "matches lines 3-4 if whitespace" in result.output
 
@@ -260,6 +263,118 @@ def test_schema_has_exact_arguments() -> None:
     schema = TOOL.schema()
     params = schema["function"]["parameters"]
     assert schema["function"]["name"] == "edit_file"
-    assert set(params["properties"]) == {"path", "old_string", "new_string", "replace_all"}
-    assert sorted(params["required"]) == ["new_string", "old_string", "path"]
+    assert set(params["properties"]) == {"path", "old_string", "new_string", "replace_all", "edits"}
+    assert params["required"] == ["path"]
     assert params["properties"]["replace_all"]["default"] is False
+    assert params["properties"]["old_string"]["type"] == "string"  # null is never offered
+    one = params["properties"]["edits"]["items"]
+    assert set(one["properties"]) == {"old_string", "new_string", "replace_all"}
+    assert sorted(one["required"]) == ["new_string", "old_string"]
+    assert "$ref" not in str(schema) and "null" not in str(schema)
+
+
+async def test_a_tolerant_match_says_which_rule_in_the_first_line(
+    py: Path, ctx: ToolContext, caplog: pytest.LogCaptureFixture
+) -> None:
+    old = "print(message)\nreturn message\n"  # the function body, without its indentation
+    with caplog.at_level(logging.INFO, logger="zizou.tools.edit_file"):
+        result = await edit(ctx, "greet.py", old, "log(message)\nreturn message\n")
+    assert result.ok, result.output
+    first = result.output.splitlines()[0]
+    assert first == (
+        "Replaced 1 occurrence in greet.py, starting at line 3 "
+        "(matched after normalising indentation)."
+    )
+    assert py.read_text() == PY.replace("    print(message)", "    log(message)")
+    assert "greet.py: edit 1 (matched after normalising indentation)" in caplog.text
+
+
+def multi(path: str, *pairs: tuple[str, str]) -> EditFileArgs:
+    edits = [{"old_string": old, "new_string": new} for old, new in pairs]
+    return EditFileArgs.model_validate({"path": path, "edits": edits})
+
+
+async def test_several_edits_are_made_in_order(py: Path, ctx: ToolContext) -> None:
+    args = multi(
+        "greet.py",
+        ("def greet(name):", "def greet(name, punct):"),
+        ('    message = "hello " + name', '    message = "hello " + name + punct'),
+        ("print(name.upper())\nreturn name", "print(name.upper() + '!')\nreturn name"),
+    )
+    result = await TOOL.run(args, ctx)
+    assert result.ok, result.output
+    assert result.output.splitlines()[0] == (
+        "Made 3 edits to greet.py: edit 1 at line 1; edit 2 at line 2; edit 3 at line 8 "
+        "(matched after normalising indentation)."
+    )
+    text = py.read_text()
+    assert "def greet(name, punct):" in text and "+ name + punct\n" in text
+    assert "    print(name.upper() + '!')\n" in text
+    assert ctx.state.check_unchanged(py.resolve(), py.read_bytes()) is None
+
+
+async def test_one_failing_edit_makes_none(py: Path, ctx: ToolContext) -> None:
+    args = multi("greet.py", ("def greet", "def hi"), ("no such text", "x"), ("shout", "yell"))
+    result = await TOOL.run(args, ctx)
+    assert not result.ok
+    assert result.output.startswith(
+        "edit 2 of 3 failed, so none was made and greet.py is unchanged: old_string was not "
+        "found in greet.py"
+    )
+    assert py.read_text() == PY
+    assert os.listdir(py.parent) == ["greet.py"]
+
+
+async def test_a_later_edit_sees_the_earlier_ones(py: Path, ctx: ToolContext) -> None:
+    result = await TOOL.run(multi("greet.py", ("def greet", "def hi"), ("def hi", "def hey")), ctx)
+    assert result.ok, result.output
+    assert py.read_text().startswith("def hey(name):")
+
+
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        ({"old_string": "a", "new_string": "b", "edits": []}, "not both"),
+        ({"edits": [{"old_string": "a", "new_string": "b"}], "replace_all": True}, "not both"),
+        ({"old_string": "a"}, "give old_string and new_string"),
+        ({}, "give old_string and new_string"),
+        ({"edits": []}, "edits is empty"),
+        ({"edits": [{"old_string": "a"}]}, "new_string"),
+    ],
+)
+def test_the_two_forms_are_not_mixed(fields: dict[str, object], said: str) -> None:
+    with pytest.raises(ValidationError) as err:
+        EditFileArgs.model_validate({"path": "a.py", **fields})
+    assert said in str(err.value)
+
+
+async def test_an_edit_that_changes_nothing_is_refused(root: Path, ctx: ToolContext) -> None:
+    (root / "t.py").write_text("x = 1\ny = 2\n")
+    await read(ctx, "t.py")
+    result = await edit(ctx, "t.py", "x = 1  \ny = 2", "x = 1\ny = 2")
+    assert not result.ok
+    assert "changes nothing" in result.output
+
+
+async def test_a_tolerant_edit_keeps_crlf_and_every_other_byte(
+    root: Path, ctx: ToolContext
+) -> None:
+    path = root / "win.py"
+    data = b"def f():\r\n    a = 1   \r\n    b = 2\r\n\r\ndef g():\r\n    pass"
+    path.write_bytes(data)
+    await read(ctx, "win.py")
+    result = await edit(ctx, "win.py", "a = 1\nb = 2\n", "a = 1\nb = 3\nc = 4\n")
+    assert result.ok, result.output
+    assert "line endings, trailing whitespace and indentation" in result.output
+    assert path.read_bytes() == data.replace(b"b = 2\r\n", b"b = 3\r\n    c = 4\r\n")
+
+
+def test_the_preview_shows_only_the_form_used(ctx: ToolContext) -> None:
+    args = multi("a.py", ("x", "y"))
+    access = TOOL.access(args, ctx)
+    try:
+        shown = TOOL.preview(args, access, ctx)
+    finally:
+        access.close()
+    assert shown is not None
+    assert "edits" in shown and "old_string" in shown and "null" not in shown

@@ -60,7 +60,7 @@ def test_commands_unknown_words_and_paths(tmp_path: Path) -> None:
     assert classify("/tmp is full", tmp_path).kind == "text"
     assert classify("hello /help", tmp_path).kind == "text"
     assert nearest("modle") == "model"
-    assert [c.name for c in completions("co")] == ["context", "cost"]
+    assert [c.name for c in completions("co")] == ["context", "compact", "cost"]
 
 
 def test_history_walks_back_and_returns_to_the_draft() -> None:
@@ -115,6 +115,18 @@ def test_approval_views(tmp_path: Path) -> None:
     view = approval_view(protected, tmp_path)
     assert view.always is None and view.body_is_diff
     assert view.body == "@@ edit @@\n-a\n+b"
+    several = {
+        "edits": [
+            {"old_string": "a", "new_string": "b"},
+            {"old_string": "c", "new_string": "d", "replace_all": True},
+        ]
+    }
+    many = PermissionRequest(
+        "c4", "edit_file", "edit_file .git/config", json.dumps(several), (), True, kind="write"
+    )
+    assert approval_view(many, tmp_path).body == (
+        "@@ edit 1 of 2 @@\n-a\n+b\n@@ edit 2 of 2 (every occurrence) @@\n-c\n+d"
+    )
     opener = PermissionRequest(
         "c3", "open_file", "open_file report.html", None, (), False, reason="opens it", kind="open"
     )

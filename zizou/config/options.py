@@ -28,6 +28,9 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from zizou.config.project_rules import ignored_project_file, load_prefixes
 from zizou.config.settings import (
+    CheckpointsMaxAgeDays,
+    CheckpointsMaxMb,
+    CompactAtPercent,
     HistoryWindow,
     MaxSteps,
     Mode,
@@ -59,6 +62,9 @@ LAYERED = (
     "history_window",
     "protocol",
     "plan_reminder_steps",
+    "checkpoints_max_mb",  # these two: config.toml only, no flag
+    "checkpoints_max_age_days",
+    "compact_at_percent",  # config.toml only
 )
 Profile = Literal["stateful"] | None  # --profile stateful: history window 1, and the task state
 
@@ -104,6 +110,7 @@ class Flags(BaseModel):
     mode: Mode | None = None  # --mode build|plan
     trust_hooks: bool = False  # --trust-hooks: trust the project's Python hooks as they are now
     plan_reminder_steps: PlanReminderSteps | None = None  # not a flag: config.toml only
+    compact_at_percent: CompactAtPercent | None = None  # not a flag: config.toml only
 
 
 class RunOptions(BaseModel):
@@ -133,6 +140,9 @@ class RunOptions(BaseModel):
     mode: Mode | None = None  # the mode to start in (None: the resumed session's, else build)
     trust_hooks: bool = False  # trust the project's Python hooks as they are now
     plan_reminder_steps: PlanReminderSteps = 6  # open plan items reminded every N steps; 0: never
+    compact_at_percent: CompactAtPercent = 85  # of the context window: summarise before a turn
+    checkpoints_max_mb: CheckpointsMaxMb = 500  # undo's kept bytes, pruned at start-up to this
+    checkpoints_max_age_days: CheckpointsMaxAgeDays = 30  # and of those unused this long
     setup: SetupMode = None
     retry: RetrySettings = RetrySettings()
     timeouts: TimeoutSettings = TimeoutSettings()

@@ -23,6 +23,9 @@ HistoryWindow = Annotated[int, Field(ge=0, le=10_000)] | Literal["all"]
 Protocol = Literal["auto", "tools", "json"]
 Mode = Literal["build", "plan"]
 PlanReminderSteps = Annotated[int, Field(ge=0, le=500)]
+CompactAtPercent = Annotated[int, Field(ge=0, le=99)]
+CheckpointsMaxMb = Annotated[int, Field(ge=1, le=1_000_000)]
+CheckpointsMaxAgeDays = Annotated[int, Field(ge=1, le=36_500)]
 
 
 class Settings(BaseModel):
@@ -46,6 +49,13 @@ class Settings(BaseModel):
     protocol: Protocol | None = None
     # Every how many steps of a turn the plan's open items are reminded to the model (0: never).
     plan_reminder_steps: PlanReminderSteps | None = None
+    # Before a turn, the conversation is summarised when the previous request used more than
+    # this percentage of the model's context window (0: never, only /compact).
+    compact_at_percent: CompactAtPercent | None = None
+    # The file bytes undo restores from (.zizou/checkpoints/), pruned at start-up: past this
+    # many megabytes, oldest first, and when unused for this many days.
+    checkpoints_max_mb: CheckpointsMaxMb | None = None
+    checkpoints_max_age_days: CheckpointsMaxAgeDays | None = None
 
 
 def settings_path() -> Path:
@@ -70,6 +80,9 @@ def load_settings(path: Path | None = None) -> Settings:
 
 
 __all__ = [
+    "CheckpointsMaxAgeDays",
+    "CheckpointsMaxMb",
+    "CompactAtPercent",
     "HistoryWindow",
     "MaxSteps",
     "Mode",

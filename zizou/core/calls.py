@@ -10,7 +10,8 @@ A name with one obvious reading (`readFile`, `functions.read_file`, arguments gl
 see core/call_repair.py) runs as that tool: logged, and said in the result's first line.
 Every call that asked, that a rule or `--yes` let through, or that the policy refused yields a
 `PermissionDecided` saying what decided it; a running tool's progress lines come as
-`ToolProgress` events.
+`ToolProgress` events. Once a write or delete is allowed, the `ChangeRecorder` (checkpoints, for
+undo) keeps each file it touches right before it runs, and notes what it left after.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ import dataclasses
 import json
 import logging
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -32,11 +34,19 @@ from zizou.core.call_repair import repair_call
 from zizou.core.events import PermissionDecided, PermissionRequested, ToolProgress
 from zizou.core.messages import ERROR_PREFIX
 from zizou.core.permissions import RUN_BASH, Decision, Rules, decide
-from zizou.core.protocols import Approval, Approver, PermissionRequest, ToolCall, ToolPolicy
+from zizou.core.protocols import (
+    Approval,
+    Approver,
+    ChangeRecorder,
+    PermissionRequest,
+    ToolCall,
+    ToolPolicy,
+)
 from zizou.errors import PathError
 from zizou.tools import Access, Registry, Tool, ToolArgs, ToolContext, ToolResult
 
 RunnerItem = PermissionRequested | PermissionDecided | ToolProgress | ToolResult
+CHANGING = ("write", "delete")  # the access kinds whose files are kept before the call runs
 log = logging.getLogger(__name__)
 
 
@@ -96,6 +106,10 @@ class CallRunner:
         self.offered: frozenset[str] | None = None  # this step's tools; None: all of them
         self.hidden: dict[str, str] = {}  # why each tool the step hides is hidden
         self.policy: ToolPolicy | None = None  # hooks' before_tool: may only tighten
+        # Why only tools that read may run now (plan mode), asked at each call: the mode is
+        # enforced here too, so it holds even when the hook that narrows the tools fails.
+        self.read_only: Callable[[], str | None] | None = None
+        self.changes: ChangeRecorder | None = None  # checkpoints: files kept before a change
 
     def offer(self, offered: tuple[str, ...], hidden: dict[str, str]) -> None:
         """The tools this step offers (from the step plan): a call to any other tool of the
@@ -115,6 +129,13 @@ class CallRunner:
         target = tool.alias_of if tool is not None else None
         why = self.hidden.get(name) or (self.hidden.get(target) if target else None)
         return f"{name} is not offered in this step ({why or 'it is not one of its tools'})"
+
+    def _not_read_only(self, tool: Tool[Any] | None) -> str | None:
+        """Why `tool` may not run while only tools that read may, if it may not."""
+        if tool is None or tool.access_kind == "read" or self.read_only is None:
+            return None
+        why = self.read_only()
+        return None if why is None else f"{tool.name} is not offered in this step ({why})"
 
     def parse(self, call: ToolCall) -> ParsedCall:
         """Read the call once: which tool (its name repaired when it has one obvious reading),
@@ -160,7 +181,7 @@ class CallRunner:
                 yield item
 
     async def _run(self, parsed: ParsedCall) -> AsyncGenerator[RunnerItem, None]:
-        refused = self._not_offered(parsed.call.name)
+        refused = self._not_offered(parsed.call.name) or self._not_read_only(parsed.tool)
         if refused is not None:
             yield ToolResult.error(refused)
             return
@@ -211,9 +232,31 @@ class CallRunner:
                 self.rules = _always(self.rules, tool.name, access, decision.suggested_rules)
             if approval.network and request.network_choice:
                 ctx = dataclasses.replace(ctx, network=True)  # this call alone
-        async with aclosing(_run_tool(resolved, ctx)) as items:
+        async with aclosing(self._run_kept(resolved, ctx)) as items:
             async for item in items:
                 yield item
+
+    async def _run_kept(
+        self, resolved: ResolvedCall, ctx: ToolContext
+    ) -> AsyncGenerator[RunnerItem, None]:
+        """Run the allowed call; a write or delete has its files kept first (for undo), through
+        the handles it resolved, and what it left noted after, however it ended."""
+        call, tool, access = resolved.call, resolved.tool, resolved.access
+        changes = self.changes if access.kind in CHANGING else None
+        if changes is not None:
+            for handle in access.handles:
+                problem = _kept(changes, handle.rel, partial(changes.before_change, handle))
+                if problem:
+                    note = f"{handle.rel} is not kept for undo: {problem}"
+                    yield ToolProgress(call.id, tool.name, note)
+        try:
+            async with aclosing(_run_tool(resolved, ctx)) as items:
+                async for item in items:
+                    yield item
+        finally:
+            if changes is not None:
+                for handle in access.handles:
+                    _kept(changes, handle.rel, partial(changes.after_change, handle))
 
     def _tightened(self, resolved: ResolvedCall, decision: Decision) -> Decision:
         """The rules' decision, tightened by the tool policy (hooks): a call the rules refuse
@@ -230,6 +273,15 @@ class CallRunner:
         if decision.verdict == "ask":
             return dataclasses.replace(decision, reason=f"{decision.reason}; {reason}")
         return Decision("ask", reason, suggested_rules=())
+
+
+def _kept(recorder: object, rel: str, step: Callable[[], str | None]) -> str | None:
+    """One step of the change recorder; its failure is logged and said, never the call's."""
+    try:
+        return step()
+    except Exception as exc:
+        log.exception("%s failed on %s", type(recorder).__name__, rel)
+        return f"{type(exc).__name__}: {exc}"
 
 
 def _parse_args(tool: Tool[Any], raw: str) -> ToolArgs | ToolResult:

@@ -219,6 +219,29 @@ class HookWarning(Event):
 
 
 @dataclass(frozen=True)
+class Compacted(Event):
+    """The conversation so far was replaced by the model's summary of it: asked for (`by`
+    "user", `/compact`) or started because the last request neared the context window ("auto").
+    `messages` is the new history, for the session file."""
+
+    type: ClassVar[str] = "compacted"
+    by: str
+    summary: str
+    tokens_before: int  # the history's estimated tokens, before and after
+    tokens_after: int
+    messages: tuple[dict[str, Any], ...] = field(default=(), repr=False, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "by": self.by,
+            "summary": self.summary,
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+        }
+
+
+@dataclass(frozen=True)
 class TurnFinished(Event):
     type: ClassVar[str] = "turn_finished"
     reason: FinishReason
@@ -244,6 +267,7 @@ AnyEvent = (
     | StepFinished
     | AgentError
     | HookWarning
+    | Compacted
     | TurnFinished
 )
 """Every event the loop yields. Consumers `match` on it and end with `assert_never`, so a kind
@@ -264,6 +288,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     StepFinished,
     AgentError,
     HookWarning,
+    Compacted,
     TurnFinished,
 )
 
@@ -272,6 +297,7 @@ __all__ = [
     "EVENT_TYPES",
     "AgentError",
     "AnyEvent",
+    "Compacted",
     "Event",
     "FinishReason",
     "HookWarning",

@@ -29,6 +29,7 @@ from zizou.core.conversation import Conversation
 from zizou.core.events import (
     AgentError,
     AnyEvent,
+    Compacted,
     FinishReason,
     HookWarning,
     ModelReplied,
@@ -56,6 +57,7 @@ from zizou.core.protocols import (
     ToolCall,
     TurnRecorder,
 )
+from zizou.core.summary import summarise
 from zizou.errors import ProviderError
 from zizou.tools import ToolResult
 
@@ -73,6 +75,9 @@ class AgentConfig(BaseModel):
     # How many earlier user turns each request sends, whole; None: all. The turn running now
     # is always sent in full (its tool calls and results).
     history_window: int | None = Field(default=None, ge=0)
+    # Before a turn, the history is summarised when the previous request used more than this
+    # share of the model's context window (when the model's window is known); None: never.
+    compact_threshold: float | None = Field(default=None, gt=0, lt=1)
 
 
 class PromptSource(Protocol):
@@ -121,6 +126,7 @@ class Agent:
         self.recorders = list(recorders or [])
         self.effects: StepEffects = effects or NoEffects()
         self.turns = 0  # the turns this process ran, for the step effects
+        self.last_input_tokens = 0  # the latest request's, for automatic compaction
 
     def build_request(
         self, step: int = 1, usage: Usage | None = None
@@ -132,19 +138,20 @@ class Agent:
         usage = usage or Usage()
         registry = self.runner.registry
         advertised = [tool for tool in registry if tool.advertised]
-        messages, left_out = windowed(self.conversation.messages, self.config.history_window)
+        history = self.conversation.messages
         changes = self.effects.plan_step(
             StepInput(
                 step,
                 self.turns,
                 tuple(t.name for t in advertised),
-                tuple(messages),
+                tuple(history),
                 self.model.id,
                 usage,
             )
         )
-        if changes.messages is not None:
-            messages = list(changes.messages)
+        replaced = changes.messages is not None
+        shaped = list(changes.messages) if changes.messages is not None else history
+        messages, left_out = windowed(shaped, self.config.history_window)
         hidden = tuple((name, why) for name, why in changes.hidden if registry.get(name))
         hidden_names = {name for name, _ in hidden}
         compiled = self.prompt.render(changes.systems, left_out=left_out)
@@ -156,6 +163,8 @@ class Agent:
             messages=messages,
             tools=[tool.schema() for tool in offered],
             stable_chars=compiled.stable_chars,
+            ephemeral=1 if changes.reminders else 0,
+            whole_history=not replaced and left_out == 0,
         )
         plan = StepPlanned(
             step,
@@ -238,6 +247,12 @@ class Agent:
         unknown: list[str] = []  # the names of the latest consecutive calls to unknown tools
         self.turns += 1
         try:
+            if self._compaction_due():
+                try:
+                    yield await self._compacted("auto")
+                except ProviderError as exc:  # the turn goes on with the whole history
+                    message = f"the conversation could not be compacted ({exc}); it is sent whole"
+                    yield AgentError(message, fatal=False)
             self.prompt.new_turn()
             self.conversation.add_user(user_text)
             while progress.step < self.config.max_steps:
@@ -299,10 +314,14 @@ class Agent:
             if isinstance(item, TextPiece):
                 yield TextDelta(item.text)
             elif isinstance(item, Retrying):
-                if item.resent_messages is not None:  # shortened to fit: keep it so
-                    self.conversation.replace(item.resent_messages)
+                if item.resent_messages is not None and request.whole_history:
+                    # Shortened to fit: the conversation is kept so (without the reminders).
+                    end = len(item.resent_messages) - request.ephemeral
+                    self.conversation.replace(item.resent_messages[:end])
                     records = tuple(self.conversation.records)
                     item = dataclasses.replace(item, resent_records=records)
+                elif item.resent_messages is not None:  # a window or a hook's: not the history
+                    item = dataclasses.replace(item, resent_messages=None)
                 yield item
             else:
                 reply = item
@@ -311,6 +330,7 @@ class Agent:
         reply = _with_unique_ids(reply, self.conversation.call_ids())
         progress.usage += reply.usage
         progress.step_usage = reply.usage
+        self.last_input_tokens = reply.usage.input_tokens
         # Stored by the names the calls ran under: a name the runner repaired (`readFile`,
         # `functions.read_file`) could be refused by a strict provider when sent back.
         calls = tuple(self.runner.repaired(call) for call in reply.tool_calls)
@@ -318,6 +338,34 @@ class Agent:
         names = tuple(call.name for call in reply.tool_calls)
         yield ModelReplied(progress.step, reply.text, names, reply.usage, reply.finish_reason)
         yield reply
+
+    async def compact(self, instructions: str = "") -> Compacted:
+        """`/compact`: the conversation so far becomes the model's summary of it (the
+        recorders, the session file among them, see the Compacted event). ProviderError when
+        the model fails: the conversation is then unchanged."""
+        event = await self._compacted("user", instructions)
+        for recorder in self.recorders:
+            try:
+                recorder.emit(event)
+            except Exception:  # a recorder's failure must not lose the summary
+                log.exception("recorder %s failed on the compaction", type(recorder).__name__)
+        return event
+
+    def _compaction_due(self) -> bool:
+        window = getattr(self.model, "context_window", None)
+        threshold = self.config.compact_threshold
+        if not threshold or not isinstance(window, int) or window <= 0:
+            return False
+        return self.last_input_tokens > threshold * window and len(self.conversation) > 2
+
+    async def _compacted(self, by: str, instructions: str = "") -> Compacted:
+        """Summarise the history and make the summary the conversation."""
+        summary = await summarise(self.model, self.conversation.messages, instructions)
+        self.conversation.replace(summary.messages)
+        self.last_input_tokens = 0
+        return Compacted(
+            by, summary.text, summary.tokens_before, summary.tokens_after, tuple(summary.messages)
+        )
 
     def _guard(self, seen: Counter[tuple[str, str]], parsed: ParsedCall) -> None:
         call = parsed.call

@@ -48,9 +48,11 @@ the task needs, and check your work.
   regex such as `def parse`): the WORKSPACE section shows it current at every step, with
   line numbers counted from 1, and the window follows the code when lines move. Close windows you
   no longer need with close_in_workspace.
-- Edit with edit_file: old_string must match the file exactly once (copy it from read_file's
-  output without the line-number prefix), or pass replace_all. replace_window rewrites exactly
-  the lines of an open window. Create new files with write_file.
+- Edit with edit_file: copy old_string from read_file's output without the line-number prefix;
+  it must occur once (or pass replace_all). Small slips (line endings, trailing spaces,
+  indentation, curly quotes, blank lines) are forgiven, never a different place; several edits
+  to one file go in one call as `edits`. replace_window rewrites exactly the lines of an open
+  window. Create new files with write_file.
 - Run tests, linters and builds with run_bash; the user approves each command unless a rule
   allows it. Prefer short, non-interactive commands; pass input with `stdin` if one needs it.
 - For work of more than a step or two, keep the TASK STATE current with update_state: the goal,

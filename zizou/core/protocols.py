@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from zizou.core.events import AnyEvent, HookWarning, Retrying, Usage
+
+if TYPE_CHECKING:
+    from zizou.confined import PathHandle
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,11 @@ class ModelRequest:
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
     stable_chars: int = 0
+    # The last `ephemeral` messages are this request's alone (hooks' reminders), never stored;
+    # `whole_history`: the messages before them are the conversation itself, not a window of
+    # it or a hook's replacement (only then may a shortened copy become the conversation).
+    ephemeral: int = 0
+    whole_history: bool = True
 
     @property
     def system_parts(self) -> tuple[str, str]:
@@ -116,6 +124,18 @@ class ToolPolicy(Protocol):
     ) -> PolicyVerdict | None: ...
 
 
+class ChangeRecorder(Protocol):
+    """Keeps what a call is about to change, for undo (zizou/checkpoints/ implements it, so core
+    never imports the store). The call runner calls `before_change` with each file of an allowed
+    write or delete call right before the tool runs, and `after_change` once it ended (done,
+    failed or cancelled): each with the very handle the tool works through. `before_change`
+    returns why the file's bytes could not be kept, if they could not; the tool still runs."""
+
+    def before_change(self, file: PathHandle) -> str | None: ...
+
+    def after_change(self, file: PathHandle) -> None: ...
+
+
 @runtime_checkable
 class Model(Protocol):
     """A chat model. `stream` yields text pieces (and retry notices) and ends with a ModelReply;
@@ -180,6 +200,7 @@ class TurnRecorder(EventSink, Protocol):
 __all__ = [
     "Approval",
     "Approver",
+    "ChangeRecorder",
     "EventSink",
     "Model",
     "ModelEvent",

@@ -138,7 +138,7 @@ class StepModifier:
     def __call__(self, aspect: Aspect, items: Any, *, why: str = "") -> None:
         orders = self._orders
         if aspect == "tools":
-            names = [items] if isinstance(items, str) else [str(name) for name in items]
+            names = [items] if isinstance(items, str) else [_tool_name(item) for item in items]
             unknown = [name for name in names if name not in self._known]
             if unknown:
                 raise HookError(f"step('tools'): no such tool: {', '.join(unknown)}")
@@ -158,6 +158,11 @@ class StepModifier:
     def remind(self, text: str) -> None:
         """Send `text` as a reminder at the end of this request only."""
         self._orders.reminders.append(str(text))
+
+
+def _tool_name(item: Any) -> str:
+    """A tool named by its name or by its ToolInfo (`ctx.tools.filter(...)` gives those)."""
+    return item.name if isinstance(item, ToolInfo) else str(item)
 
 
 def _pairs(aspect: str, items: Any) -> dict[str, Any]:
@@ -230,6 +235,7 @@ class EffectSpec:
     key: str
     fn: Callable[..., Any]
     deps: tuple[Any, ...] | None
+    error: BaseException | None = None  # its deps could not be computed: it fails alone
 
 
 @dataclass
@@ -243,16 +249,20 @@ class StateStore:
         if key not in self.values:
             self.values[key] = initial
 
-        def get() -> Any:
-            return self.values.get(key, initial)
+        def get() -> Any:  # a copy: a value changed in place is not saved until it is set
+            return _copied(self.values.get(key, initial))
 
         def put(value: Any) -> None:
             if callable(value):  # set(lambda old: new), as with React's setters
-                value = value(self.pending.get(key, get()))
-            json.dumps(value)  # state is kept in the session file: JSON values only
-            self.pending[key] = value
+                value = value(_copied(self.pending.get(key, get())))
+            self.pending[key] = _copied(value)  # kept in the session file: JSON values only
 
         return get, put
+
+
+def _copied(value: Any) -> Any:
+    """A JSON value's own copy (a TypeError for one that is not JSON)."""
+    return json.loads(json.dumps(value))
 
 
 class Prompt:
@@ -322,7 +332,13 @@ class ModuleHooks:
     def render(self, p: Prompt) -> None:
         """The implicit render: the module-level effects, with their deps computed now."""
         for fn, deps in self.effects:
-            p.effect(fn, deps=None if deps is None else deps(p.ctx))
+            try:
+                now = None if deps is None else tuple(deps(p.ctx))
+            except Exception as exc:  # this effect fails, not the file's others
+                p.effect(fn)
+                p.effects[-1].error = exc
+                continue
+            p.effect(fn, deps=now)
         for policy in self.policies:
             p.before_tool(policy)
 

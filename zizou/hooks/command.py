@@ -198,8 +198,8 @@ def _check(source: HookSource, store: TrustStore) -> list[str]:
     except SyntaxError as err:
         where = f":{err.lineno}" if err.lineno else ""
         return [f"{source.name}{where}: syntax error: {err.msg}"]
-    except ValueError as err:  # null bytes, on some Pythons
-        return [f"{source.name}: cannot be compiled: {err}"]
+    except (ValueError, MemoryError, RecursionError) as err:  # null bytes; nested too deep
+        return [f"{source.name}: cannot be compiled: {type(err).__name__} {err}".rstrip()]
     if not store.is_trusted(source):
         return []
     from zizou.hooks.api import StateStore

@@ -42,6 +42,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import regex
+
 from zizou.hooks.api import HookError, Prompt, PromptContext, StepModifier
 
 Value = str | list[str]
@@ -53,7 +55,27 @@ CONDITIONS = (*LAST_CALL, "every_steps", "step", "mode", "message_matches", "sta
 ACTIONS = ("remind", "system", "tools_only", "tools_without", "why")
 MODES = ("plan", "build")
 _KEY = re.compile(r"([A-Za-z_][\w-]*)\s*:(?:\s+(.*))?")
-_COMMENT = re.compile(r"(?:^|\s+)#.*$")  # after plain text, or a value that is only one
+MATCH_TIMEOUT_S = 0.05  # a pattern from the repository may not stall a step for longer
+
+
+def _uncommented(text: str) -> str:
+    """`text` without a ` #` comment (or one that is the whole value); linear in its length,
+    since a hook file comes from the repository."""
+    if text.lstrip().startswith("#"):
+        return ""
+    index = min((i for i in (text.find(" #"), text.find("\t#")) if i >= 0), default=-1)
+    return text if index < 0 else text[:index]
+
+
+def _search(pattern: regex.Pattern[str], text: str) -> bool:
+    """Whether `pattern` occurs in `text`; a pattern that takes too long (a repository's
+    pattern may backtrack without end) raises, and the hook is disabled with a warning."""
+    try:
+        return pattern.search(text, timeout=MATCH_TIMEOUT_S) is not None
+    except TimeoutError:
+        raise HookError(
+            f"the pattern {pattern.pattern!r} took over {MATCH_TIMEOUT_S * 1000:.0f} ms"
+        ) from None
 
 
 def compile_markdown(name: str, text: str) -> Callable[[Prompt], None]:
@@ -155,13 +177,13 @@ def _condition(key: str, value: Value, problems: list[str]) -> Condition | None:
         return lambda ctx: ctx.mode == value
     if key in ("message_matches", "tool_args_match"):
         try:
-            pattern = re.compile(value, re.IGNORECASE)
-        except re.error as exc:
+            pattern = regex.compile(value, regex.IGNORECASE)
+        except regex.error as exc:
             problems.append(f"when: `{key}` is not a valid regular expression ({exc})")
             return None
         if key == "tool_args_match":
-            return lambda ctx: _recent(ctx) and any(map(pattern.search, _arguments(ctx)))
-        return lambda ctx: bool(pattern.search(ctx.user_message))
+            return lambda ctx: _recent(ctx) and any(_search(pattern, a) for a in _arguments(ctx))
+        return lambda ctx: _search(pattern, ctx.user_message)
     if not value or value == "/":
         problems.append("when: `state_true` needs a key or a /json/pointer")
         return None
@@ -272,7 +294,7 @@ def _value(raw: str) -> Value:
         raise HookError("block values (| or >) are not supported: write the text in the body")
     if raw.startswith("["):
         inner, bracket, rest = raw[1:].partition("]")
-        if not bracket or _COMMENT.sub("", rest).strip():
+        if not bracket or _uncommented(rest).strip():
             raise HookError(f"an unclosed or odd list: {raw!r}")
         return [item for part in inner.split(",") if (item := _scalar(part))]
     return _scalar(raw)
@@ -285,12 +307,12 @@ def _scalar(raw: str) -> str:
             value, end = json.JSONDecoder().raw_decode(raw)
         except ValueError:
             raise HookError(f"a badly quoted string: {raw}") from None
-        if _COMMENT.sub("", raw[end:]).strip():
+        if _uncommented(raw[end:]).strip():
             raise HookError(f"text after a quoted string: {raw}")
         return str(value)
     if raw.startswith("'"):
         match = re.match(r"'((?:[^']|'')*)'", raw)
-        if match is None or _COMMENT.sub("", raw[match.end() :]).strip():
+        if match is None or _uncommented(raw[match.end() :]).strip():
             raise HookError(f"a badly quoted string: {raw}")
         return match.group(1).replace("''", "'")
-    return _COMMENT.sub("", raw).strip()
+    return _uncommented(raw).strip()

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from zizou.core.state import SessionState
 from zizou.hooks.api import Prompt, PromptContext, StepModifier
 from zizou.hooks.runtime import HookSource
 
@@ -30,6 +31,12 @@ it out."""
 PLAN_WHY = "plan mode is read-only; the user switches to build mode (Shift+Tab, /mode build)"
 OPEN = ("pending", "in_progress", "blocked")
 MARKS = {"done": "☑", "in_progress": "◐", "blocked": "⊘", "pending": "☐"}
+
+
+def read_only_reason(state: SessionState) -> str | None:
+    """Why only tools that read may run now, if so: the call runner asks at every call, so
+    plan mode holds even if this hook failed, and from the moment the mode is switched."""
+    return PLAN_WHY if state.mode == "plan" else None
 
 
 def next_mode(mode: str) -> str:

@@ -16,10 +16,12 @@ stays offered only when every file that narrowed the tools kept it.
 from __future__ import annotations
 
 import asyncio
+import copy
 import hashlib
 import inspect
 import logging
 import sys
+import threading
 import time
 import traceback
 import types
@@ -87,10 +89,21 @@ class HookSource:
 
 
 @dataclass
+class _Part:
+    """One hook's share of a step's changes."""
+
+    systems: list[tuple[str, str]] = field(default_factory=list)
+    variables: list[tuple[str, str]] = field(default_factory=list)
+    reminders: list[tuple[str, str]] = field(default_factory=list)
+    hidden: list[tuple[str, str]] = field(default_factory=list)
+    messages: tuple[dict[str, Any], ...] | None = None
+    problem: str | None = None
+
+
+@dataclass
 class _Effect:
     deps: tuple[Any, ...] | None = None
     cleanup: Callable[[], Any] | None = None
-    disabled: bool = False
     ran_once: bool = False
 
 
@@ -105,6 +118,8 @@ class _Hook:
     policies: list[Callable[..., Any]] = field(default_factory=list)
     definitions: dict[str, Definition] = field(default_factory=dict)
     disabled: str | None = None  # why it no longer runs
+    dead_effects: set[str] = field(default_factory=set)  # effects that raised: never run again
+    dropped: set[str] = field(default_factory=set)  # before_tool policies that raised
 
     @property
     def label(self) -> str:
@@ -157,6 +172,7 @@ class HookRuntime:
         self._step = 0
         self._user_message = ""
         self._shown: tuple[dict[str, str], dict[str, str]] = ({}, {})  # the last request's
+        self._planning = threading.Lock()
 
     # Loading
 
@@ -193,6 +209,17 @@ class HookRuntime:
     # StepEffects
 
     def plan_step(self, step: StepInput) -> StepChanges:
+        """Every hook's render and effects for the coming step, and what they change. One
+        step at a time (a cancelled turn's planning thread may still be running); nothing a
+        hook does escapes as an exception."""
+        with self._planning:
+            try:
+                return self._plan(step)
+            except HOOK_FAILURES as exc:  # a bug of the runtime's own: the step goes on bare
+                log.exception("the hooks could not plan step %d", step.step)
+                return StepChanges(warnings=(_warning("hooks", exc, "planning failed"),))
+
+    def _plan(self, step: StepInput) -> StepChanges:
         started = time.perf_counter()
         ctx = self._context(step)
         orders: list[tuple[_Hook, StepOrders]] = []
@@ -209,7 +236,7 @@ class HookRuntime:
                 warnings.append(self._disable(hook, exc, "render"))
                 continue
             self._reconcile(hook, p)
-            hook.policies = p.policies
+            hook.policies = [f for f in p.policies if _name(f) not in hook.dropped]
             order = StepOrders(reminders=list(p.reminders))
             modifier = StepModifier(order, self.registry.names())
             for spec in p.effects:
@@ -239,30 +266,20 @@ class HookRuntime:
         reminders: list[tuple[str, str]] = []
         messages: tuple[dict[str, Any], ...] | None = None
         for hook, order in orders:
-            shown = [d for d in hook.definitions.values() if not d.disabled]
-            if order.systems is not None:
-                shown = [d for d in shown if d.kind != "system"]
-                shown += [Definition("system", n, v) for n, v in order.systems.items()]
-            if order.variables is not None:
-                shown = [d for d in shown if d.kind != "variable"]
-                shown += [Definition("variable", n, v) for n, v in order.variables.items()]
-            systems += [(d.name, d.text()) for d in shown if d.kind == "system"]
-            variables += [(d.name, d.text()) for d in shown if d.kind == "variable"]
-            reminders += [(hook.label, d.text()) for d in hook.definitions.values() if d.reminded]
-            reminders += [(hook.label, text) for text in order.reminders]
-            if order.tools is not None:
-                why = order.tools_why or "this step's tools were narrowed"
-                for name in step.tools:
-                    if name not in order.tools and name not in hidden:
-                        hidden[name] = f"{why} ({hook.label})"
-            if order.messages is not None:
-                problem = _messages_problem(order.messages, step.messages)
-                if problem is None:
-                    messages = tuple(order.messages)
-                else:
-                    warnings.append(
-                        HookWarning(hook.label, f"step('messages') was not applied: {problem}")
-                    )
+            try:
+                part = self._part(step, hook, order)
+            except HOOK_FAILURES as exc:
+                warnings.append(self._disable(hook, exc, "output"))
+                continue
+            systems += part.systems
+            variables += part.variables
+            reminders += part.reminders
+            for name, why in part.hidden:
+                hidden.setdefault(name, why)
+            if part.problem:
+                warnings.append(HookWarning(hook.label, part.problem))
+            elif part.messages is not None:
+                messages = part.messages
         self._shown = (dict(systems), dict(variables))
         return StepChanges(
             hidden=tuple(hidden.items()),
@@ -272,6 +289,34 @@ class HookRuntime:
             messages=messages,
             warnings=tuple(warnings),
         )
+
+    def _part(self, step: StepInput, hook: _Hook, order: StepOrders) -> _Part:
+        """What one hook adds to the step (anything in it may raise: a value's `__str__`, a
+        history that is not a list of messages)."""
+        part = _Part()
+        shown = [d for d in hook.definitions.values() if not d.disabled]
+        if order.systems is not None:
+            shown = [d for d in shown if d.kind != "system"]
+            shown += [Definition("system", n, v) for n, v in order.systems.items()]
+        if order.variables is not None:
+            shown = [d for d in shown if d.kind != "variable"]
+            shown += [Definition("variable", n, v) for n, v in order.variables.items()]
+        part.systems = [(d.name, d.text()) for d in shown if d.kind == "system"]
+        part.variables = [(d.name, d.text()) for d in shown if d.kind == "variable"]
+        part.reminders = [(hook.label, d.text()) for d in hook.definitions.values() if d.reminded]
+        part.reminders += [(hook.label, text) for text in order.reminders]
+        if order.tools is not None:
+            why = order.tools_why or "this step's tools were narrowed"
+            part.hidden = [
+                (name, f"{why} ({hook.label})") for name in step.tools if name not in order.tools
+            ]
+        if order.messages is not None:
+            problem = _messages_problem(order.messages, step.messages)
+            if problem is None:
+                part.messages = tuple(order.messages)
+            else:
+                part.problem = f"step('messages') was not applied: {problem}"
+        return part
 
     def _context(self, step: StepInput) -> PromptContext:
         task = self.state.task
@@ -291,7 +336,7 @@ class HookRuntime:
             systems=types.MappingProxyType(self._shown[0]),
             variables=types.MappingProxyType(self._shown[1]),
             last_tool=self._last_tool,
-            task_state=types.MappingProxyType(dict(task.value)) if task is not None else None,
+            task_state=None if task is None else types.MappingProxyType(copy.deepcopy(task.value)),
             workspace=self.state.windows,
             user_message=self._user_message,
         )
@@ -314,8 +359,13 @@ class HookRuntime:
         modifier: StepModifier,
         warnings: list[HookWarning],
     ) -> str | None:
+        if spec.key in hook.dead_effects:
+            return None
         effect = hook.effects.setdefault(spec.key, _Effect())
-        if effect.disabled:
+        name = f"{hook.label}/{spec.key}"
+        if spec.error is not None:
+            hook.dead_effects.add(spec.key)
+            warnings.append(_warning(name, spec.error, "its deps raised; it is disabled"))
             return None
         if effect.ran_once and spec.deps is not None and _same(spec.deps, effect.deps):
             return None
@@ -324,7 +374,6 @@ class HookRuntime:
             if not effect.ran_once
             else ("every step" if spec.deps is None else "deps changed")
         )
-        name = f"{hook.label}/{spec.key}"
         self._cleanup(hook, spec.key, effect)
         started = time.perf_counter()
         try:
@@ -332,7 +381,7 @@ class HookRuntime:
             if inspect.isawaitable(result):
                 result = _await(result)
         except HOOK_FAILURES as exc:
-            effect.disabled = True
+            hook.dead_effects.add(spec.key)
             warnings.append(_warning(name, exc, "raised; it is disabled for this session"))
             return f"{name} ({why}) raised: {type(exc).__name__}: {exc}"
         took = time.perf_counter() - started
@@ -376,14 +425,22 @@ class HookRuntime:
             if hook.disabled:
                 continue
             for policy in list(hook.policies):
+                label = f"{hook.label}/{_name(policy)}"
                 try:
                     verdict = policy(call, self._ctx)
-                except HOOK_FAILURES as exc:
+                    if inspect.isawaitable(verdict):
+                        verdict = _await(verdict)
+                    if verdict is not None and not isinstance(verdict, PolicyVerdict):
+                        raise HookError(
+                            f"before_tool returned {type(verdict).__name__}; return deny(...), "
+                            "ask(...) or None"
+                        )
+                except HOOK_FAILURES as exc:  # fails closed: this call is refused
                     hook.policies.remove(policy)
-                    label = f"{hook.label}/{getattr(policy, '__name__', 'before_tool')}"
-                    self._pending.append(_warning(label, exc, "before_tool raised; it is dropped"))
-                    continue
-                if not isinstance(verdict, PolicyVerdict):
+                    hook.dropped.add(_name(policy))
+                    self._pending.append(_warning(label, exc, "before_tool failed; it is dropped"))
+                    return PolicyVerdict("deny", f"{label} failed: {exc}", hook.label)
+                if verdict is None:
                     continue
                 verdict = PolicyVerdict(verdict.verdict, verdict.reason, hook.label)
                 if verdict.verdict == "deny":
@@ -426,6 +483,10 @@ class HookRuntime:
         """Warnings not yet told (a `before_tool` that raised on the turn's last step)."""
         pending, self._pending = self._pending, []
         return pending
+
+
+def _name(policy: Callable[..., Any]) -> str:
+    return str(getattr(policy, "__qualname__", None) or getattr(policy, "__name__", "before_tool"))
 
 
 def _tail(output: str) -> str:
@@ -477,19 +538,30 @@ def _messages_problem(
     messages: list[dict[str, Any]], current: tuple[Mapping[str, Any], ...]
 ) -> str | None:
     """Why a hook's replacement history may not be sent, if it may not: it must end with the
-    history's last message, and every tool result must answer a call made before it."""
+    history's last message, know only the roles providers take, and answer every tool call with
+    one result before the next message, as the conversation always does."""
     if not messages:
         return "it is empty"
     if current and messages[-1] != dict(current[-1]):
         return "it does not keep the last message"
-    calls: set[str] = set()
+    pending: set[str] = set()
     for message in messages:
-        for call in message.get("tool_calls") or ():
-            if isinstance(call, Mapping) and call.get("id"):
-                calls.add(str(call["id"]))
-        if message.get("role") == "tool" and str(message.get("tool_call_id")) not in calls:
-            return f"the tool result {message.get('tool_call_id')!r} has no call before it"
-    return None
+        role = message.get("role")
+        if role not in ("user", "assistant", "tool"):
+            return f"a message has the role {role!r}"
+        if role == "tool":
+            call_id = str(message.get("tool_call_id"))
+            if call_id not in pending:
+                return f"the tool result {call_id!r} does not follow its call"
+            pending.discard(call_id)
+            continue
+        if pending:
+            return f"the tool calls {sorted(pending)} have no result"
+        calls = message.get("tool_calls") or []
+        if not isinstance(calls, list):
+            return "a message's tool_calls is not a list"
+        pending = {str(c.get("id")) for c in calls if isinstance(c, Mapping)}
+    return f"the tool calls {sorted(pending)} have no result" if pending else None
 
 
 __all__ = ["HookRuntime", "HookSource", "load_python"]

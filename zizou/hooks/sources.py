@@ -19,6 +19,7 @@ import errno
 import hashlib
 import json
 import os
+import re
 import stat
 import tempfile
 from pathlib import Path
@@ -51,10 +52,23 @@ def needs_trust(source: HookSource) -> bool:
     return source.origin == "project" and source.kind == "python"
 
 
-def _kind(name: str) -> Literal["python", "markdown"] | None:
+# A hook's file name is shown, and pasted into commands (`zizou hooks trust NAME`): plain
+# names only, so a name cannot hide a shell command or a terminal escape.
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def _kind(name: str, warnings: list[str]) -> Literal["python", "markdown"] | None:
     if name.startswith((".", "_")):
         return None
-    return KINDS.get(Path(name).suffix)
+    kind = KINDS.get(Path(name).suffix)
+    if kind is not None and not _PLAIN_NAME.fullmatch(name):
+        shown = name.encode("ascii", "backslashreplace").decode()
+        warnings.append(
+            f"a hook file is skipped: its name {shown!r} has characters other than letters, "
+            "digits, '.', '_' and '-'; rename it to use it"
+        )
+        return None
+    return kind
 
 
 def _source(
@@ -96,7 +110,7 @@ def _user_hooks(folder: Path, warnings: list[str]) -> list[HookSource]:
     real = Path(os.path.realpath(folder))
     found: list[HookSource] = []
     for file_name in names:
-        kind = _kind(file_name)
+        kind = _kind(file_name, warnings)
         if kind is None:
             continue
         name = f"user:{file_name}"
@@ -121,8 +135,14 @@ def _read_user_file(path: Path, name: str) -> bytes | str:
             )
         return f"the hook {name} is skipped: {path} cannot be read ({err.strerror or err})"
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             return f"the hook {name} is skipped: {path} is not a regular file"
+        if _POSIX and (info.st_uid != os.getuid() or info.st_mode & 0o022):
+            return (
+                f"the hook {name} is skipped: {path} is not yours alone to write (your hooks run "
+                "without a trust check): own it, and `chmod go-w` it"
+            )
         data = _read_all(fd, MAX_HOOK_BYTES + 1)
     except OSError as err:
         return f"the hook {name} is skipped: {path} cannot be read ({err.strerror or err})"
@@ -161,7 +181,7 @@ def _project_hooks(root: Path, warnings: list[str]) -> list[HookSource]:
     folder = confined.real_root(root) / PROJECT_HOOKS
     found: list[HookSource] = []
     for entry in entries:
-        kind = _kind(entry.name)
+        kind = _kind(entry.name, warnings)
         if kind is None:
             continue
         name = f"{PROJECT_HOOKS}/{entry.name}"

@@ -3,7 +3,9 @@
 A `meta` line opens the file (its `v` is the format: a file newer than this zizou reads is
 refused with a clear message); `message` lines add to the conversation, `turn` lines mark where
 turns start and end, and a `compacted` line replaces the conversation so far with its shortened
-copy. Format 1 files (wire-format messages, no `ok` on tool results) load as they always did.
+copy. `checkpoint`, `undone` and `redone` lines keep what undo needs (zizou/checkpoints/): the
+files each turn changed, and the turns undone and done again. Format 1 files (wire-format
+messages, no `ok` on tool results) load as they always did.
 """
 
 from __future__ import annotations
@@ -97,6 +99,57 @@ class HookStateRecord(_Record):
     value: Any = None
 
 
+class CheckpointRecord(_Record):
+    """A file a tool changes, for undo (zizou/checkpoints/): written before the tool runs
+    (`after` is then `before`, not `settled`: after a crash undo sees the file as changed outside
+    zizou) and again once it ended, `settled`, when that says more. Hashes are SHA-256, the bytes
+    kept in `.zizou/checkpoints/`; None: the file did not exist. Loading keeps, for each turn and
+    path, the first `before` and the last `after`."""
+
+    kind: Literal["checkpoint"] = "checkpoint"
+    turn: int  # the turn's user message: its index among the conversation's user messages
+    path: str  # project-relative POSIX path, as the tool's access resolved it
+    before: str | None = None
+    after: str | None = None
+    mode: int | None = None  # the file's permission bits before (a deleted file comes back so)
+    unsaved: str | None = None  # why its bytes before were not kept (then undo cannot restore it)
+    settled: bool = False  # `after` is what the tool left
+
+
+class ChangedFile(_Record):
+    """A file of an undone or redone turn: its hash before the turn, and after it (when undone:
+    as undo found it, the bytes kept for redo)."""
+
+    path: str
+    before: str | None = None
+    after: str | None = None
+    mode: int | None = None
+    unsaved: str | None = None
+
+
+class UndoneRecord(_Record):
+    """A turn was undone: its files were put back as they were before it, and from this line on
+    the conversation ends before the turn's first message (the `!commands` shared with it
+    included). `messages` are the ones removed, and `files` what redo puts back."""
+
+    kind: Literal["undone"] = "undone"
+    ts: str
+    turn: int
+    messages: list[dict[str, Any]]
+    files: list[ChangedFile] = Field(default_factory=list)
+
+
+class RedoneRecord(_Record):
+    """An undone turn was done again: its files are as undo found them, and its `messages`
+    are back at the end of the conversation."""
+
+    kind: Literal["redone"] = "redone"
+    ts: str
+    turn: int
+    messages: list[dict[str, Any]]
+    files: list[ChangedFile] = Field(default_factory=list)
+
+
 Record = (
     MetaRecord
     | MessageRecord
@@ -107,4 +160,11 @@ Record = (
     | InstructionsRecord
     | ModeRecord
     | HookStateRecord
+    | CheckpointRecord
+    | UndoneRecord
+    | RedoneRecord
 )
+# What undo replays, in the file's order: the changes, the undos and redos, where each turn
+# started (a new turn clears what could be redone), and the compactions that replaced the turns
+# (a summary: the turns before it cannot be undone).
+CheckpointLine = CheckpointRecord | UndoneRecord | RedoneRecord | TurnRecord | CompactedRecord

@@ -8,6 +8,8 @@ without following symlinks (`zizou.confined`), so a symlinked `.zizou` is never 
 A conversation shortened to fit the context window is recorded as one `compacted` line holding
 the shortened messages; loading replays it, so `zizou -c` goes on from the shortened history. The
 lines before it are kept: until that line is whole on disk, the full history is what loads.
+An `undone` line cuts the conversation before the turn it names and a `redone` line puts the
+turn's messages back (zizou/checkpoints/ writes both, and replays the files they name).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from zizou import confined
 from zizou.core.events import (
     AgentError,
     AnyEvent,
+    Compacted,
     HookWarning,
     ModelReplied,
     PermissionDecided,
@@ -65,6 +68,8 @@ from zizou.paths import (
 )
 from zizou.sessions.records import (
     FORMAT_VERSION,
+    CheckpointLine,
+    CheckpointRecord,
     CompactedRecord,
     HookStateRecord,
     InstructionsRecord,
@@ -72,10 +77,13 @@ from zizou.sessions.records import (
     MetaRecord,
     ModeRecord,
     Record,
+    RedoneRecord,
     StateRecord,
     TurnRecord,
+    UndoneRecord,
     WorkspaceRecord,
 )
+from zizou.sessions.turns import turn_start, users_asked
 
 _RECORD: TypeAdapter[Record] = TypeAdapter(Record)
 RECORD_START = b'{"kind":"'  # how every line starts: `kind` is each record's first field
@@ -103,6 +111,7 @@ class LoadedSession:
     sticky: tuple[str, ...] = ()  # the sticky instructions it had loaded
     mode: str | None = None  # the mode it was last in
     hook_state: dict[str, dict[str, Any]] = field(default_factory=dict)  # hook -> key -> value
+    checkpoints: tuple[CheckpointLine, ...] = ()  # what undo replays (zizou/checkpoints/)
 
     def wire(self) -> list[dict[str, Any]]:
         """The messages as the provider is sent them."""
@@ -206,6 +215,8 @@ class SessionWriter:
                     self.record_compaction([stored(r) for r in records])
                 elif resent is not None:
                     self.record_compaction(list(resent))
+            case Compacted(messages=messages):  # the summary is the conversation from here
+                self.record_compaction([dict(message) for message in messages])
             case (
                 TurnStarted()
                 | StepStarted()
@@ -251,6 +262,11 @@ class SessionWriter:
         self.write(CompactedRecord(ts=_now(), dropped=dropped, messages=messages))
         self.message_count = len(messages)
 
+    def record_undo(self, record: UndoneRecord | RedoneRecord, messages: int) -> None:
+        """A turn was undone or done again: the conversation now has `messages` messages."""
+        self.write(record)
+        self.message_count = messages
+
     def close(self) -> None:
         if self._file is not None:
             self._file.close()
@@ -290,9 +306,10 @@ class SessionStore:
 
     def reopen(self, session_id: str, redact: Callable[[str], str] | None = None) -> SessionWriter:
         self.set_active(session_id)
-        return self._writer(session_id, redact)
+        return self.writer(session_id, redact)
 
-    def _writer(self, session_id: str, redact: Callable[[str], str] | None) -> SessionWriter:
+    def writer(self, session_id: str, redact: Callable[[str], str] | None = None) -> SessionWriter:
+        """A writer appending to the session's file, which stays as active as it was."""
         try:
             return SessionWriter(self.path(session_id), redact, root=self.root)
         except PathError as exc:
@@ -424,12 +441,16 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
     sticky: tuple[str, ...] = ()
     mode: str | None = None
     hook_state: dict[str, dict[str, Any]] = {}
+    checkpoints: list[CheckpointLine] = []
     turns = 0
     for record in records:
         if isinstance(record, MetaRecord):
             meta = record
-        elif isinstance(record, MessageRecord | CompactedRecord):
-            replay(messages, record)
+        elif isinstance(record, MessageRecord | CompactedRecord | UndoneRecord | RedoneRecord):
+            if (line := _replayed_for_undo(messages, record)) is not None:
+                checkpoints.append(line)
+        elif isinstance(record, CheckpointRecord):
+            checkpoints.append(record)
         elif isinstance(record, WorkspaceRecord):
             windows = _windows(session_id, record, warnings)
         elif isinstance(record, StateRecord):
@@ -442,6 +463,7 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
             hook_state.setdefault(record.hook, {})[record.key] = record.value
         elif record.event == "started":
             turns += 1
+            checkpoints.append(record)
     if meta is None:
         raise UsageError(f"session {session_id} has no header line; it cannot be resumed")
     if meta.v > FORMAT_VERSION:
@@ -456,7 +478,16 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
         except ValidationError:
             warnings.append(f"session {session_id}: skipped a message that could not be read")
     return LoadedSession(
-        meta, typed, turns, warnings, windows, tuple(state), sticky, mode, hook_state
+        meta,
+        typed,
+        turns,
+        warnings,
+        windows,
+        tuple(state),
+        sticky,
+        mode,
+        hook_state,
+        tuple(checkpoints),
     )
 
 
@@ -509,10 +540,36 @@ def _read_line(line: bytes) -> tuple[Record | None, bool]:
     return None, False
 
 
-def replay(messages: list[dict[str, Any]], record: MessageRecord | CompactedRecord) -> None:
+def replay(
+    messages: list[dict[str, Any]],
+    record: MessageRecord | CompactedRecord | UndoneRecord | RedoneRecord,
+) -> None:
     """Apply one line to the conversation being loaded: a message joins it; a `compacted` line
-    replaces it with the shortened copy."""
+    replaces it with the shortened copy; an `undone` line cuts it before the turn it names, and
+    a `redone` line puts that turn's messages back."""
     if isinstance(record, CompactedRecord):
         messages[:] = record.messages
+    elif isinstance(record, UndoneRecord):
+        start = turn_start([str(m.get("role")) for m in messages], record.turn)
+        if start is not None:
+            del messages[start:]
+    elif isinstance(record, RedoneRecord):
+        messages.extend(record.messages)
     else:
         messages.append(record.message)
+
+
+def _replayed_for_undo(
+    messages: list[dict[str, Any]],
+    record: MessageRecord | CompactedRecord | UndoneRecord | RedoneRecord,
+) -> CheckpointLine | None:
+    """Replay the line; the line again when undo replays it too: its own lines, and a compaction
+    that put a summary in place of the turns (one that shortens to fit keeps every user message,
+    and the last one whole)."""
+    asked = users_asked(messages) if isinstance(record, CompactedRecord) else None
+    replay(messages, record)
+    if isinstance(record, UndoneRecord | RedoneRecord):
+        return record
+    if isinstance(record, CompactedRecord) and asked != users_asked(messages):
+        return record
+    return None

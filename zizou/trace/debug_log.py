@@ -79,6 +79,7 @@ class DebugLog:
         self._turn = _Turn(0)
         self._lock = threading.RLock()  # log records come from worker threads too
         self._handler = _Records(self)
+        self._level: int | None = None  # the zizou logger's level before the log raised it
 
     # The TurnRecorder protocol.
 
@@ -88,7 +89,12 @@ class DebugLog:
         self._turn = _Turn(len(history))
         self._safely(self._open)
         if self._file is not None:
-            logging.getLogger("zizou").addHandler(self._handler)
+            logger = logging.getLogger("zizou")
+            # INFO too while the log is open (which rule an edit matched by, for one): the
+            # records go to this log's handler alone, as nothing else handles zizou's.
+            self._level = logger.level
+            logger.setLevel(logging.INFO)
+            logger.addHandler(self._handler)
 
     def record_request(self, step: int, request: ModelRequest) -> None:
         if self._file is not None:
@@ -104,7 +110,11 @@ class DebugLog:
             self._safely(lambda: self._out(self._stamp(_log_record(record))))
 
     def close(self) -> None:
-        logging.getLogger("zizou").removeHandler(self._handler)
+        logger = logging.getLogger("zizou")
+        logger.removeHandler(self._handler)
+        if self._level is not None:
+            logger.setLevel(self._level)
+            self._level = None
         file, self._file = self._file, None
         if file is not None:
             try:

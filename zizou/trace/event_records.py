@@ -12,6 +12,7 @@ from typing import assert_never
 from zizou.core.events import (
     AgentError,
     AnyEvent,
+    Compacted,
     HookWarning,
     ModelReplied,
     PermissionDecided,
@@ -85,6 +86,9 @@ def event_record(event: AnyEvent) -> str:
             return f"ERROR{'' if fatal else ' (not fatal)'}: {text}\n" + (
                 block(detail) if detail else ""
             )
+        case Compacted(by=by, summary=summary):
+            sizes = f"~{event.tokens_before:,} -> ~{event.tokens_after:,} tokens"
+            return f"COMPACTED by {by}, the history {sizes}; the summary:\n{block(summary)}"
         case HookWarning(hook=hook, message=text, detail=detail):
             return f"HOOK-WARNING {hook}: {text}\n" + (block(detail) if detail else "")
         case TurnFinished(reason=reason, steps=steps, message=text):

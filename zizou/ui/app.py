@@ -24,6 +24,7 @@ from zizou.ui.app_keys import KeyedApp
 from zizou.ui.approver import TuiApprover
 from zizou.ui.commands import SlashCommands
 from zizou.ui.completion import Completer
+from zizou.ui.context_commands import ContextCommands
 from zizou.ui.conversations import TAGLINE, Conversations
 from zizou.ui.early_keys import typed_lines
 from zizou.ui.focus import FocusRouter
@@ -40,6 +41,7 @@ from zizou.ui.screens.picker import PickerScreen
 from zizou.ui.session import SetupMode, UiSession
 from zizou.ui.shell import UserShell
 from zizou.ui.turns import TurnController
+from zizou.ui.undo_commands import UndoCommands
 from zizou.ui.widgets.chat_view import ChatView
 from zizou.ui.widgets.composer import Composer
 from zizou.ui.widgets.mascot import Mascot
@@ -118,6 +120,8 @@ class ZizouApp(KeyedApp):
             self.workspace,
             self.modes,
             self.hooks,
+            ContextCommands(self, self.opening, self.chat, self.turns),
+            UndoCommands(self, self.opening, self.chat, self.turns, self.composer),
         )
         self.shell = UserShell(self, self.opening, self.chat)
         self.router = InputRouter(

@@ -105,13 +105,26 @@ def _names(rules: list[str]) -> str:
     return f"{', '.join(quoted[:-1])} and {quoted[-1]}"
 
 
+def _edit_hunk(edit: dict[str, object], title: str) -> str | None:
+    """One edit as a hunk: the old lines, then the new; None when it is not an edit."""
+    old, new = edit.get("old_string"), edit.get("new_string")
+    if not isinstance(old, str) or not isinstance(new, str):
+        return None
+    every = " (every occurrence)" if edit.get("replace_all") else ""
+    lines = [f"-{line}" for line in old.split("\n")] + [f"+{line}" for line in new.split("\n")]
+    return "\n".join([f"@@ {title}{every} @@", *lines])
+
+
 def _write_body(detail: dict[str, object] | None, raw: str | None) -> tuple[str | None, bool]:
     if detail is None:
         return (escape_controls(raw), False) if raw else (None, False)
-    if isinstance(detail.get("old_string"), str) and isinstance(detail.get("new_string"), str):
-        old = [f"-{line}" for line in str(detail["old_string"]).split("\n")]
-        new = [f"+{line}" for line in str(detail["new_string"]).split("\n")]
-        return escape_controls("\n".join(["@@ edit @@", *old, *new])), True
+    edits = detail.get("edits")
+    if isinstance(edits, list) and all(isinstance(e, dict) for e in edits):  # edit_file's `edits`
+        hunks = [_edit_hunk(e, f"edit {n} of {len(edits)}") for n, e in enumerate(edits, 1)]
+        if all(hunk is not None for hunk in hunks):
+            return escape_controls("\n".join(h for h in hunks if h)), True
+    if (hunk := _edit_hunk(detail, "edit")) is not None:
+        return escape_controls(hunk), True
     if isinstance(detail.get("content"), str):
         lines = [f"+{line}" for line in str(detail["content"]).split("\n")]
         return escape_controls("\n".join(["@@ new content @@", *lines])), True

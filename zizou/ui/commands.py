@@ -1,7 +1,8 @@
 """What each slash command does. The table of commands is in `slash.py`; the ones about the
 model and the keys are `ModelSwitcher`'s, the ones that swap the conversation `Conversations'`,
 the ones about the workspace's windows `WorkspaceCommands'`, the task state's `StateCommands'`,
-the mode's `ModeController`'s and the hooks' `HookCommands'`.
+the mode's `ModeController`'s, the hooks' `HookCommands'` and /undo, /redo and /rewind
+`UndoCommands'`.
 
 Commands say what they did in the conversation (`Notices`) and ask the app for screens and for
 quitting with messages, so they run, and are tested, without a Textual app. `/prompt` renders the
@@ -29,12 +30,14 @@ from zizou.ui.widgets.sidebar import cost, tokens
 
 if TYPE_CHECKING:
     from zizou.core.instructions import InstructionSet
+    from zizou.ui.context_commands import ContextCommands
     from zizou.ui.conversations import Conversations
     from zizou.ui.host import Host, Notices
     from zizou.ui.model_switcher import ModelSwitcher
     from zizou.ui.modes import ModeController
     from zizou.ui.opening import Opening
     from zizou.ui.session import UiSession
+    from zizou.ui.undo_commands import UndoCommands
     from zizou.ui.widgets.messages import NoticeKind
     from zizou.ui.workspace_commands import WorkspaceCommands
 
@@ -80,6 +83,8 @@ class SlashCommands:
         workspace: WorkspaceCommands,
         modes: ModeController | None = None,
         hooks: HookCommands | None = None,
+        context: ContextCommands | None = None,
+        undo: UndoCommands | None = None,
     ) -> None:
         self.host = host
         self.opening = opening
@@ -115,6 +120,11 @@ class SlashCommands:
         }
         if modes is not None:  # it needs the running turns: the app's
             self.table["mode"] = modes.command
+        if context is not None:  # so do these
+            self.table["compact"] = context.compact
+            self.table["init"] = context.init
+        if undo is not None:
+            self.table.update(undo=undo.undo, redo=undo.redo, rewind=undo.rewind)
 
     @property
     def session(self) -> UiSession:

@@ -20,6 +20,7 @@ from typing import Any, Protocol, assert_never
 from zizou.core.events import (
     AgentError,
     AnyEvent,
+    Compacted,
     HookWarning,
     ModelReplied,
     PermissionDecided,
@@ -58,6 +59,13 @@ class RenderHost(Protocol):
     def set_status(self, state: str) -> None: ...
 
     def session_changed(self) -> None: ...
+
+
+def compaction_notice(event: Compacted) -> str:
+    """What the chat says of a compaction: who started it, how much smaller, the summary."""
+    why = "you asked" if event.by == "user" else "the last request neared the context window"
+    size = f"~{event.tokens_before:,} → ~{event.tokens_after:,} tokens"
+    return f"Compacted ({why}): the conversation is now this summary ({size}).\n\n{event.summary}"
 
 
 class EventRenderer:
@@ -105,6 +113,9 @@ class EventRenderer:
                 await self._step_finished(event)
             case AgentError():
                 await self._error(event)
+            case Compacted():
+                await self._end_message()
+                await self.chat.add_notice(compaction_notice(event), "info")
             case HookWarning(hook=hook, message=text):
                 await self.chat.add_notice(f"{hook}: {text}", "warning")
             case TurnFinished():

@@ -70,7 +70,6 @@ class HookCommands:
         """Show `source` and ask; trust and load it on `y`."""
         from zizou.ui.screens.hook_trust import HookTrustScreen
 
-        runtime = self.runtime
         changed = await asyncio.to_thread(changed_since_trusted, source)
         answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 
@@ -85,6 +84,7 @@ class HookCommands:
                 fix=f"/hooks trust {source.name} asks again.",
             )
             return
+        runtime = self.runtime  # the session now: /clear may have replaced it meanwhile
         try:
             problem = await asyncio.to_thread(runtime.trust_hook, source)
         except (ZizouError, OSError, ValueError) as exc:  # the trust file could not be saved

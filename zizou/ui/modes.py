@@ -99,14 +99,16 @@ class ModeController:
     # --- the plan gate ---------------------------------------------------------------------
 
     async def turn_done(self, finished: TurnFinished) -> None:
-        """A turn ended by itself: in plan mode, with a plan, the gate asks whether to build."""
-        from zizou.hooks.modes import plan_text
+        """A turn ended by itself: in plan mode, with a plan that has open items, the gate asks
+        whether to build (a plan whose items are all done is not one to carry out)."""
+        from zizou.hooks.modes import open_items, plan_text
 
         if finished.reason != "done" or self.state.mode != "plan" or len(self.turns.queue):
             return
         task = self.state.task
-        plan = plan_text(task.value if task is not None else None)
-        if not plan:
+        value = task.value if task is not None else None
+        plan = plan_text(value)
+        if not plan or not open_items(value):
             return
         from zizou.ui.screens.plan_gate import PlanGateScreen
 

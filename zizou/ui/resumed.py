@@ -5,7 +5,11 @@ with its result (read as the live view reads it, `zizou.ui.outcome`), and where 
 early, the notice the live view showed (an interrupted turn, or one that never ended because the
 app was stopped). The turn records' usage gives back the running totals, so `/cost` and the
 sidebar say what they said before; the turn count is the one `zizou sessions list` shows.
-Durations and diffs are not in the file, so resumed rows show neither.
+Durations and diffs are not in the file, so resumed rows show neither. A turn undone (/undo,
+/rewind, `zizou undo`) is left out, with its turn marks, and one redone comes back.
+
+The app shows the conversation again this way after an undo or a redo (`show_conversation`),
+keeping its running totals: what an undone turn cost was spent.
 """
 
 from __future__ import annotations
@@ -28,7 +32,14 @@ from zizou.core.messages import (
 from zizou.core.protocols import ToolCall
 from zizou.errors import UsageError
 from zizou.sessions import SessionStore
-from zizou.sessions.records import CompactedRecord, MessageRecord, Record, TurnRecord
+from zizou.sessions.records import (
+    CompactedRecord,
+    MessageRecord,
+    Record,
+    RedoneRecord,
+    TurnRecord,
+    UndoneRecord,
+)
 from zizou.sessions.store import replay as replay_line
 from zizou.ui.endings import ENDINGS, UNFINISHED
 from zizou.ui.outcome import outcome_of
@@ -56,29 +67,65 @@ def session_records(session: UiSession) -> list[Shown]:
     except UsageError:
         lines = []
     loaded: list[dict[str, Any]] = []  # the conversation as loading the file rebuilds it
+    shown: list[Shown] = []  # shown whole: a history shortened for the model is still what was said
+    cut: list[tuple[int, list[Shown]]] = []  # what each undone turn took away, for its redo
     for line in lines:
-        if isinstance(line, MessageRecord | CompactedRecord):
+        if isinstance(line, MessageRecord | CompactedRecord | UndoneRecord | RedoneRecord):
             replay_line(loaded, line)
+        if isinstance(line, MessageRecord):
+            shown.append(from_wire(line.message))
+        elif isinstance(line, TurnRecord):
+            shown.append(line)
+        elif isinstance(line, UndoneRecord):
+            cut.append((line.turn, _cut(shown, line)))
+        elif isinstance(line, RedoneRecord):
+            shown += _redone(cut, line)
     if [to_wire(from_wire(m)) for m in loaded] != [to_wire(r) for r in records]:
         return list(records)
-    # Shown whole: a history shortened for the model is still what was said.
-    return [
-        from_wire(line.message) if isinstance(line, MessageRecord) else line
-        for line in lines
-        if isinstance(line, MessageRecord | TurnRecord)
-    ]
+    return shown
 
 
-async def show_resumed(chat: ChatView, session: UiSession) -> None:
-    """Show the session's conversation and take back its totals (the file is read in a
-    thread: a long session is megabytes of JSON)."""
+def _cut(shown: list[Shown], undone: UndoneRecord) -> list[Shown]:
+    """Take the undone turn off the end of `shown`: from its first user message (the turn's
+    last messages are the conversation's last), with the mark of its start."""
+    asked = sum(1 for m in undone.messages if m.get("role") == "user")
+    at = [i for i, record in enumerate(shown) if isinstance(record, UserMessage)]
+    if not asked or len(at) < asked:
+        return []
+    start = at[-asked]
+    while start > 0 and _started(shown[start - 1]):
+        start -= 1
+    taken = shown[start:]
+    del shown[start:]
+    return taken
+
+
+def _started(record: Shown) -> bool:
+    return isinstance(record, TurnRecord) and record.event == "started"
+
+
+def _redone(cut: list[tuple[int, list[Shown]]], redone: RedoneRecord) -> list[Shown]:
+    for index in range(len(cut) - 1, -1, -1):
+        if cut[index][0] == redone.turn:
+            return cut.pop(index)[1]
+    return [from_wire(m) for m in redone.messages]
+
+
+async def show_conversation(chat: ChatView, session: UiSession) -> Replayed:
+    """Show the session's conversation (the file is read in a thread: a long session is
+    megabytes of JSON); what it adds up to is returned."""
     shown = await asyncio.to_thread(session_records, session)
     runner = session.runtime.agent.runner
 
     def label(call: ToolCallPart) -> str:  # as the live row is labelled: by the tool
         return runner.parse(ToolCall(call.id, call.name, call.arguments)).label
 
-    replayed = await replay(chat, shown, label)
+    return await replay(chat, shown, label)
+
+
+async def show_resumed(chat: ChatView, session: UiSession) -> None:
+    """Show the session's conversation and take back its totals."""
+    replayed = await show_conversation(chat, session)
     session.restore(replayed.totals, replayed.turns, replayed.last_turn)
 
 
@@ -146,4 +193,4 @@ async def _message(
             pass  # shown with the call it answers
 
 
-__all__ = ["Replayed", "replay", "session_records", "show_resumed"]
+__all__ = ["Replayed", "replay", "session_records", "show_conversation", "show_resumed"]

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from zizou.hooks.runtime import HookSource
     from zizou.ui.widgets.messages import TypingClock
 
-SHOWN_LINES = 200
+SHOWN_LINES = 100_000  # every line: the user trusts the whole file (at most 256 KiB)
 HASH_CHARS = 12
 
 
@@ -68,7 +68,7 @@ def about(source: HookSource, changed: bool) -> str:
 
 
 def code_text(code: str, limit: int = SHOWN_LINES) -> Text:
-    """The hook's code, numbered, its first `limit` lines; controls and invisible characters
+    """The hook's code, numbered, up to `limit` lines; controls and invisible characters
     spelled out."""
     lines = code.expandtabs(4).splitlines()
     width = len(str(min(len(lines), limit)))

@@ -1,0 +1,118 @@
+"""Undo through the real `zizou -p` and `zizou undo` processes against the loopback server: a
+turn that changes a CRLF file, creates one and deletes a binary one is undone byte for byte,
+redone through the API, a later `-c` turn is undone alone, and a file changed outside zizou
+makes `zizou undo` refuse and name it (exit 2) until `--force`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from conftest import CliResult, run_cli
+from loopback import LoopbackServer
+
+from zizou.checkpoints import Checkpoints
+
+CRLF = b"first line\r\nsecond line\r\n"
+PICTURE = bytes(range(256)) + b"\x89PNG\r\n\x1a\n\x00\xff" * 8
+
+
+def call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"tool_calls": [{"name": name, "arguments": json.dumps(arguments)}]}
+
+
+def turn(project: Path, home: Path, script: list[dict[str, Any]], *more: str) -> CliResult:
+    with LoopbackServer([*script, {"text": "done"}]) as srv:
+        args = ["-p", "change the files", "--model", "openai/test-model"]
+        args += ["--api-base", srv.base_url, "--yes", "--output-format", "json", *more]
+        result = run_cli(args, project, home)
+    assert result.code == 0, result.stderr
+    return result
+
+
+def three_changes(project: Path, home: Path) -> str:
+    (project / "notes.txt").write_bytes(CRLF)
+    (project / "picture.bin").write_bytes(PICTURE)
+    result = turn(
+        project,
+        home,
+        [
+            call("write_file", path="notes.txt", content="first line\nSECOND LINE\n"),
+            call("write_file", path="src/made.py", content="print('made')\n"),
+            call("delete_file", path="picture.bin"),
+        ],
+    )
+    assert (project / "notes.txt").read_bytes() == b"first line\r\nSECOND LINE\r\n"
+    assert not (project / "picture.bin").exists()
+    session_id = result.json()["session_id"]
+    assert isinstance(session_id, str)
+    return session_id
+
+
+def assert_as_before(project: Path) -> None:
+    assert (project / "notes.txt").read_bytes() == CRLF
+    assert (project / "picture.bin").read_bytes() == PICTURE
+    assert not (project / "src" / "made.py").exists()
+
+
+def test_a_three_file_turn_is_undone_byte_for_byte_and_redone_through_the_api(
+    project: Path, zizou_home: Path
+) -> None:
+    session_id = three_changes(project, zizou_home)
+
+    undone = run_cli(["undo"], project, zizou_home)
+    assert undone.code == 0, undone.stderr
+    assert f"undid turn 0 of session {session_id}: 'change the files'" in undone.stdout
+    for line in ("restored      notes.txt", "deleted       src/made.py", "picture.bin"):
+        assert line in undone.stdout
+    assert_as_before(project)
+
+    checkpoints = Checkpoints.open(project, session_id)  # what the app's /redo calls
+    try:
+        assert checkpoints.can_redo and checkpoints.redo().failed == ()
+    finally:
+        assert checkpoints.writer is not None
+        checkpoints.writer.close()
+    assert (project / "notes.txt").read_bytes() == b"first line\r\nSECOND LINE\r\n"
+    assert (project / "src" / "made.py").read_text() == "print('made')\n"
+    assert not (project / "picture.bin").exists()
+    assert run_cli(["undo"], project, zizou_home).code == 0  # and undone again from the file
+    assert_as_before(project)
+
+
+def test_after_continue_undo_undoes_only_the_latest_turn(project: Path, zizou_home: Path) -> None:
+    session_id = three_changes(project, zizou_home)
+    later = turn(project, zizou_home, [call("write_file", path="later.txt", content="2\n")], "-c")
+    assert later.json()["session_id"] == session_id
+
+    undone = run_cli(["undo"], project, zizou_home)
+    assert undone.code == 0, undone.stderr
+    assert "undid turn 1 " in undone.stdout and "later.txt" in undone.stdout
+    assert not (project / "later.txt").exists()
+    assert (project / "src" / "made.py").exists() and not (project / "picture.bin").exists()
+
+    listed = run_cli(["undo", "--list"], project, zizou_home)
+    assert listed.code == 0 and "notes.txt, src/made.py, picture.bin" in listed.stdout
+    assert "later.txt" not in listed.stdout
+
+
+def test_a_file_changed_outside_zizou_makes_undo_refuse_and_name_it(
+    project: Path, zizou_home: Path
+) -> None:
+    assert run_cli(["undo"], project, zizou_home).code == 2  # no session yet
+    three_changes(project, zizou_home)
+    (project / "notes.txt").write_bytes(b"edited by hand\n")
+
+    refused = run_cli(["undo"], project, zizou_home)
+    assert refused.code == 2
+    assert "notes.txt (changed outside zizou since the turn)" in refused.stderr
+    assert "zizou undo --force" in refused.stderr
+    assert (project / "notes.txt").read_bytes() == b"edited by hand\n"
+    assert (project / "src" / "made.py").exists()  # nothing was changed
+
+    forced = run_cli(["undo", "--force"], project, zizou_home)
+    assert forced.code == 0, forced.stderr
+    assert "notes.txt (it had changed outside zizou; overwritten)" in forced.stdout
+    assert_as_before(project)
+    assert run_cli(["undo"], project, zizou_home).code == 2  # nothing left to undo

@@ -1,0 +1,207 @@
+"""The bytes undo puts back: content-addressed blobs under `.zizou/checkpoints/`, pruned cheaply.
+
+A blob is stored once by its SHA-256 (`blobs/ab/cdef…`, private), read back only when its hash
+still matches, and touched when stored again, so its mtime says when a turn last needed it.
+Each session lists the hashes it stored in `refs/<session id>`: pruning at start-up reads those
+short lists instead of every session file. A blob goes when no session left lists it (after a
+grace period, for a blob another zizou is storing right now), when it was unused for longer
+than the age limit, and then oldest first while the whole store is over the size limit.
+Everything goes through `zizou.confined`: a `.zizou` or a directory in it that is a symlink is
+refused, never written through.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from zizou import confined
+from zizou.confined import Listed
+from zizou.errors import PathError
+from zizou.paths import PROJECT_DIR_NAME, project_dir
+from zizou.sessions.store import SESSIONS_DIR
+
+CHECKPOINTS_DIR = f"{PROJECT_DIR_NAME}/checkpoints"
+BLOBS_DIR = f"{CHECKPOINTS_DIR}/blobs"
+REFS_DIR = f"{CHECKPOINTS_DIR}/refs"
+MAX_SAVED_BYTES = 64 << 20  # a file larger than this is changed without a checkpoint
+GRACE_S = 3600.0  # an unlisted blob this young may be another zizou's, being stored now
+DAY_S = 86_400.0
+log = logging.getLogger(__name__)
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _is_hash(name: str) -> bool:
+    return len(name) == 64 and all(ch in "0123456789abcdef" for ch in name)
+
+
+@dataclass(frozen=True)
+class Pruned:
+    """What a prune removed: blobs and their bytes, and the lists of sessions that are gone."""
+
+    blobs: int = 0
+    bytes: int = 0
+    refs: int = 0
+
+
+class BlobStore:
+    """The checkpoint blobs of one project; `session_id` is the session whose list a new blob
+    joins."""
+
+    def __init__(self, root: Path, session_id: str) -> None:
+        self.root = root
+        self.session_id = session_id
+        self._listed: set[str] = set()  # hashes this process added to the session's list
+
+    @staticmethod
+    def path(sha: str) -> str:
+        return f"{BLOBS_DIR}/{sha[:2]}/{sha[2:]}"
+
+    def put(self, data: bytes) -> str:
+        """Keep `data`; its hash. A PathError (UnsafeProjectDir) when `.zizou` is unsafe."""
+        sha = digest(data)
+        project_dir(self.root)
+        if confined.stat(self.root, self.path(sha)) is None:
+            confined.atomic_write(self.root, self.path(sha), data, new_mode=0o600)
+        else:
+            self._touch(sha)
+        self._list(sha)
+        return sha
+
+    def has(self, sha: str) -> bool:
+        try:
+            return confined.stat(self.root, self.path(sha)) is not None
+        except PathError:
+            return False
+
+    def get(self, sha: str) -> bytes | None:
+        """The bytes stored as `sha`; None when they are gone (pruned) or damaged."""
+        try:
+            data = confined.read_bytes(self.root, self.path(sha), MAX_SAVED_BYTES)
+        except PathError:
+            return None
+        return data if digest(data) == sha else None
+
+    def _touch(self, sha: str) -> None:
+        with contextlib.suppress(OSError, PathError):
+            fd = confined.open_file(self.root, self.path(sha), os.O_RDONLY)
+            try:
+                os.utime(fd)
+            finally:
+                os.close(fd)
+
+    def _list(self, sha: str) -> None:
+        if sha in self._listed:
+            return
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+        name = f"{REFS_DIR}/{self.session_id}"
+        fd = confined.open_file(self.root, name, flags, 0o600, parents=True)
+        try:
+            os.write(fd, f"{sha}\n".encode())
+        finally:
+            os.close(fd)
+        self._listed.add(sha)
+
+    def prune(self, max_bytes: int, max_age_s: float, now: float | None = None) -> Pruned:
+        """Remove the blobs no session lists, those unused for `max_age_s`, then the oldest
+        while the rest hold more than `max_bytes`. Nothing is made when there is no store."""
+        now = time.time() if now is None else now
+        if not _exists(self.root, CHECKPOINTS_DIR):
+            return Pruned()
+        listed, refs = self._referenced()
+        blobs = sorted(self._blobs(), key=lambda blob: blob[2].mtime_ns)
+        kept: list[tuple[str, Listed]] = []
+        removed = removed_bytes = 0
+        for sha, rel, entry in blobs:
+            age = now - entry.mtime_ns / 1e9
+            unlisted = not _is_hash(sha) or sha not in listed
+            if age > max_age_s or (unlisted and age > GRACE_S):
+                removed, removed_bytes = removed + 1, removed_bytes + entry.size
+                _unlink(self.root, rel)
+            else:
+                kept.append((rel, entry))
+        total = sum(entry.size for _, entry in kept)
+        for rel, entry in kept:  # oldest first
+            if total <= max_bytes:
+                break
+            _unlink(self.root, rel)
+            total -= entry.size
+            removed, removed_bytes = removed + 1, removed_bytes + entry.size
+        return Pruned(removed, removed_bytes, refs)
+
+    def _referenced(self) -> tuple[set[str], int]:
+        """The hashes the sessions still here list, and how many lists of gone sessions were
+        removed."""
+        sessions = {
+            entry.name.removesuffix(".jsonl")
+            for entry in _listing(self.root, SESSIONS_DIR)
+            if entry.is_file and entry.name.endswith(".jsonl")
+        }
+        listed: set[str] = set()
+        gone = 0
+        for entry in _listing(self.root, REFS_DIR):
+            rel = f"{REFS_DIR}/{entry.name}"
+            if not entry.is_file:
+                continue
+            if entry.name not in sessions and entry.name != self.session_id:
+                _unlink(self.root, rel)
+                gone += 1
+                continue
+            try:
+                text = confined.read_bytes(self.root, rel, 64 << 20).decode("ascii", "replace")
+            except PathError:
+                continue
+            listed.update(line.strip() for line in text.splitlines())
+        return listed, gone
+
+    def _blobs(self) -> list[tuple[str, str, Listed]]:
+        """Each stored file: the hash its place names, its path, its entry."""
+        found: list[tuple[str, str, Listed]] = []
+        for fan in _listing(self.root, BLOBS_DIR):
+            if fan.is_dir and len(fan.name) == 2:
+                where = f"{BLOBS_DIR}/{fan.name}"
+                for entry in _listing(self.root, where):
+                    if entry.is_file:
+                        found.append((fan.name + entry.name, f"{where}/{entry.name}", entry))
+        return found
+
+
+def _exists(root: Path, rel: str) -> bool:
+    try:
+        return confined.stat(root, rel) is not None
+    except PathError:
+        return False
+
+
+def _listing(root: Path, rel: str) -> list[Listed]:
+    try:
+        return confined.scandir(root, rel)
+    except PathError:
+        return []
+
+
+def _unlink(root: Path, rel: str) -> None:
+    """Remove the file `rel` through its directory's fd; a failure is only logged."""
+    parent, _, name = rel.rpartition("/")
+    try:
+        fd = confined.open_dir_fd(root, parent)
+    except PathError as err:
+        log.warning("could not prune %s: %s", rel, err)
+        return
+    try:
+        os.unlink(name, dir_fd=fd)
+    except OSError as err:
+        log.warning("could not prune %s: %s", rel, err)
+    finally:
+        os.close(fd)
+
+
+__all__ = ["CHECKPOINTS_DIR", "MAX_SAVED_BYTES", "BlobStore", "Pruned", "digest"]

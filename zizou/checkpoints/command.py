@@ -1,0 +1,105 @@
+"""`zizou undo`: put back the files the last turn of a session changed, and take the turn out of
+the conversation, from the command line (the app has /undo). From a subdirectory it finds the
+project as `zizou -c` does.
+
+It refuses, changing nothing, when a file changed outside zizou since the turn (or its saved
+copy is gone), and names each one; `--force` overwrites those changes (their bytes are kept, so
+redo brings them back) and leaves the files it has no copy of. Commands the turn ran are not
+undone: it says which. Exit codes: 0 undone (or listed), 1 a file could not be written back (the
+others were), 2 nothing to undo or refused.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from zizou.checkpoints.plans import FileOutcome, TurnInfo, UndoResult
+from zizou.checkpoints.undo import Checkpoints
+from zizou.errors import UsageError
+from zizou.sessions import SessionStore, find_project
+
+DONE = {
+    "restore": "restored",
+    "delete": "deleted",  # the turn created it
+    "recreate": "brought back",  # the turn deleted it
+    "none": "unchanged",
+}
+
+
+@click.command(name="undo", context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--session",
+    "session_id",
+    metavar="ID",
+    help="The session (default: the active one, the one `zizou -c` continues).",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Undo even when a file changed outside zizou since the turn: those changes are "
+    "overwritten (and kept, for redo).",
+)
+@click.option("--list", "list_turns", is_flag=True, help="List the turns and their files.")
+@click.option("-C", "--cwd", type=click.Path(file_okay=False, path_type=Path))
+def undo(session_id: str | None, force: bool, list_turns: bool, cwd: Path | None) -> int:
+    """Undo the last turn of a session: put back the files it changed and remove it from the
+    conversation. Exit 0 undone, 1 a file could not be written back, 2 nothing to undo or
+    refused (a file changed outside zizou since the turn: --force overwrites it)."""
+    root = find_project((cwd or Path.cwd()).resolve())
+    store = SessionStore(root)
+    chosen = store.resolve(session_id) if session_id else store.active_id()
+    if chosen is None:
+        raise UsageError("there is no session in this project: nothing to undo")
+    checkpoints = Checkpoints.open(root, chosen)
+    try:
+        if list_turns:
+            _list(chosen, checkpoints.turns())
+            return 0
+        result = checkpoints.undo(force=force)
+    finally:
+        if checkpoints.writer is not None:
+            checkpoints.writer.close()
+    _report(chosen, result)
+    return 1 if result.failed else 0
+
+
+def _list(session_id: str, turns: list[TurnInfo]) -> None:
+    count = f"{len(turns)} turn{'s' * (len(turns) != 1)}"
+    click.echo(f"session {session_id}: {count}; `zizou undo` undoes the last one")
+    for info in turns:
+        files = ", ".join(info.files) or "no files changed"
+        click.echo(f"  {info.turn:>3}  {_quoted(info.text)}  [{files}]")
+        if info.commands:
+            click.echo(f"       ran (not undone): {_short('; '.join(info.commands))}")
+
+
+def _report(session_id: str, result: UndoResult) -> None:
+    [turn] = result.turns
+    click.echo(f"undid turn {turn.turn} of session {session_id}: {_quoted(turn.text)}")
+    if not result.files:
+        click.echo("  it changed no files")
+    for outcome in result.files:
+        click.echo(_line(outcome))
+    if turn.commands:
+        click.echo(f"commands the turn ran are not undone: {_short('; '.join(turn.commands))}")
+
+
+def _line(outcome: FileOutcome) -> str:
+    if not outcome.ok:
+        return f"  not restored  {outcome.path}: {outcome.note}"
+    note = f" ({outcome.note})" if outcome.note else ""
+    return f"  {DONE[outcome.action]:<12}  {outcome.path}{note}"
+
+
+def _short(text: str, width: int = 72) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _quoted(text: str) -> str:
+    return repr(_short(text))
+
+
+__all__ = ["undo"]

@@ -1,0 +1,130 @@
+"""Keeping what tools change, one session at a time: the call runner's `ChangeRecorder`.
+
+Right before an allowed write or delete, `ChangeLog.before_change` keeps the file's bytes (read
+through the very handle the tool writes through, so what is kept is the file the tool changes)
+as a blob, and notes it in the session file as a `checkpoint` line of the current turn; once
+the tool ended, `after_change` notes the hash it left. A file is kept once a turn: a second
+change in the same turn only moves its `after`. It is also a `TurnRecorder`, so a new turn
+clears what could be redone, and a summary that replaces the turns (`/compact`) ends their undo.
+"""
+
+from __future__ import annotations
+
+import logging
+import stat as st
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from zizou.checkpoints.blobs import MAX_SAVED_BYTES, BlobStore, Pruned, digest
+from zizou.checkpoints.history import FileChange, History
+from zizou.checkpoints.plans import Run, users
+from zizou.confined import PathHandle
+from zizou.core.conversation import Conversation
+from zizou.core.events import AnyEvent, Compacted
+from zizou.core.protocols import ModelRequest
+from zizou.errors import PathError
+from zizou.sessions.records import CheckpointLine
+from zizou.sessions.store import SessionWriter
+
+log = logging.getLogger(__name__)
+
+
+class ChangeLog:
+    """What tools changed in one session, by turn: its conversation (whose user messages say
+    which turn runs), the file that keeps it (`writer`; None: kept in memory only) and the lines
+    that file already holds."""
+
+    def __init__(
+        self,
+        root: Path,
+        session_id: str,
+        conversation: Conversation,
+        writer: SessionWriter | None = None,
+        lines: Iterable[CheckpointLine] = (),
+    ) -> None:
+        self.root = root
+        self.conversation = conversation
+        self.writer = writer
+        self.blobs = BlobStore(root, session_id)
+        self.history = History.replay(lines)
+        self._pending: dict[str, int] = {}  # the turn of each file a running call changes
+
+    def prune(self, max_mb: int, max_age_days: int) -> Pruned:
+        """Prune the project's blobs (see `BlobStore.prune`); at start-up."""
+        return self.blobs.prune(max_mb * 1_000_000, max_age_days * 86_400.0)
+
+    # The call runner's ChangeRecorder.
+
+    def before_change(self, file: PathHandle) -> str | None:
+        """Keep `file` as it is before the turn's first change to it; why it could not be
+        kept, if it could not (the tool still runs)."""
+        turn = users(self.conversation.records) - 1
+        if turn < 0:
+            return None
+        self._pending[file.rel] = turn
+        if file.rel in self.history.turns.get(turn, {}):
+            return None  # its bytes before this turn are kept already
+        try:
+            info = file.stat()
+        except PathError:
+            return None  # a symlink: the tool refuses it too
+        if info is None:
+            self._note(turn, FileChange(file.rel, None, None, settled=False))
+            return None
+        if not st.S_ISREG(info.st_mode):
+            return None  # a directory: the tool refuses it
+        mode = st.S_IMODE(info.st_mode)
+        try:
+            sha = self.blobs.put(file.read_bytes(MAX_SAVED_BYTES))
+        except (PathError, OSError) as err:
+            why = str(err) or type(err).__name__
+            self._note(turn, FileChange(file.rel, None, None, mode, why, settled=False))
+            return why
+        self._note(turn, FileChange(file.rel, sha, sha, mode, settled=False))
+        return None
+
+    def after_change(self, file: PathHandle) -> None:
+        """Note the hash the tool left `file` with (undo compares it with the file then)."""
+        turn = self._pending.pop(file.rel, None)
+        known = None if turn is None else self.history.turns.get(turn, {}).get(file.rel)
+        if turn is None or known is None:
+            return
+        try:
+            info = file.stat()
+            sha = None if info is None else digest(file.read_bytes(MAX_SAVED_BYTES))
+        except PathError as err:  # its after stays: undo will see a file changed outside zizou
+            log.warning("could not read %s after the change: %s", file.rel, err)
+            return
+        if sha != known.after or not known.settled:
+            self._note(turn, replace(known, after=sha, settled=True))
+
+    def _note(self, turn: int, change: FileChange) -> None:
+        merged = self.history.note(turn, change)
+        if self.writer is not None:
+            self.writer.write(merged.record(turn))
+
+    # A TurnRecorder: a new turn clears what could be redone.
+
+    def begin_turn(self, user_text: str, history: list[dict[str, Any]]) -> None:
+        self.history.redo.clear()
+
+    def record_request(self, step: int, request: ModelRequest) -> None:
+        return None
+
+    def emit(self, event: AnyEvent) -> None:
+        if isinstance(event, Compacted):  # a summary replaced the turns: none can be undone
+            self.history.compacted(users(self.conversation.records))
+
+    def changes(self, run: Run) -> list[FileChange]:
+        """The files a turn changed, merged over its user messages."""
+        merged: dict[str, FileChange] = {}
+        for turn in range(run.first, run.last + 1):
+            for path, change in self.history.turns.get(turn, {}).items():
+                known = merged.get(path)
+                merged[path] = change if known is None else known.merged(change)
+        return [change for change in merged.values() if change.changed]
+
+
+__all__ = ["ChangeLog"]

@@ -1,0 +1,223 @@
+"""One session's checkpoints, undone, redone or rewound by turn.
+
+`Checkpoints` keeps what tools change as its `ChangeLog` does (checkpoints/recorder.py), and
+adds the undo API the front ends use (the app's /undo, /redo, /rewind and `zizou undo`): call
+it between turns, never while one runs. Undo puts back every file the conversation's last turn
+changed, the turn's messages leave the conversation (an `undone` line), and what redo needs is
+kept; a file changed outside zizou since the turn makes it refuse (`UndoRefused`) unless forced.
+Commands the turn ran are not undone: the previews list them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import replace
+from pathlib import Path
+
+from zizou.checkpoints.files import Found, look, put_back, remove
+from zizou.checkpoints.history import FileChange, Undone
+from zizou.checkpoints.plans import (
+    FileOutcome,
+    FilePlan,
+    Run,
+    TurnInfo,
+    TurnPreview,
+    UndoError,
+    UndoRefused,
+    UndoResult,
+    commands,
+    plan_file,
+    runs,
+    user_text,
+    users,
+)
+from zizou.checkpoints.recorder import ChangeLog
+from zizou.core.conversation import Conversation
+from zizou.core.messages import from_wire, stored
+from zizou.errors import PathError
+from zizou.sessions.records import RedoneRecord, UndoneRecord
+from zizou.sessions.store import SessionStore
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+class Checkpoints(ChangeLog):
+    """The checkpoints of one session, and its undo: its conversation, the file that keeps it
+    (`writer`; None: kept in memory only) and the lines that file already holds."""
+
+    @classmethod
+    def open(cls, root: Path, session_id: str) -> Checkpoints:
+        """A saved session's checkpoints, appending to its file (`zizou undo`, scripts)."""
+        store = SessionStore(root)
+        loaded = store.load(session_id)
+        conversation = Conversation(loaded.messages)
+        return cls(root, session_id, conversation, store.writer(session_id), loaded.checkpoints)
+
+    def turns(self) -> list[TurnInfo]:
+        """Every turn undo can reach, oldest first, with the files it changed (the turns a
+        summary replaced are not among them)."""
+        records = self.conversation.records
+        return [
+            TurnInfo(
+                run.last,
+                user_text(records[run.start : run.end]),
+                tuple(change.path for change in self.changes(run)),
+                commands(records[run.start : run.end]),
+            )
+            for run in self._runs()
+        ]
+
+    def undo_preview(self) -> TurnPreview | None:
+        """What `undo` would do to the last turn; None when there is no turn to undo."""
+        found = self._runs()
+        return self.rewind_preview(found[-1].last)[0] if found else None
+
+    def rewind_preview(self, to_turn: int) -> tuple[TurnPreview, ...]:
+        """What `rewind(to_turn)` would do: the turns from the last back to `to_turn`, latest
+        first; a file of an earlier turn is planned as undoing the later ones will leave it."""
+        found = self._runs()
+        chosen = [run for run in found if run.last >= to_turn]
+        if not chosen or to_turn < found[0].first:
+            raise UndoError(f"there is no turn {to_turn} to undo in this conversation")
+        expected: dict[str, Found] = {}  # each file as undoing the later turns leaves it
+        previews: list[TurnPreview] = []
+        for run in reversed(chosen):
+            plans: list[FilePlan] = []
+            for change in self.changes(run):
+                now = expected.get(change.path) or look(self.root, change.path)
+                plans.append(plan_file(change, now.sha, now.problem, undo=True, has=self.blobs.has))
+                expected[change.path] = now if change.unsaved else Found(change.before)
+            previews.append(self._preview(run, tuple(plans)))
+        return tuple(previews)
+
+    def undo(self, force: bool = False) -> UndoResult:
+        """Undo the conversation's last turn: its files put back, its messages removed. Raises
+        UndoError when there is no turn, UndoRefused (nothing changed) when a file changed
+        outside zizou since, or cannot be put back, unless `force`: then those changed outside
+        are overwritten (their bytes kept for redo) and those without a copy are left."""
+        preview = self.undo_preview()
+        if preview is None:
+            why = "was compacted since its last turn" if self.history.floor else "has no turns"
+            raise UndoError(f"there is nothing to undo: the conversation {why}")
+        return self.rewind(preview.turn, force)
+
+    def rewind(self, to_turn: int, force: bool = False) -> UndoResult:
+        """Undo every turn from the last back to `to_turn` (a `TurnInfo.turn`), latest first;
+        each can be redone in turn. Refuses as `undo` does, before changing anything."""
+        previews = self.rewind_preview(to_turn)
+        if not force and any(preview.conflicts for preview in previews):
+            raise UndoRefused(previews)
+        outcomes: list[FileOutcome] = []
+        for preview in previews:
+            outcomes += self._undo_turn(preview)
+        return UndoResult(previews, tuple(outcomes))
+
+    @property
+    def can_redo(self) -> bool:
+        return self._redoable() is not None
+
+    def redo_preview(self) -> TurnPreview | None:
+        """What `redo` would do; None when there is nothing to redo."""
+        entry = self._redoable()
+        if entry is None:
+            return None
+        messages = [from_wire(m) for m in entry.messages]
+        plans = tuple(self._redo_plan(change) for change in entry.files)
+        return TurnPreview(entry.turn, user_text(messages), plans, commands(messages))
+
+    def redo(self, force: bool = False) -> UndoResult:
+        """Do the last undone turn again: its files as undo found them, its messages back.
+        Raises UndoError when there is nothing to redo (nothing undone, or the conversation
+        went on since), UndoRefused as `undo` does unless `force`."""
+        entry, preview = self._redoable(), self.redo_preview()
+        if entry is None or preview is None:
+            why = "nothing was undone" if not self.history.redo else "the conversation went on"
+            raise UndoError(f"there is nothing to redo: {why} since")
+        if not force and preview.conflicts:
+            raise UndoRefused([preview], "redo")
+        outcomes = [self._apply(plan) for plan in preview.files]
+        records = [stored(m) for m in self.conversation.records]
+        self.conversation.replace([*records, *entry.messages])
+        self.history.redone(entry.turn, entry.files)
+        if self.writer is not None:
+            done = RedoneRecord(
+                ts=_now(), turn=entry.turn, messages=list(entry.messages), files=entry.changed()
+            )
+            self.writer.record_undo(done, len(self.conversation))
+        return UndoResult((preview,), tuple(outcomes))
+
+    # The work.
+
+    def _runs(self) -> list[Run]:
+        """The conversation's turns that undo can reach: those after the last summary."""
+        return [run for run in runs(self.conversation.records) if run.first >= self.history.floor]
+
+    def _preview(self, run: Run, plans: tuple[FilePlan, ...]) -> TurnPreview:
+        records = self.conversation.records[run.start : run.end]
+        return TurnPreview(run.last, user_text(records), plans, commands(records))
+
+    def _undo_turn(self, preview: TurnPreview) -> list[FileOutcome]:
+        """Put back the files of the conversation's last turn, then remove its messages."""
+        run = runs(self.conversation.records)[-1]
+        assert run.last == preview.turn, "the turns are undone latest first"
+        changes = {change.path: change for change in self.changes(run)}
+        outcomes: list[FileOutcome] = []
+        kept: list[FileChange] = []
+        for plan in preview.files:
+            change = changes[plan.path]
+            now = look(self.root, plan.path)
+            after = change.after if now.problem is not None else now.sha
+            if now.data is not None and plan.action != "none" and plan.problem is None:
+                try:
+                    after = self.blobs.put(now.data)  # for redo
+                except (PathError, OSError) as err:
+                    outcomes.append(FileOutcome(plan.path, plan.action, False, f"not kept: {err}"))
+                    kept.append(replace(change, after=now.sha))
+                    continue
+            outcomes.append(self._apply(plan))
+            kept.append(replace(change, after=after))
+        records = self.conversation.records
+        removed = tuple(stored(m) for m in records[run.start :])
+        self.conversation.replace([stored(m) for m in records[: run.start]])
+        entry = Undone(preview.turn, removed, tuple(kept))
+        self.history.undone(entry)
+        if self.writer is not None:
+            undone = UndoneRecord(
+                ts=_now(), turn=entry.turn, messages=list(removed), files=entry.changed()
+            )
+            self.writer.record_undo(undone, len(self.conversation))
+        return outcomes
+
+    def _apply(self, plan: FilePlan) -> FileOutcome:
+        if plan.action == "none":
+            return FileOutcome(plan.path, "none", True, "already as it was")
+        if plan.problem is not None:
+            return FileOutcome(plan.path, plan.action, False, plan.problem)
+        try:
+            if plan.target is None:
+                remove(self.root, plan.path)
+            else:
+                data = self.blobs.get(plan.target)
+                if data is None:
+                    raise PathError("its saved copy is gone (pruned from .zizou/checkpoints/)")
+                put_back(self.root, plan.path, data, plan.mode)
+        except (PathError, OSError) as err:
+            return FileOutcome(plan.path, plan.action, False, str(err) or type(err).__name__)
+        note = "it had changed outside zizou; overwritten" if plan.outside else ""
+        return FileOutcome(plan.path, plan.action, True, note)
+
+    def _redo_plan(self, change: FileChange) -> FilePlan:
+        now = look(self.root, change.path)
+        return plan_file(change, now.sha, now.problem, undo=False, has=self.blobs.has)
+
+    def _redoable(self) -> Undone | None:
+        """The last undone turn, if the conversation is still as its undo left it."""
+        if not self.history.redo:
+            return None
+        entry = self.history.redo[-1]
+        return entry if users(self.conversation.records) == entry.users_after else None
+
+
+__all__ = ["Checkpoints"]
