@@ -114,3 +114,26 @@ def test_the_transcript_keeps_the_newest_part_when_it_is_too_long() -> None:
     text = transcript(many)
     assert text.startswith("[…the oldest part") and "message 599" in text
     assert "message 0 " not in text
+
+
+def test_the_summary_is_kept_in_the_session_file_and_continue_goes_on_from_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from zizou.config.options import RunOptions
+    from zizou.core.approvers import ScriptedApprover
+    from zizou.runtime import build_runtime
+    from zizou.sessions import SessionStore
+
+    monkeypatch.setenv("ZIZOU_HOME", str(tmp_path / "home"))
+    project = tmp_path / "project"
+    project.mkdir()
+    model = ScriptedModel([{"text": "first answer"}, {"text": "## Goal\nkeep it short"}])
+    runtime = build_runtime(RunOptions(root=project, debug_log=False), model, ScriptedApprover())
+    asyncio.run(collect(runtime.agent, "hello"))
+    asyncio.run(runtime.agent.compact())
+    runtime.close()
+    loaded = SessionStore(project).load(runtime.session_id)
+    assert [m.content for m in loaded.messages] == [
+        f"{SUMMARY_HEADER}\n\n## Goal\nkeep it short",
+        ACKNOWLEDGEMENT,
+    ]

@@ -7,8 +7,10 @@ symlink the repository may ship there.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
+import tempfile
 from pathlib import Path
 
 from zizou import confined
@@ -102,3 +104,21 @@ def installed_package_file(package: str, *parts: str) -> Path | None:
         if path.is_file():
             return path
     return None
+
+
+def write_private(path: Path, data: bytes, prefix: str = ".zizou-") -> None:
+    """Replace `path` with `data` through a temp file beside it, private to the user (0600)
+    and synced before it takes the name: a crash leaves the old file or the new one, whole."""
+    fd, temp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=path.parent)  # 0600
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            if os.name == "posix":
+                os.fchmod(handle.fileno(), 0o600)
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        Path(temp).replace(path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            Path(temp).unlink()
+        raise

@@ -63,7 +63,7 @@ def test_a_three_file_turn_is_undone_byte_for_byte_and_redone_through_the_api(
 
     undone = run_cli(["undo"], project, zizou_home)
     assert undone.code == 0, undone.stderr
-    assert f"undid turn 0 of session {session_id}: 'change the files'" in undone.stdout
+    assert f"undid turn 1 of session {session_id}: 'change the files'" in undone.stdout
     for line in ("restored      notes.txt", "deleted       src/made.py", "picture.bin"):
         assert line in undone.stdout
     assert_as_before(project)
@@ -88,7 +88,7 @@ def test_after_continue_undo_undoes_only_the_latest_turn(project: Path, zizou_ho
 
     undone = run_cli(["undo"], project, zizou_home)
     assert undone.code == 0, undone.stderr
-    assert "undid turn 1 " in undone.stdout and "later.txt" in undone.stdout
+    assert "undid turn 2 " in undone.stdout and "later.txt" in undone.stdout
     assert not (project / "later.txt").exists()
     assert (project / "src" / "made.py").exists() and not (project / "picture.bin").exists()
 

@@ -175,8 +175,8 @@ async def test_rewind_to_the_first_of_three_turns(make_app: MakeApp, project: Pa
         picker = app.screen
         assert isinstance(picker, PickerScreen)
         assert [e.label for e in picker.entries] == [f"write file {n}" for n in (3, 2, 1)]
-        assert picker.entries[0].note == "turn 2 · 1 file: f3.txt"
-        assert picker.entries[1].note == "turn 1 · 1 file: f2.txt · ran 1 command"
+        assert picker.entries[0].note == "turn 3 · 1 file: f3.txt"
+        assert picker.entries[1].note == "turn 2 · 1 file: f2.txt · ran 1 command"
         await pilot.press("down", "down", "enter")
         await settle(pilot, lambda: "Rewound 3 turns" in said(app))
         assert not any((project / f"f{n}.txt").exists() for n in (1, 2, 3))
@@ -241,7 +241,7 @@ def test_the_words_for_the_files() -> None:
     info = TurnInfo(4, "fix   the\nbug", ("a.py", "b.py"), ("pytest",))
     entry = turn_entry(info)
     assert (entry.value, entry.label) == ("4", "fix the bug")
-    assert entry.note == "turn 4 · 2 files: a.py, b.py · ran 1 command"
+    assert entry.note == "turn 5 · 2 files: a.py, b.py · ran 1 command"  # counted from 1
 
 
 def test_the_dialog_names_each_file_and_the_commands() -> None:

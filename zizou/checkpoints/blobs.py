@@ -12,7 +12,6 @@ refused, never written through.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
 import os
@@ -69,10 +68,10 @@ class BlobStore:
         """Keep `data`; its hash. A PathError (UnsafeProjectDir) when `.zizou` is unsafe."""
         sha = digest(data)
         project_dir(self.root)
-        if confined.stat(self.root, self.path(sha)) is None:
+        if not self._holds(sha, len(data)):
+            if _exists(self.root, self.path(sha)):  # planted or damaged: its place is ours
+                _unlink(self.root, self.path(sha))
             confined.atomic_write(self.root, self.path(sha), data, new_mode=0o600)
-        else:
-            self._touch(sha)
         self._list(sha)
         return sha
 
@@ -90,13 +89,27 @@ class BlobStore:
             return None
         return data if digest(data) == sha else None
 
-    def _touch(self, sha: str) -> None:
-        with contextlib.suppress(OSError, PathError):
+    def _holds(self, sha: str, size: int) -> bool:
+        """Whether the blob `sha` is stored whole (its size and hash checked through one fd),
+        touched then; False when it is missing, damaged or cannot be read or touched."""
+        try:
             fd = confined.open_file(self.root, self.path(sha), os.O_RDONLY)
-            try:
-                os.utime(fd)
-            finally:
-                os.close(fd)
+        except (OSError, PathError):
+            return False
+        try:
+            if os.fstat(fd).st_size != size:
+                return False
+            hasher = hashlib.sha256()
+            while chunk := os.read(fd, 1 << 20):
+                hasher.update(chunk)
+            if hasher.hexdigest() != sha:
+                return False
+            os.utime(fd)
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+        return True
 
     def _list(self, sha: str) -> None:
         if sha in self._listed:
@@ -106,6 +119,7 @@ class BlobStore:
         fd = confined.open_file(self.root, name, flags, 0o600, parents=True)
         try:
             os.write(fd, f"{sha}\n".encode())
+            os.fsync(fd)
         finally:
             os.close(fd)
         self._listed.add(sha)
@@ -116,7 +130,10 @@ class BlobStore:
         now = time.time() if now is None else now
         if not _exists(self.root, CHECKPOINTS_DIR):
             return Pruned()
-        listed, refs = self._referenced()
+        referenced = self._referenced()
+        if referenced is None:
+            return Pruned()
+        listed, refs = referenced
         blobs = sorted(self._blobs(), key=lambda blob: blob[2].mtime_ns)
         kept: list[tuple[str, Listed]] = []
         removed = removed_bytes = 0
@@ -137,17 +154,22 @@ class BlobStore:
             removed, removed_bytes = removed + 1, removed_bytes + entry.size
         return Pruned(removed, removed_bytes, refs)
 
-    def _referenced(self) -> tuple[set[str], int]:
+    def _referenced(self) -> tuple[set[str], int] | None:
         """The hashes the sessions still here list, and how many lists of gone sessions were
-        removed."""
+        removed; None when a listing cannot be read (then nothing can be known unreferenced)."""
+        found = _listing(self.root, SESSIONS_DIR)
+        refs = _listing(self.root, REFS_DIR) if found is not None else None
+        if found is None or refs is None:
+            log.warning("checkpoints were not pruned: the list of sessions could not be read")
+            return None
         sessions = {
             entry.name.removesuffix(".jsonl")
-            for entry in _listing(self.root, SESSIONS_DIR)
+            for entry in found
             if entry.is_file and entry.name.endswith(".jsonl")
         }
         listed: set[str] = set()
         gone = 0
-        for entry in _listing(self.root, REFS_DIR):
+        for entry in refs:
             rel = f"{REFS_DIR}/{entry.name}"
             if not entry.is_file:
                 continue
@@ -157,18 +179,21 @@ class BlobStore:
                 continue
             try:
                 text = confined.read_bytes(self.root, rel, 64 << 20).decode("ascii", "replace")
-            except PathError:
-                continue
+            except PathError as err:
+                if not _exists(self.root, rel):
+                    continue  # removed meanwhile, by another zizou pruning
+                log.warning("checkpoints were not pruned: %s could not be read: %s", rel, err)
+                return None
             listed.update(line.strip() for line in text.splitlines())
         return listed, gone
 
     def _blobs(self) -> list[tuple[str, str, Listed]]:
         """Each stored file: the hash its place names, its path, its entry."""
         found: list[tuple[str, str, Listed]] = []
-        for fan in _listing(self.root, BLOBS_DIR):
+        for fan in _listing(self.root, BLOBS_DIR) or []:
             if fan.is_dir and len(fan.name) == 2:
                 where = f"{BLOBS_DIR}/{fan.name}"
-                for entry in _listing(self.root, where):
+                for entry in _listing(self.root, where) or []:
                     if entry.is_file:
                         found.append((fan.name + entry.name, f"{where}/{entry.name}", entry))
         return found
@@ -181,11 +206,17 @@ def _exists(root: Path, rel: str) -> bool:
         return False
 
 
-def _listing(root: Path, rel: str) -> list[Listed]:
+def _listing(root: Path, rel: str) -> list[Listed] | None:
+    """The entries of the directory `rel`: none when it does not exist, None when it cannot be
+    read."""
     try:
         return confined.scandir(root, rel)
     except PathError:
-        return []
+        pass
+    try:
+        return [] if confined.stat(root, rel) is None else None
+    except PathError:
+        return None
 
 
 def _unlink(root: Path, rel: str) -> None:

@@ -77,7 +77,7 @@ def _list(session_id: str, turns: list[TurnInfo]) -> None:
 
 def _report(session_id: str, result: UndoResult) -> None:
     [turn] = result.turns
-    click.echo(f"undid turn {turn.turn} of session {session_id}: {_quoted(turn.text)}")
+    click.echo(f"undid turn {turn.turn + 1} of session {session_id}: {_quoted(turn.text)}")
     if not result.files:
         click.echo("  it changed no files")
     for outcome in result.files:

@@ -63,6 +63,8 @@ class ChangeLog:
         turn = users(self.conversation.records) - 1
         if turn < 0:
             return None
+        if file.rel.split("/")[0] in (".git", ".zizou"):
+            return "changes under .git/ and .zizou/ are never undone"
         self._pending[file.rel] = turn
         if file.rel in self.history.turns.get(turn, {}):
             return None  # its bytes before this turn are kept already
@@ -109,6 +111,10 @@ class ChangeLog:
 
     def begin_turn(self, user_text: str, history: list[dict[str, Any]]) -> None:
         self.history.redo.clear()
+        # The turn starting now keeps what its own calls find: nothing said of it before counts.
+        coming = users(self.conversation.records)
+        for turn in [t for t in self.history.turns if t >= coming]:
+            del self.history.turns[turn]
 
     def record_request(self, step: int, request: ModelRequest) -> None:
         return None

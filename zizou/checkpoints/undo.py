@@ -38,6 +38,20 @@ from zizou.errors import PathError
 from zizou.sessions.records import RedoneRecord, UndoneRecord
 from zizou.sessions.store import SessionStore
 
+DAMAGED = "its saved copy is damaged or gone from .zizou/checkpoints/, so it cannot be put back"
+
+
+def _stopped(verb: str, failed: FileOutcome, outcomes: list[FileOutcome], done: int) -> str:
+    """Why an undo or redo stopped at a file it could not write, and what to do."""
+    written = [o.path for o in outcomes if o.ok and o.action != "none"]
+    before = f"; already handled: {', '.join(written)}" if written else ""
+    turns = f" ({done} later {'turn was' if done == 1 else 'turns were'} undone first)"
+    kept = "the turn stays undone" if verb == "redo" else "the turn stays in the conversation"
+    return (
+        f"{verb} stopped at {failed.path}: {failed.note}{before}{turns if done else ''}. "
+        f"{kept.capitalize()}; put {failed.path} right, then {verb} again"
+    )
+
 
 def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
@@ -87,7 +101,7 @@ class Checkpoints(ChangeLog):
             plans: list[FilePlan] = []
             for change in self.changes(run):
                 now = expected.get(change.path) or look(self.root, change.path)
-                plans.append(plan_file(change, now.sha, now.problem, undo=True, has=self.blobs.has))
+                plans.append(self._plan(change, now, undo=True))
                 expected[change.path] = now if change.unsaved else Found(change.before)
             previews.append(self._preview(run, tuple(plans)))
         return tuple(previews)
@@ -106,12 +120,15 @@ class Checkpoints(ChangeLog):
     def rewind(self, to_turn: int, force: bool = False) -> UndoResult:
         """Undo every turn from the last back to `to_turn` (a `TurnInfo.turn`), latest first;
         each can be redone in turn. Refuses as `undo` does, before changing anything."""
-        previews = self.rewind_preview(to_turn)
+        previews, saved = self._verified(self.rewind_preview(to_turn))
         if not force and any(preview.conflicts for preview in previews):
             raise UndoRefused(previews)
         outcomes: list[FileOutcome] = []
-        for preview in previews:
-            outcomes += self._undo_turn(preview)
+        for done, preview in enumerate(previews):
+            turn_outcomes, stopped = self._undo_turn(preview, saved, force)
+            if stopped is not None:
+                raise UndoError(_stopped("undo", stopped, turn_outcomes, done))
+            outcomes += turn_outcomes
         return UndoResult(previews, tuple(outcomes))
 
     @property
@@ -131,20 +148,37 @@ class Checkpoints(ChangeLog):
         """Do the last undone turn again: its files as undo found them, its messages back.
         Raises UndoError when there is nothing to redo (nothing undone, or the conversation
         went on since), UndoRefused as `undo` does unless `force`."""
-        entry, preview = self._redoable(), self.redo_preview()
-        if entry is None or preview is None:
+        entry, found = self._redoable(), self.redo_preview()
+        if entry is None or found is None:
             why = "nothing was undone" if not self.history.redo else "the conversation went on"
             raise UndoError(f"there is nothing to redo: {why} since")
+        (preview,), saved = self._verified((found,))
         if not force and preview.conflicts:
             raise UndoRefused([preview], "redo")
-        outcomes = [self._apply(plan) for plan in preview.files]
+        changes = {change.path: change for change in entry.files}
+        outcomes: list[FileOutcome] = []
+        redone: list[FileChange] = []
+        for plan in preview.files:
+            change = changes[plan.path]
+            now = look(self.root, plan.path)
+            outcome = self._keep_for_undo(plan, change, now)
+            if outcome is None:
+                outcome = self._apply(plan, saved)
+            if outcome.ok and plan.action != "none" and now.sha != change.before:
+                change = replace(change, before=now.sha)  # undo brings the user's bytes back
+            elif not outcome.ok and now.problem is None:
+                change = replace(change, before=now.sha, after=now.sha)  # left as it is
+            outcomes.append(outcome)
+            if not outcome.ok and not force:
+                raise UndoError(_stopped("redo", outcome, outcomes, 0))
+            redone.append(change)
         records = [stored(m) for m in self.conversation.records]
         self.conversation.replace([*records, *entry.messages])
-        self.history.redone(entry.turn, entry.files)
+        self.history.redone(entry.turn, redone)
         if self.writer is not None:
-            done = RedoneRecord(
-                ts=_now(), turn=entry.turn, messages=list(entry.messages), files=entry.changed()
-            )
+            files = replace(entry, files=tuple(redone)).changed()
+            messages = list(entry.messages)
+            done = RedoneRecord(ts=_now(), turn=entry.turn, messages=messages, files=files)
             self.writer.record_undo(done, len(self.conversation))
         return UndoResult((preview,), tuple(outcomes))
 
@@ -158,8 +192,44 @@ class Checkpoints(ChangeLog):
         records = self.conversation.records[run.start : run.end]
         return TurnPreview(run.last, user_text(records), plans, commands(records))
 
-    def _undo_turn(self, preview: TurnPreview) -> list[FileOutcome]:
-        """Put back the files of the conversation's last turn, then remove its messages."""
+    def _plan(self, change: FileChange, now: Found, *, undo: bool) -> FilePlan:
+        """The plan for one file as it is `now`; a file whose bytes cannot be read (too large,
+        not a regular file) cannot be kept, so it is left as it is even when forced."""
+        plan = plan_file(change, now.sha, now.problem, undo=undo, has=self.blobs.has)
+        if now.problem is not None and plan.problem is None and plan.action != "none":
+            verb = "undo" if undo else "redo"
+            why = f"its bytes now cannot be kept, so {verb} leaves it as it is: {now.problem}"
+            plan = replace(plan, problem=why)
+        return plan
+
+    def _verified(
+        self, previews: tuple[TurnPreview, ...]
+    ) -> tuple[tuple[TurnPreview, ...], dict[str, bytes]]:
+        """The previews, each saved copy they need read back and checked before any file is
+        changed: a file whose copy is damaged or gone gets that problem. The copies, by hash."""
+        saved: dict[str, bytes] = {}
+        checked: list[TurnPreview] = []
+        for preview in previews:
+            plans: list[FilePlan] = []
+            for plan in preview.files:
+                target = plan.target
+                needs = plan.action != "none" and plan.problem is None
+                if needs and target is not None and target not in saved:
+                    data = self.blobs.get(target)
+                    if data is None:
+                        plan = replace(plan, problem=DAMAGED)
+                    else:
+                        saved[target] = data
+                plans.append(plan)
+            checked.append(replace(preview, files=tuple(plans)))
+        return tuple(checked), saved
+
+    def _undo_turn(
+        self, preview: TurnPreview, saved: dict[str, bytes], force: bool
+    ) -> tuple[list[FileOutcome], FileOutcome | None]:
+        """Put back the files of the conversation's last turn, then remove its messages. Without
+        `force` it stops at the first file that cannot be written (the failed outcome is
+        returned second), and the turn stays."""
         run = runs(self.conversation.records)[-1]
         assert run.last == preview.turn, "the turns are undone latest first"
         changes = {change.path: change for change in self.changes(run)}
@@ -168,15 +238,14 @@ class Checkpoints(ChangeLog):
         for plan in preview.files:
             change = changes[plan.path]
             now = look(self.root, plan.path)
-            after = change.after if now.problem is not None else now.sha
-            if now.data is not None and plan.action != "none" and plan.problem is None:
-                try:
-                    after = self.blobs.put(now.data)  # for redo
-                except (PathError, OSError) as err:
-                    outcomes.append(FileOutcome(plan.path, plan.action, False, f"not kept: {err}"))
-                    kept.append(replace(change, after=now.sha))
-                    continue
-            outcomes.append(self._apply(plan))
+            as_planned = plan.action == "none" and now.sha == plan.target
+            after = change.after if now.problem is not None or as_planned else now.sha
+            outcome = self._keep_for_undo(plan, change, now)  # for redo
+            if outcome is None:
+                outcome = self._apply(plan, saved)
+            outcomes.append(outcome)
+            if not outcome.ok and not force:
+                return outcomes, outcome
             kept.append(replace(change, after=after))
         records = self.conversation.records
         removed = tuple(stored(m) for m in records[run.start :])
@@ -188,9 +257,27 @@ class Checkpoints(ChangeLog):
                 ts=_now(), turn=entry.turn, messages=list(removed), files=entry.changed()
             )
             self.writer.record_undo(undone, len(self.conversation))
-        return outcomes
+        return outcomes, None
 
-    def _apply(self, plan: FilePlan) -> FileOutcome:
+    def _keep_for_undo(self, plan: FilePlan, change: FileChange, now: Found) -> FileOutcome | None:
+        """Keep the file's bytes now, which undo (or redo) is about to overwrite, so the step
+        after can bring them back; a failed outcome when they cannot be kept (the file is left
+        as it is), None when they were kept or need no keeping."""
+        if plan.action == "none" or plan.problem is not None:
+            return None
+        if now.problem is not None:  # it changed since the preview: too large or unreadable now
+            why = f"its bytes now cannot be kept, so it was left as it is: {now.problem}"
+            return FileOutcome(plan.path, plan.action, False, why)
+        if now.data is None:
+            return None
+        try:
+            self.blobs.put(now.data)
+        except (PathError, OSError) as err:
+            why = f"its bytes now could not be kept, so it was left as it is: {err}"
+            return FileOutcome(plan.path, plan.action, False, why)
+        return None
+
+    def _apply(self, plan: FilePlan, saved: dict[str, bytes]) -> FileOutcome:
         if plan.action == "none":
             return FileOutcome(plan.path, "none", True, "already as it was")
         if plan.problem is not None:
@@ -199,9 +286,9 @@ class Checkpoints(ChangeLog):
             if plan.target is None:
                 remove(self.root, plan.path)
             else:
-                data = self.blobs.get(plan.target)
+                data = saved.get(plan.target)
                 if data is None:
-                    raise PathError("its saved copy is gone (pruned from .zizou/checkpoints/)")
+                    raise PathError(DAMAGED)
                 put_back(self.root, plan.path, data, plan.mode)
         except (PathError, OSError) as err:
             return FileOutcome(plan.path, plan.action, False, str(err) or type(err).__name__)
@@ -209,8 +296,7 @@ class Checkpoints(ChangeLog):
         return FileOutcome(plan.path, plan.action, True, note)
 
     def _redo_plan(self, change: FileChange) -> FilePlan:
-        now = look(self.root, change.path)
-        return plan_file(change, now.sha, now.problem, undo=False, has=self.blobs.has)
+        return self._plan(change, look(self.root, change.path), undo=False)
 
     def _redoable(self) -> Undone | None:
         """The last undone turn, if the conversation is still as its undo left it."""

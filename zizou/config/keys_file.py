@@ -10,18 +10,16 @@ one, so a crash never leaves a half-written or wider-open file.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import os
 import re
 import stat
-import tempfile
 import tomllib
 from pathlib import Path
 
 from zizou.errors import UsageError
-from zizou.paths import user_config_dir
+from zizou.paths import user_config_dir, write_private
 
 FILE_NAME = "keys.toml"
 _POSIX = os.name == "posix"
@@ -124,20 +122,7 @@ def write_keys(keys: dict[str, str], path: Path | None = None) -> Path:
     if not keys:
         path.unlink(missing_ok=True)
         return path
-    text = _render(keys)
-    fd, temp = tempfile.mkstemp(prefix=".keys-", suffix=".tmp", dir=path.parent)  # 0600
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            if _POSIX:
-                os.fchmod(handle.fileno(), 0o600)
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        Path(temp).replace(path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            Path(temp).unlink()
-        raise
+    write_private(path, _render(keys).encode("utf-8"), ".keys-")
     return path
 
 

@@ -245,7 +245,8 @@ class CallRunner:
         changes = self.changes if access.kind in CHANGING else None
         if changes is not None:
             for handle in access.handles:
-                problem = _kept(changes, handle.rel, partial(changes.before_change, handle))
+                keep = partial(_kept, changes, handle.rel, partial(changes.before_change, handle))
+                problem = await asyncio.to_thread(keep)  # it reads, hashes and syncs: not here
                 if problem:
                     note = f"{handle.rel} is not kept for undo: {problem}"
                     yield ToolProgress(call.id, tool.name, note)

@@ -21,14 +21,13 @@ import json
 import os
 import re
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
 from zizou import confined
 from zizou.errors import PathError, UsageError
 from zizou.hooks.runtime import HookSource, Origin
-from zizou.paths import PROJECT_DIR_NAME
+from zizou.paths import PROJECT_DIR_NAME, write_private
 
 PROJECT_HOOKS = f"{PROJECT_DIR_NAME}/hooks"
 USER_HOOKS = "hooks"
@@ -320,19 +319,7 @@ def _write_private(path: Path, data: bytes) -> None:
     folder = path.parent
     if not folder.exists():
         folder.mkdir(parents=True, mode=0o700)
-    fd, temp = tempfile.mkstemp(prefix=".trusted-hooks-", suffix=".tmp", dir=folder)  # 0600
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            if _POSIX:
-                os.fchmod(handle.fileno(), 0o600)
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        Path(temp).replace(path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            Path(temp).unlink()
-        raise
+    write_private(path, data, ".trusted-hooks-")
 
 
 __all__ = [

@@ -10,9 +10,10 @@ messages, no `ok` on tool results) load as they always did.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 FORMAT_VERSION = 2  # 2: messages are typed records (core/messages.py): tool results say `ok`
 
@@ -99,7 +100,52 @@ class HookStateRecord(_Record):
     value: Any = None
 
 
-class CheckpointRecord(_Record):
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+# Never undone, whatever a session file says: git's own files (a hook there runs) and zizou's.
+_NEVER_RESTORED = (".git", ".zizou")
+
+
+def _restorable_path(path: str) -> str:
+    """A session file may come with a repository: a path undo would write must be a plain
+    project-relative one, outside .git/ and .zizou/."""
+    parts = path.split("/")
+    if (
+        not path
+        or path.startswith("/")
+        or "\\" in path
+        or "\0" in path
+        or any(part in ("", ".", "..") for part in parts)
+        or parts[0] in _NEVER_RESTORED
+    ):
+        raise ValueError(f"{path!r} is not a path undo restores")
+    return path
+
+
+def _hash(value: str | None) -> str | None:
+    if value is not None and not _SHA256.fullmatch(value):
+        raise ValueError("not a SHA-256 hash")
+    return value
+
+
+def _permissions(mode: int | None) -> int | None:
+    """Permission bits only: no setuid, setgid or sticky bit ever comes back from a record."""
+    return None if mode is None else mode & 0o777
+
+
+class _FileLine(_Record):
+    """What every line naming a file to restore shares, checked as it is read."""
+
+    path: str
+    before: str | None = None
+    after: str | None = None
+    mode: int | None = None
+
+    _path = field_validator("path")(_restorable_path)
+    _hashes = field_validator("before", "after")(_hash)
+    _mode = field_validator("mode")(_permissions)
+
+
+class CheckpointRecord(_FileLine):
     """A file a tool changes, for undo (zizou/checkpoints/): written before the tool runs
     (`after` is then `before`, not `settled`: after a crash undo sees the file as changed outside
     zizou) and again once it ended, `settled`, when that says more. Hashes are SHA-256, the bytes
@@ -108,22 +154,16 @@ class CheckpointRecord(_Record):
 
     kind: Literal["checkpoint"] = "checkpoint"
     turn: int  # the turn's user message: its index among the conversation's user messages
-    path: str  # project-relative POSIX path, as the tool's access resolved it
-    before: str | None = None
-    after: str | None = None
-    mode: int | None = None  # the file's permission bits before (a deleted file comes back so)
+    # `path`: project-relative POSIX, as the tool's access resolved it; `mode`: the file's
+    # permission bits before (a deleted file comes back so).
     unsaved: str | None = None  # why its bytes before were not kept (then undo cannot restore it)
     settled: bool = False  # `after` is what the tool left
 
 
-class ChangedFile(_Record):
+class ChangedFile(_FileLine):
     """A file of an undone or redone turn: its hash before the turn, and after it (when undone:
     as undo found it, the bytes kept for redo)."""
 
-    path: str
-    before: str | None = None
-    after: str | None = None
-    mode: int | None = None
     unsaved: str | None = None
 
 

@@ -66,6 +66,7 @@ from zizou.paths import (
     read_project_file,
     write_project_file,
 )
+from zizou.sessions.hold import hold
 from zizou.sessions.records import (
     FORMAT_VERSION,
     CheckpointLine,
@@ -157,6 +158,7 @@ class SessionWriter:
         fd = confined.open_file(self._root, self.path, flags, 0o600, parents=True)
         try:
             os.fchmod(fd, 0o600)
+            hold(fd, self.path)
         except BaseException:
             os.close(fd)
             raise
@@ -450,7 +452,15 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
             if (line := _replayed_for_undo(messages, record)) is not None:
                 checkpoints.append(line)
         elif isinstance(record, CheckpointRecord):
-            checkpoints.append(record)
+            # Its turn is the one running where the line stands: a line that names another
+            # (planted, or after a skipped message) would mix up what undo restores.
+            if record.turn == users_asked(messages)[0] - 1:
+                checkpoints.append(record)
+            else:
+                warnings.append(
+                    f"session {session_id}: skipped a checkpoint of {record.path} that names "
+                    f"turn {record.turn} where turn {users_asked(messages)[0] - 1} runs"
+                )
         elif isinstance(record, WorkspaceRecord):
             windows = _windows(session_id, record, warnings)
         elif isinstance(record, StateRecord):

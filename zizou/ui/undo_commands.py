@@ -200,7 +200,7 @@ def turn_entry(info: TurnInfo) -> Entry:
     changed = f"{len(info.files)} {files(len(info.files))}"
     if info.files:
         changed += ": " + short(", ".join(info.files), 40)
-    note = f"turn {info.turn} · {changed}"
+    note = f"turn {info.turn + 1} · {changed}"
     if info.commands:
         note += f" · ran {len(info.commands)} command{'s' * (len(info.commands) != 1)}"
     return Entry(str(info.turn), short(info.text, 60) or "(no message)", note)
