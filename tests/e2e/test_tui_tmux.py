@@ -363,3 +363,37 @@ def test_undo_puts_the_file_back_and_continue_shows_the_undone_state(
         again = tmux.wait_for(lambda s: "Resumed session" in s, "the resumed session")
         assert "say hello" in again and "Hello there." in again
         assert "rewrite the notes" not in again and "Wrote the notes." not in again
+
+
+def test_compact_shrinks_the_next_request_and_the_session_keeps_the_summary(
+    tmux: Tmux, project: Path
+) -> None:
+    """/compact in the real app against the loopback server: the summary is shown, the next
+    request starts from it (and is smaller), and the session file holds it."""
+    script = [
+        {"text": "A long answer. " * 300},
+        {"text": "## Goal\nShip the release notes."},
+        {"text": "Noted."},
+    ]
+    with LoopbackServer(script) as srv:
+        argv = [sys.executable, "-m", "zizou", "--api-base", srv.base_url]
+        argv += ["--model", "openai/test-model", "--no-debug-log", "-C", str(project)]
+        tmux.run("new-session", "-d", "-s", "main", "-x", "100", "-y", "40", shlex.join(argv))
+        tmux.wait_for(lambda s: "Ask zizou" in s, "the prompt")
+        for message, seen in (("write a lot", "A long answer."), ("/compact", "Compacted")):
+            tmux.run("send-keys", "-t", "main", "-l", message)
+            tmux.run("send-keys", "-t", "main", "Enter")
+            tmux.wait_for(lambda s, seen=seen: seen in s, seen)
+        tmux.run("send-keys", "-t", "main", "-l", "and now?")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        tmux.wait_for(lambda s: "Noted." in s, "the answer after the summary")
+        first, summary, after = srv.chat_requests
+    assert "Summarise this coding session" in _text_of(summary["messages"][-1]["content"])
+    sent = [m for m in after["messages"] if m["role"] != "system"]
+    assert _text_of(sent[0]["content"]).startswith("This session was compacted")
+    assert "Ship the release notes." in _text_of(sent[0]["content"])
+    assert _text_of(sent[-1]["content"]) == "and now?"
+    assert len(json.dumps(after["messages"])) < len(json.dumps(first["messages"])) + 1000
+    assert "A long answer." not in json.dumps(after["messages"])
+    stored = "".join(p.read_text() for p in (project / ".zizou" / "sessions").glob("*.jsonl"))
+    assert '"kind":"compacted"' in stored and "Ship the release notes." in stored
