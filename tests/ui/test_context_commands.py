@@ -15,6 +15,7 @@ from zizou.providers.fake import ScriptedModel
 from zizou.ui.app import ZizouApp
 from zizou.ui.screens.approval import ApprovalScreen
 from zizou.ui.widgets.messages import Notice
+from zizou.ui.widgets.status_bar import StatusBar
 
 
 class Listener:
@@ -61,6 +62,7 @@ async def test_compact_shows_the_summary_and_the_next_request_starts_from_it(
         await send(pilot, "/compact keep the file names")
         await settle(pilot, lambda: "Compacted (you asked)" in said(app))
         assert "## Goal" in said(app) and "Greet by name." in said(app)
+        assert "ctx" not in str(app.query_one(StatusBar).render())  # the old size no longer holds
         summary_request = model(app).requests[1]
         assert "keep the file names" in summary_request.messages[0]["content"]
         await send(pilot, "go on")

@@ -56,6 +56,7 @@ class ContextCommands:
             return
         finally:
             self.turns.set_status("ready")
+        self.opening.current.last_request_tokens = 0  # the last request's size no longer holds
         self.host.post_message(SessionChanged())
         await self.notices.add_notice(compaction_notice(event), "success")
 
