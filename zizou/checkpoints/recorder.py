@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from zizou.checkpoints.blobs import MAX_SAVED_BYTES, BlobStore, Pruned, digest
+from zizou.checkpoints.blobs import DAY_S, MAX_SAVED_BYTES, BlobStore, Pruned, digest
 from zizou.checkpoints.history import FileChange, History
 from zizou.checkpoints.plans import Run, users
 from zizou.confined import PathHandle
@@ -53,7 +53,7 @@ class ChangeLog:
 
     def prune(self, max_mb: int, max_age_days: int) -> Pruned:
         """Prune the project's blobs (see `BlobStore.prune`); at start-up."""
-        return self.blobs.prune(max_mb * 1_000_000, max_age_days * 86_400.0)
+        return self.blobs.prune(max_mb * 1_000_000, max_age_days * DAY_S)
 
     # The call runner's ChangeRecorder.
 

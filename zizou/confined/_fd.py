@@ -212,19 +212,24 @@ def read_head(root: Path, path: Path | str, max_bytes: int) -> bytes:
 
 def _read(root: Path, path: Path | str, limit: int) -> bytes:
     fd = open_file(root, path, os.O_RDONLY)
-    chunks: list[bytes] = []
-    size = 0
     try:
-        while size < limit:
-            chunk = os.read(fd, min(_CHUNK, limit - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
+        return read_fd(fd, limit)
     except OSError as err:
         raise failure(str(path), err) from err
     finally:
         os.close(fd)
+
+
+def read_fd(fd: int, limit: int) -> bytes:
+    """At most `limit` bytes of the open file `fd`, from where it stands."""
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        chunk = os.read(fd, min(_CHUNK, limit - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
     return b"".join(chunks)
 
 

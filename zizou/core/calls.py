@@ -123,10 +123,10 @@ class CallRunner:
 
     def _not_offered(self, name: str) -> str | None:
         """Why a call to the registered tool `name` may not run in this step, if it may not."""
-        if self.offered is None or name in self.offered or self.registry.get(name) is None:
-            return None
         tool = self.registry.get(name)
-        target = tool.alias_of if tool is not None else None
+        if self.offered is None or name in self.offered or tool is None:
+            return None
+        target = tool.alias_of
         why = self.hidden.get(name) or (self.hidden.get(target) if target else None)
         return f"{name} is not offered in this step ({why or 'it is not one of its tools'})"
 
@@ -164,6 +164,8 @@ class CallRunner:
     def repaired(self, call: ToolCall) -> ToolCall:
         """`call` with its name (and glued arguments) repaired, or `call` itself when it needs
         no repair or has no single reading. Pure: it neither logs nor notes anything."""
+        if self.registry.get(call.name) is not None:
+            return call  # the name is a tool's: nothing to mend (the usual case, every call)
         repair = repair_call(call.name, call.arguments, self.registry.names())
         if repair is None:
             return call

@@ -379,15 +379,7 @@ def _read_fd(fd: int) -> Read:
     if not stat.S_ISREG(info.st_mode):
         raise PathError("it is not a regular file")
     want = min(info.st_size, READ_MAX_BYTES)  # the size stat gave: no oversized buffer
-    chunks: list[bytes] = []
-    size = 0
-    while size < want:
-        chunk = os.read(fd, want - size)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks), info.st_size > READ_MAX_BYTES
+    return confined.read_fd(fd, want), info.st_size > READ_MAX_BYTES
 
 
 # Reading one file.

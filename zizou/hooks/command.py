@@ -16,6 +16,7 @@ import click
 from zizou.errors import UsageError
 from zizou.hooks.runtime import HookSource
 from zizou.hooks.sources import (
+    HASH_CHARS,
     PROJECT_HOOKS,
     TrustStore,
     discover,
@@ -30,7 +31,6 @@ STATUS_WORDS = {
     "changed": "changed since trusted",
     "no trust needed": "no trust needed",
 }
-HASH_CHARS = 12
 
 cwd_option = click.option(
     "-C",

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from zizou.core.state import SessionState
+from zizou.core.task_state import PLAN_MARKS
 from zizou.hooks.api import Prompt, PromptContext, StepModifier
 from zizou.hooks.runtime import HookSource
 
@@ -30,7 +31,6 @@ summary of it and any questions. The user reviews the plan and switches to build
 it out."""
 PLAN_WHY = "plan mode is read-only; the user switches to build mode (Shift+Tab, /mode build)"
 OPEN = ("pending", "in_progress", "blocked")
-MARKS = {"done": "☑", "in_progress": "◐", "blocked": "⊘", "pending": "☐"}
 
 
 def read_only_reason(state: SessionState) -> str | None:
@@ -55,7 +55,7 @@ def plan_items(task_state: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
 def plan_text(task_state: Mapping[str, Any] | None) -> str:
     """The plan, one item a line with its mark, or "" when there is none."""
     return "\n".join(
-        f"{MARKS.get(str(item.get('status')), '☐')} {item.get('title')}"
+        f"{PLAN_MARKS.get(str(item.get('status')), PLAN_MARKS['pending'])} {item.get('title')}"
         + (f" — {item['note']}" if item.get("note") else "")
         for item in plan_items(task_state)
     )

@@ -222,6 +222,7 @@ class HookRuntime:
     def _plan(self, step: StepInput) -> StepChanges:
         started = time.perf_counter()
         ctx = self._context(step)
+        names = self.registry.names()  # what step("tools", ...) may name
         orders: list[tuple[_Hook, StepOrders]] = []
         ran: list[str] = []
         warnings: list[HookWarning] = self._pending
@@ -238,7 +239,7 @@ class HookRuntime:
             self._reconcile(hook, p)
             hook.policies = [f for f in p.policies if _name(f) not in hook.dropped]
             order = StepOrders(reminders=list(p.reminders))
-            modifier = StepModifier(order, self.registry.names())
+            modifier = StepModifier(order, names)
             for spec in p.effects:
                 line = self._run_effect(hook, spec, ctx, modifier, warnings)
                 if line:

@@ -34,6 +34,7 @@ USER_HOOKS = "hooks"
 TRUST_FILE = "trusted-hooks.json"
 TRUST_VERSION = 1
 MAX_HOOK_BYTES = 256 * 1024
+HASH_CHARS = 12  # of a hook's SHA-256, where it is shown to the user
 MAX_TRUST_BYTES = 4 * 1024 * 1024
 KINDS: dict[str, Literal["python", "markdown"]] = {".py": "python", ".md": "markdown"}
 _POSIX = os.name == "posix"
@@ -142,7 +143,7 @@ def _read_user_file(path: Path, name: str) -> bytes | str:
                 f"the hook {name} is skipped: {path} is not yours alone to write (your hooks run "
                 "without a trust check): own it, and `chmod go-w` it"
             )
-        data = _read_all(fd, MAX_HOOK_BYTES + 1)
+        data = confined.read_fd(fd, MAX_HOOK_BYTES + 1)
     except OSError as err:
         return f"the hook {name} is skipped: {path} cannot be read ({err.strerror or err})"
     finally:
@@ -150,19 +151,6 @@ def _read_user_file(path: Path, name: str) -> bytes | str:
     if len(data) > MAX_HOOK_BYTES:
         return f"the hook {name} is skipped: it is larger than {MAX_HOOK_BYTES // 1024} KiB"
     return data
-
-
-def _read_all(fd: int, limit: int) -> bytes:
-    """At most `limit` bytes of the open file `fd`."""
-    chunks: list[bytes] = []
-    size = 0
-    while size < limit:
-        chunk = os.read(fd, limit - size)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
 
 
 def _project_hooks(root: Path, warnings: list[str]) -> list[HookSource]:
@@ -244,7 +232,7 @@ class TrustStore:
                 raise _Unusable(f"other users can change it; `chmod 600 {self.path}`")
             if info.st_size > MAX_TRUST_BYTES:
                 raise _Unusable(f"it is larger than {MAX_TRUST_BYTES // (1024 * 1024)} MiB")
-            data = _read_all(fd, MAX_TRUST_BYTES)
+            data = confined.read_fd(fd, MAX_TRUST_BYTES)
         except OSError as err:
             raise _Unusable(err.strerror or str(err)) from err
         finally:

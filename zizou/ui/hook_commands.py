@@ -14,6 +14,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from zizou.errors import ZizouError
+from zizou.hooks.sources import HASH_CHARS
 from zizou.ui.host import SessionChanged, ShowScreen
 
 if TYPE_CHECKING:
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
 
 USAGE = "/hooks lists them; /hooks trust NAME shows a waiting project hook and asks to run it."
 TRUST_FIX = "/hooks trust NAME shows a waiting hook's code and asks whether to run it."
-HASH_CHARS = 12
 
 
 class HookCommands:

@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
+from zizou.hooks.sources import HASH_CHARS
 from zizou.ui.screens.guarded import GuardedScreen
 from zizou.ui.text import escape_controls
 
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
     from zizou.ui.widgets.messages import TypingClock
 
 SHOWN_LINES = 100_000  # every line: the user trusts the whole file (at most 256 KiB)
-HASH_CHARS = 12
 
 
 class HookTrustScreen(GuardedScreen[bool]):
