@@ -17,6 +17,7 @@ from zizou.core.events import (
     Compacted,
     HookWarning,
     ModelReplied,
+    Nested,
     PermissionDecided,
     PermissionRequested,
     Retrying,
@@ -56,6 +57,7 @@ ONE_OF_EACH: list[AnyEvent] = [
     AgentError("the provider fell over", detail="Traceback (most recent call last): ..."),
     HookWarning("hook:.zizou/hooks/x.py/tick", "raised", detail="Traceback ..."),
     Compacted("auto", "## Goal\nship it", 5000, 300, ({"role": "user", "content": "s"},)),
+    Nested("c2", ("greet",), ToolCallFinished("c9", "read_file", True, "     1\tA", 0.01)),
     TurnFinished("done", "Done.", 1, Usage(10, 5)),
 ]
 

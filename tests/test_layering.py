@@ -82,12 +82,20 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tools", ("tools",)),
     ("agent", ("core",)),
     ("hooks", ("hooks",)),
+    ("decks", ("decks",)),
     ("records", ("sessions", "trace", "checkpoints")),
     ("config", ("config",)),
     ("assembly", ("runtime", "headless")),
     ("front", ("ui", "cli", "__main__")),
 )
-COMMAND_MODULES = ("command", "keys_command", "models_command", "config_command")
+COMMAND_MODULES = (
+    "command",
+    "keys_command",
+    "models_command",
+    "config_command",
+    "run_command",
+    "trace_command",
+)
 
 
 def _module_name(path: Path, package: Path = PACKAGE) -> str:

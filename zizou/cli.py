@@ -26,6 +26,9 @@ Commands:
   zizou models [PROVIDER]                   the model ids zizou can be given
   zizou config [OPTIONS]                    the options in effect, and where each came from
   zizou hooks list | trust PATH | check     project hooks: trust and check them
+  zizou run DECK [--input JSON|STRING]      run a deck (a sub-agent written as a file)
+  zizou decks list | check | new NAME       the decks: list them, find what is wrong, start one
+  zizou trace [RUNID]                       a deck run's trace: its actions, calls and outcome
 A setting comes from the first of: a flag, the environment ($ZIZOU_MODEL),
 the project (rules you saved for it), config.toml, the default; `zizou config`
 shows each value in effect and where it came from.
@@ -238,6 +241,9 @@ SUBCOMMANDS: dict[str, str] = {
     "config": "zizou.config.config_command:config_command",
     "hooks": "zizou.hooks.command:hooks",
     "undo": "zizou.checkpoints.command:undo",
+    "run": "zizou.decks.run_command:run_command",
+    "decks": "zizou.decks.command:decks",
+    "trace": "zizou.decks.trace_command:trace",
 }
 
 

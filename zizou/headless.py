@@ -16,7 +16,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +29,7 @@ from zizou.core.events import (
     Compacted,
     HookWarning,
     ModelReplied,
+    Nested,
     PermissionDecided,
     PermissionRequested,
     Retrying,
@@ -140,8 +141,11 @@ def _quoted(text: str) -> str:
     return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
-def open_runtime(options: RunOptions, model: Model | None = None) -> Runtime:
-    """The runtime `zizou -p` runs: the model `options` name (or `model`), asking nobody."""
+def open_runtime(
+    options: RunOptions, model: Model | None = None, *, persist: bool = True
+) -> Runtime:
+    """The runtime `zizou -p` runs: the model `options` name (or `model`), asking nobody;
+    `persist=False` keeps no session file (`zizou run`: the trace is its record)."""
     if model is None:
         from zizou.config.model_choice import open_model
 
@@ -154,7 +158,7 @@ def open_runtime(options: RunOptions, model: Model | None = None) -> Runtime:
             timeouts=options.timeouts,
             protocol=options.protocol,
         )
-    return build_runtime(options, model, HeadlessApprover())
+    return build_runtime(options, model, HeadlessApprover(), persist=persist)
 
 
 def run_headless(options: RunOptions) -> int:
@@ -208,6 +212,11 @@ def save_state_file(runtime: Runtime, path: Path) -> None:
     if task is None:
         return
     data = (json.dumps(task.snapshot(), indent=2) + "\n").encode("utf-8")
+    write_whole(path, data, lambda why: _warn(f"--state {path}: {why}"))
+
+
+def write_whole(path: Path, data: bytes, warn: Callable[[str], None]) -> None:
+    """`data` as the file `path`, whole or not at all (its mode kept); `warn` hears why not."""
     try:
         mode = stat.S_IMODE(path.stat().st_mode)
     except OSError:
@@ -215,7 +224,7 @@ def save_state_file(runtime: Runtime, path: Path) -> None:
     try:
         handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as exc:
-        _warn(f"--state {path}: the state could not be written back: {exc}")
+        warn(f"the state could not be written back: {exc}")
         return
     temporary = Path(name)
     try:
@@ -225,7 +234,7 @@ def save_state_file(runtime: Runtime, path: Path) -> None:
         temporary.replace(path)
     except OSError as exc:
         temporary.unlink(missing_ok=True)
-        _warn(f"--state {path}: the state could not be written back: {exc}")
+        warn(f"the state could not be written back: {exc}")
 
 
 def _warn(message: str) -> None:
@@ -319,6 +328,8 @@ class HeadlessRun:
                 self._say(f"the conversation was summarised to fit the context window ({size})")
             case HookWarning():
                 self._say(f"{event.hook}: {event.message}")  # stderr, in every output format
+            case Nested():
+                pass  # a deck's run: its trace and the call's result tell it
             case TurnFinished():
                 pass  # `_finish` prints the answer or the result
             case _:

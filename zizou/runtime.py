@@ -37,6 +37,8 @@ from zizou.core.task_state import (
 )
 from zizou.core.windows import WindowError, parse_cli_spec
 from zizou.core.workspace import Window
+from zizou.decks.loader import load_decks
+from zizou.decks.run import DeckEnv, Models, main_tools
 from zizou.env import scrubbed_env
 from zizou.errors import PathError, UsageError
 from zizou.hooks.init import init_hook
@@ -68,6 +70,7 @@ class Runtime:
     hooks: HookRuntime | None = None
     untrusted: list[HookSource] = field(default_factory=list)  # project hooks awaiting trust
     checkpoints: Checkpoints | None = None  # undo, redo and rewind of the session's turns
+    decks: DeckEnv | None = None  # the project's decks (sub-agents), run as tools
 
     def trust_hook(self, source: HookSource) -> str | None:
         """The user approved `source` as it is now: remember its hash and run it from the next
@@ -184,7 +187,67 @@ def build_runtime(
         session_id, agent, ctx, prompt, writer, warnings, log, schema_error, hooks, untrusted
     )
     runtime.checkpoints = checkpoints
+    runtime.decks = _decks(options, runtime, approver, runner, redact)
     return runtime
+
+
+def _decks(
+    options: RunOptions,
+    runtime: Runtime,
+    approver: Approver,
+    runner: CallRunner,
+    redact: Callable[[str], str],
+) -> DeckEnv:
+    """The project's, the user's and the built-in decks, each a tool of the main agent; a bad
+    deck is left out with a warning (`zizou decks check` says what is wrong)."""
+    config_dir = user_config_dir()
+    found = load_decks(
+        options.root,
+        config_dir,
+        trust=TrustStore(config_dir),
+        trust_all=options.trust_hooks,
+    )
+    runtime.warnings.extend(found.warnings)
+    runtime.warnings.extend(
+        f"a deck was left out: {problem} (see `zizou decks check`)" for problem in found.problems
+    )
+    agent = runtime.agent
+    log = runtime.debug_log
+    env = DeckEnv(
+        options.root,
+        found,
+        runtime.ctx,
+        approver,
+        rules=lambda: runner.rules,
+        models=Models(lambda: agent.model, partial(_deck_model, options), options.model_force),
+        changes=runtime.checkpoints,
+        policy=lambda: runner.policy,
+        read_only=runner.read_only,
+        redact=redact,
+        nested_requests=log.record_nested_request if log is not None else None,
+    )
+    agent.recorders.append(env)  # the budget of deck model calls is per turn
+    for tool in main_tools(env):
+        if runner.registry.get(tool.name) is None:
+            runner.registry.register(tool)
+    return env
+
+
+def _deck_model(options: RunOptions, model_id: str) -> Model:
+    """A deck's own model, opened as the session's is: the session's `--api-base` and
+    `--api-key` go only to a model of the same provider."""
+    from zizou.config.model_choice import open_model
+    from zizou.providers.catalog import provider_of
+
+    same = provider_of(model_id) == provider_of(options.model)
+    return open_model(
+        model_id,
+        options.api_base if same else None,
+        options.api_key_value if same else None,
+        retry=options.retry,
+        timeouts=options.timeouts,
+        protocol=options.protocol,
+    )
 
 
 def _checkpoints(

@@ -109,6 +109,7 @@ class Flags(BaseModel):
     state_file: Path | None = None  # --state FILE: the task state loaded, and written back
     mode: Mode | None = None  # --mode build|plan
     trust_hooks: bool = False  # --trust-hooks: trust the project's Python hooks as they are now
+    model_force: str | None = None  # `zizou run --model-force ID`: every deck runs on ID
     plan_reminder_steps: PlanReminderSteps | None = None  # not a flag: config.toml only
     compact_at_percent: CompactAtPercent | None = None  # not a flag: config.toml only
 
@@ -139,6 +140,7 @@ class RunOptions(BaseModel):
     state_file: Path | None = None  # headless: the task state read at start, written at the end
     mode: Mode | None = None  # the mode to start in (None: the resumed session's, else build)
     trust_hooks: bool = False  # trust the project's Python hooks as they are now
+    model_force: str | None = None  # every deck's model, whatever its own `model` says
     plan_reminder_steps: PlanReminderSteps = 6  # open plan items reminded every N steps; 0: never
     compact_at_percent: CompactAtPercent = 85  # of the context window: summarise before a turn
     checkpoints_max_mb: CheckpointsMaxMb = 500  # undo's kept bytes, pruned at start-up to this
@@ -174,6 +176,7 @@ def resolve_options(flags: Flags, environ: Mapping[str, str] | None = None) -> R
             "state_file",
             "mode",
             "trust_hooks",
+            "model_force",
         )
         if (value := getattr(flags, name)) not in (None, (), False)
     }

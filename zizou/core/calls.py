@@ -21,6 +21,7 @@ import contextlib
 import dataclasses
 import json
 import logging
+import threading
 import time
 from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
@@ -31,7 +32,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from zizou.core.call_repair import repair_call
-from zizou.core.events import PermissionDecided, PermissionRequested, ToolProgress
+from zizou.core.events import Nested, PermissionDecided, PermissionRequested, ToolProgress
 from zizou.core.messages import ERROR_PREFIX
 from zizou.core.permissions import RUN_BASH, Decision, Rules, decide
 from zizou.core.protocols import (
@@ -44,8 +45,9 @@ from zizou.core.protocols import (
 )
 from zizou.errors import PathError
 from zizou.tools import Access, Registry, Tool, ToolArgs, ToolContext, ToolResult
+from zizou.tools.base import ArgsProblem
 
-RunnerItem = PermissionRequested | PermissionDecided | ToolProgress | ToolResult
+RunnerItem = PermissionRequested | PermissionDecided | ToolProgress | Nested | ToolResult
 CHANGING = ("write", "delete")  # the access kinds whose files are kept before the call runs
 log = logging.getLogger(__name__)
 
@@ -298,7 +300,9 @@ def _parse_args(tool: Tool[Any], raw: str) -> ToolArgs | ToolResult:
     if not isinstance(data, dict):
         return ToolResult.error(f"the arguments for {tool.name} must be a JSON object")
     try:
-        return tool.Args.model_validate(data)
+        return tool.parse_args(data)
+    except ArgsProblem as exc:
+        return ToolResult.error(f"invalid arguments for {tool.name}: {exc}")
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}"
@@ -345,26 +349,37 @@ async def _run_tool(resolved: ResolvedCall, ctx: ToolContext) -> AsyncGenerator[
     result. A tool that raises is a failed result the model reads; its traceback is logged."""
     call, tool = resolved.call, resolved.tool
     loop = asyncio.get_running_loop()
-    lines: asyncio.Queue[str] = asyncio.Queue()
+    lines: asyncio.Queue[str | Nested] = asyncio.Queue()
 
-    def emit(text: str) -> None:
-        loop.call_soon_threadsafe(lines.put_nowait, text)
+    home = threading.get_ident()
+
+    def emit(item: str | Nested) -> None:
+        if threading.get_ident() == home:  # a deck's events, from this loop: in order, now
+            lines.put_nowait(item)
+        else:  # a worker thread's progress line
+            loop.call_soon_threadsafe(lines.put_nowait, item)
+
+    def item(line: str | Nested) -> ToolProgress | Nested:
+        if isinstance(line, Nested):  # a deck's event: shown under this call
+            return dataclasses.replace(line, call_id=call.id)
+        return ToolProgress(call.id, tool.name, line)
 
     started = time.monotonic()
     work = asyncio.ensure_future(
-        tool.execute(resolved.args, resolved.access, dataclasses.replace(ctx, emit=emit))
+        tool.execute(resolved.args, resolved.access, dataclasses.replace(ctx, emit=emit, nest=emit))
     )
-    waiter: asyncio.Future[str] | None = None
+    waiter: asyncio.Future[str | Nested] | None = None
     try:
         while not work.done():
             waiter = asyncio.ensure_future(lines.get())
             await asyncio.wait({work, waiter}, return_when=asyncio.FIRST_COMPLETED)
             if waiter.done():
-                yield ToolProgress(call.id, tool.name, waiter.result())
+                yield item(waiter.result())
             else:
                 waiter.cancel()
+        await asyncio.sleep(0)  # the lines a worker thread sent just before it ended
         while not lines.empty():
-            yield ToolProgress(call.id, tool.name, lines.get_nowait())
+            yield item(lines.get_nowait())
         result = work.result()
     except Exception as exc:  # a bug in a tool must not end the turn
         log.exception("the tool %s raised", tool.name)  # its traceback, in the debug log

@@ -252,6 +252,27 @@ class TurnFinished(Event):
     error_kind: str | None = None  # for reason "error": "provider", or "runtime" (a bug)
 
 
+@dataclass(frozen=True)
+class Nested(Event):
+    """An event of a deck's run (a sub-agent) that one of this turn's tool calls started, for
+    live display: `call_id` is that call's, `chain` the decks from the one it called down to
+    the one whose run produced `event`. Never part of this conversation: the call's result is.
+    """
+
+    type: ClassVar[str] = "nested"
+    call_id: str
+    chain: tuple[str, ...]
+    event: AnyEvent
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "call_id": self.call_id,
+            "chain": list(self.chain),
+            "event": self.event.to_dict(),
+        }
+
+
 AnyEvent = (
     TurnStarted
     | StepStarted
@@ -268,6 +289,7 @@ AnyEvent = (
     | AgentError
     | HookWarning
     | Compacted
+    | Nested
     | TurnFinished
 )
 """Every event the loop yields. Consumers `match` on it and end with `assert_never`, so a kind
@@ -289,6 +311,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     AgentError,
     HookWarning,
     Compacted,
+    Nested,
     TurnFinished,
 )
 
@@ -302,6 +325,7 @@ __all__ = [
     "FinishReason",
     "HookWarning",
     "ModelReplied",
+    "Nested",
     "PermissionDecided",
     "PermissionRequested",
     "Retrying",

@@ -17,7 +17,7 @@ import logging
 import time
 import traceback
 from collections import Counter
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -127,6 +127,9 @@ class Agent:
         self.effects: StepEffects = effects or NoEffects()
         self.turns = 0  # the turns this process ran, for the step effects
         self.last_input_tokens = 0  # the latest request's, for automatic compaction
+        # Asked after each step's tool calls: True ends the turn there, done (a deck's run
+        # ends once its output was returned, whatever else the model would do).
+        self.finished: Callable[[], bool] | None = None
 
     def build_request(
         self, step: int = 1, usage: Usage | None = None
@@ -276,7 +279,7 @@ class Agent:
                     self._guard_unknown(unknown, parsed)
                 progress.step_open = False
                 yield StepFinished(progress.step, reply.usage, reply.finish_reason)
-                if not reply.tool_calls:
+                if not reply.tool_calls or (self.finished is not None and self.finished()):
                     yield TurnFinished("done", reply.text, progress.step, progress.usage)
                     return
             message = (

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -87,7 +88,9 @@ class LiteLLMModel:
         return info.context_window if info else None
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        litellm = _litellm()
+        # The first import takes a second or more: off the event loop, so a timeout, the
+        # screen and Ctrl+C are not held up by it.
+        litellm = _litellm() if "litellm" in sys.modules else await asyncio.to_thread(_litellm)
         system = _system_message(request, _marks_cache(litellm, self.id))
         messages = [system, *request.messages]
         chunks: list[Any] = []

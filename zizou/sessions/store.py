@@ -34,6 +34,7 @@ from zizou.core.events import (
     Compacted,
     HookWarning,
     ModelReplied,
+    Nested,
     PermissionDecided,
     PermissionRequested,
     Retrying,
@@ -233,8 +234,9 @@ class SessionWriter:
                 | StepFinished()
                 | AgentError()
                 | HookWarning()
+                | Nested()
             ):
-                pass
+                pass  # a deck's run is the trace's: the session keeps the call's result
             case _:
                 assert_never(event)
 

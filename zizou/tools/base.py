@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, Typ
 from pydantic import BaseModel, ConfigDict
 
 from zizou.confined import PathHandle, open_handle, relative, resolve
+from zizou.core.events import Nested
 from zizou.core.instructions import InstructionSet
 from zizou.core.state import FileView, SessionState
 from zizou.core.task_state import PatchResult
@@ -44,6 +45,15 @@ class ToolArgs(BaseModel):
 
 
 A = TypeVar("A", bound=ToolArgs)
+
+
+class ArgsProblem(ValueError):
+    """Arguments that fail a check the tool makes itself (a JSON Schema it was given, not a
+    pydantic model): each problem reads `field: message`."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
 
 
 @dataclass(frozen=True)
@@ -166,6 +176,7 @@ class ToolContext:
     code_map: CodeMap | None = None  # the repo map service; None where there is none
     instructions: InstructionSet | None = None  # the session's instructions on demand
     emit: Callable[[str], None] | None = None  # this call's progress lines (thread-safe)
+    nest: Callable[[Nested], None] | None = None  # the events of a deck's run this call started
 
     def progress(self, text: str) -> None:
         """Tell the person how far the call is (a ToolProgress event); a no-op outside a run."""
@@ -246,6 +257,11 @@ class Tool(Generic[A]):
             "type": "function",
             "function": {"name": cls.name, "description": cls.description(), "parameters": params},
         }
+
+    def parse_args(self, data: dict[str, Any]) -> ToolArgs:
+        """The call's arguments, validated: pydantic's ValidationError, or ArgsProblem, when
+        they do not fit."""
+        return self.Args.model_validate(data)
 
     def label(self, args: A) -> str:
         """How a person recognises this call in one line: its main argument, and the window

@@ -104,6 +104,15 @@ class DebugLog:
         if self._file is not None:
             self._safely(lambda: self._record_event(event))
 
+    def record_nested_request(
+        self, chain: tuple[str, ...], step: int, request: ModelRequest
+    ) -> None:
+        """A deck's request (a sub-agent's), among the events of the call that ran it: its
+        system prompt, history and tools, for the same audit as the main requests."""
+        if self._file is not None:
+            record = fmt.nested_request(chain, step, request)
+            self._safely(lambda: self._out(self._stamp(record)))
+
     def log(self, record: logging.LogRecord) -> None:
         """A record zizou logged while the turn ran: a LOG record, its traceback with it."""
         if self._file is not None:

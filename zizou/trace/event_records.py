@@ -15,6 +15,7 @@ from zizou.core.events import (
     Compacted,
     HookWarning,
     ModelReplied,
+    Nested,
     PermissionDecided,
     PermissionRequested,
     Retrying,
@@ -91,6 +92,8 @@ def event_record(event: AnyEvent) -> str:
             return f"COMPACTED by {by}, the history {sizes}; the summary:\n{block(summary)}"
         case HookWarning(hook=hook, message=text, detail=detail):
             return f"HOOK-WARNING {hook}: {text}\n" + (block(detail) if detail else "")
+        case Nested(call_id=call_id, chain=chain, event=inner):
+            return f"NESTED {call_id} {' > '.join(chain)} " + event_record(inner)
         case TurnFinished(reason=reason, steps=steps, message=text):
             return f"FINISH {reason} after {count(steps, 'step')}" + (
                 f": {text}\n" if text else "\n"

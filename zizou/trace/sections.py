@@ -66,6 +66,18 @@ def request_summary(step: int, request: ModelRequest) -> str:
     )
 
 
+def nested_request(chain: Sequence[str], step: int, request: ModelRequest) -> str:
+    """A deck's request, whole, among the events of the call that ran it: its system prompt,
+    its history (turn 0's reference context, the input) and the names of the tools offered."""
+    names = ", ".join(str(t.get("function", t).get("name")) for t in request.tools) or "none"
+    head = request_summary(step, request).replace("REQUEST", "NESTED-REQUEST", 1)
+    return (
+        f"{head} for {' > '.join(chain)}; tools: {names}\n"
+        f"{INDENT}system prompt:\n{block(request.system, INDENT * 2)}"
+        f"{INDENT}messages:\n{block(history(request.messages), INDENT * 2)}"
+    )
+
+
 @dataclass(frozen=True)
 class Sent:
     """What the previous request of the turn carried, to say what the next one changed."""
@@ -271,6 +283,7 @@ __all__ = [
     "history",
     "later_request",
     "layer_changes",
+    "nested_request",
     "no_request_header",
     "parse_headings",
     "request_summary",

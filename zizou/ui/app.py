@@ -26,6 +26,7 @@ from zizou.ui.commands import SlashCommands
 from zizou.ui.completion import Completer
 from zizou.ui.context_commands import ContextCommands
 from zizou.ui.conversations import TAGLINE, Conversations
+from zizou.ui.deck_commands import DeckCommands
 from zizou.ui.early_keys import typed_lines
 from zizou.ui.focus import FocusRouter
 from zizou.ui.hook_commands import HookCommands
@@ -123,6 +124,8 @@ class ZizouApp(KeyedApp):
             ContextCommands(self, self.opening, self.chat, self.turns),
             UndoCommands(self, self.opening, self.chat, self.turns, self.composer),
         )
+        decks = DeckCommands(self, self.opening, self.chat, self.turns)
+        self.commands.table.update(decks=decks.decks, run=decks.run)
         self.shell = UserShell(self, self.opening, self.chat)
         self.router = InputRouter(
             self, self.opening, self.chat, self.composer, self.turns, self.commands, self.shell

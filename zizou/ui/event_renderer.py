@@ -23,6 +23,7 @@ from zizou.core.events import (
     Compacted,
     HookWarning,
     ModelReplied,
+    Nested,
     PermissionDecided,
     PermissionRequested,
     Retrying,
@@ -39,6 +40,7 @@ from zizou.core.events import (
 )
 from zizou.core.messages import Message
 from zizou.core.task_state import plan_line
+from zizou.decks.display import nested_line
 from zizou.ui.outcome import Outcome, outcome_of, recorded_result
 from zizou.ui.session import UiSession
 from zizou.ui.widgets.chat_view import ChatView
@@ -118,6 +120,10 @@ class EventRenderer:
                 await self.chat.add_notice(compaction_notice(event), "info")
             case HookWarning(hook=hook, message=text):
                 await self.chat.add_notice(f"{hook}: {text}", "warning")
+            case Nested(call_id=call_id):
+                line = nested_line(event)
+                if line is not None and (row := self.rows.get(call_id)) is not None:
+                    row.show_progress(line)
             case TurnFinished():
                 await self._turn_finished(event)
             case _:

@@ -39,6 +39,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("state", "[reset|export FILE]", "the task state: show, empty or save it"),
     SlashCommand("mode", "[build|plan]", "show or switch the mode: plan is read-only"),
     SlashCommand("hooks", "[trust NAME]", "list the hooks; trust a project hook to run it"),
+    SlashCommand("decks", "", "list the decks (sub-agents), and the deck files left out"),
+    SlashCommand("run", "DECK [INPUT]", "run a deck on an input (JSON or text), not via the model"),
     SlashCommand("instructions", "[NAME]", "list the instructions on demand, or read one"),
     SlashCommand("skills", "[NAME]", "the same as /instructions"),
     SlashCommand("history", "[N|all]", "how many earlier turns the model is sent"),

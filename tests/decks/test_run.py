@@ -1,0 +1,246 @@
+"""A deck's run on the core loop, in a session built as the front ends build it (scripted
+model, real files): guardrails, the ways a run ends, what flows up, what the child may do."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from zizou.config.options import RunOptions
+from zizou.core.events import Nested, PermissionDecided, ToolCallFinished, TurnFinished
+from zizou.core.permissions import Rules
+from zizou.core.protocols import Approval, PermissionRequest
+from zizou.decks.display import INTO, nested_line
+from zizou.decks.run import MAX_DECK_TOOLS, NUDGE, Budget
+from zizou.decks.tools import Caller, action_of, input_from_text
+from zizou.errors import UsageError
+from zizou.headless import HeadlessApprover
+from zizou.providers.fake import ScriptedModel
+from zizou.runtime import Runtime, build_runtime
+
+IN = {"type": "object", "properties": {"topic": {"type": "string"}}, "required": ["topic"]}
+OUT = {"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]}
+
+
+def deck(root: Path, name: str, body: str = "Sum it up.", **front: Any) -> None:
+    folder = root / ".zizou" / "decks"
+    folder.mkdir(parents=True, exist_ok=True)
+    front = {"description": f"The {name} deck.", "input": IN, "output": OUT, **front}
+    (folder / f"{name}.deck.md").write_text(f"---\n{json.dumps(front)}\n---\n{body}\n")
+
+
+def call(tool: str, /, **arguments: Any) -> dict[str, Any]:
+    return {"name": tool, "arguments": arguments}
+
+
+def session(root: Path, model: ScriptedModel, approver: Any = None, **options: Any) -> Runtime:
+    opts = RunOptions(root=root, debug_log=False, **options)
+    return build_runtime(opts, model, approver or HeadlessApprover(), persist=False)
+
+
+async def run(runtime: Runtime, name: str, value: Any, nest: Any = None) -> Any:
+    env = runtime.decks
+    assert env is not None
+    found = env.decks.get(name)
+    assert found is not None, env.decks.problems
+    return await env.call(found, action_of(found), value, Caller(), nest)
+
+
+async def test_return_output_ends_the_run_with_the_output(tmp_path: Path) -> None:
+    deck(tmp_path, "summer", tools=[])
+    model = ScriptedModel([{"tool_calls": [call("return_output", summary="short")]}])
+    outcome = await run(session(tmp_path, model), "summer", {"topic": "t"})
+    assert (outcome.ok, outcome.output) == (True, {"summary": "short"})
+    [request] = model.requests
+    assert "You are the deck summer" in request.system and "Sum it up." in request.system
+    assert request.messages[-1] == {"role": "user", "content": '{"topic": "t"}'}
+    assert [t["function"]["name"] for t in request.tools] == ["return_output", "fail"]
+
+
+async def test_a_text_answer_is_asked_again_for_the_output_while_passes_remain(
+    tmp_path: Path,
+) -> None:
+    deck(tmp_path, "summer", tools=[])
+    model = ScriptedModel(
+        [{"text": "here is a summary"}, {"tool_calls": [call("return_output", summary="s")]}]
+    )
+    outcome = await run(session(tmp_path, model), "summer", {"topic": "t"})
+    assert outcome.ok and outcome.output == {"summary": "s"}
+    assert model.requests[1].messages[-1]["content"] == NUDGE
+
+
+async def test_passes_count_every_model_call_nudges_included(tmp_path: Path) -> None:
+    deck(tmp_path, "summer", tools=[], guardrails={"passes": 3})
+    model = ScriptedModel([{"text": f"no {n}"} for n in range(5)])
+    outcome = await run(session(tmp_path, model), "summer", {"topic": "t"})
+    assert outcome.code == "guardrail_passes" and "3 model calls" in outcome.message
+    assert len(model.requests) == 3
+
+
+async def test_fail_ends_the_run_with_its_code(tmp_path: Path) -> None:
+    deck(tmp_path, "summer", tools=[])
+    model = ScriptedModel([{"tool_calls": [call("fail", message="no such topic", code="nope")]}])
+    outcome = await run(session(tmp_path, model), "summer", {"topic": "t"})
+    assert (outcome.ok, outcome.code, outcome.message) == (False, "nope", "no such topic")
+    assert outcome.result("summer").output == "the deck summer failed (nope): no such topic"
+
+
+async def test_a_string_deck_answers_with_its_text(tmp_path: Path) -> None:
+    deck(tmp_path, "echo", tools=[], input={"type": "string"}, output={"type": "string"})
+    model = ScriptedModel([{"text": "echoed"}])
+    outcome = await run(session(tmp_path, model), "echo", "hello")
+    assert (outcome.ok, outcome.output) == (True, "echoed")
+    assert model.requests[0].messages[-1]["content"] == "hello"
+    assert "return_output" not in [t["function"]["name"] for t in model.requests[0].tools]
+
+
+async def test_an_input_the_schema_refuses_makes_no_request(tmp_path: Path) -> None:
+    deck(tmp_path, "summer", tools=[])
+    model = ScriptedModel([])
+    outcome = await run(session(tmp_path, model), "summer", {"subject": "t"})
+    assert outcome.code == "invalid_input" and "topic: is required" in outcome.message
+    assert model.requests == []
+
+
+async def test_the_turn_budget_caps_deck_model_calls(tmp_path: Path) -> None:
+    deck(tmp_path, "summer", tools=[])
+    model = ScriptedModel([{"text": "x"}] * 5)
+    runtime = session(tmp_path, model)
+    assert runtime.decks is not None
+    runtime.decks.budget = Budget(cap=2)
+    outcome = await run(runtime, "summer", {"topic": "t"})
+    assert outcome.code == "guardrail_budget" and len(model.requests) == 2
+    runtime.decks.begin_turn("next", [])  # the main agent's next turn: a new budget
+    assert runtime.decks.budget.used == 0 and runtime.decks.budget.cap == 2
+
+
+async def test_the_childs_events_flow_up_with_their_chain(tmp_path: Path) -> None:
+    deck(tmp_path, "inner", tools=["list_dir"])
+    deck(tmp_path, "outer", tools=[], actions=[{"path": "inner.deck.md"}])
+    (tmp_path / "a.txt").write_text("a")
+    model = ScriptedModel(
+        [
+            {"tool_calls": [call("inner", topic="t")]},
+            {"tool_calls": [call("list_dir", path=".")]},
+            {"tool_calls": [call("return_output", summary="inner done")]},
+            {"tool_calls": [call("return_output", summary="outer done")]},
+        ]
+    )
+    seen: list[Nested] = []
+    outcome = await run(session(tmp_path, model), "outer", {"topic": "t"}, seen.append)
+    assert outcome.output == {"summary": "outer done"}
+    finished = [(n.chain, n.event.name) for n in seen if isinstance(n.event, ToolCallFinished)]
+    assert finished == [
+        (("outer", "inner"), "list_dir"),
+        (("outer", "inner"), "return_output"),
+        (("outer",), "inner"),
+        (("outer",), "return_output"),
+    ]
+    lines = [nested_line(n) for n in seen]
+    assert f"outer{INTO}inner{INTO}list_dir ." in lines
+    assert all(not isinstance(n.event, TurnFinished) or n.chain for n in seen)
+
+
+class Recording:
+    def __init__(self, verdict: str = "deny") -> None:
+        self.asked: list[PermissionRequest] = []
+        self.verdict = verdict
+
+    async def ask(self, request: PermissionRequest) -> Approval:
+        self.asked.append(request)
+        return Approval(self.verdict)  # type: ignore[arg-type]
+
+
+async def test_a_childs_command_asks_the_parents_approver(tmp_path: Path) -> None:
+    deck(tmp_path, "runner", tools=["run_bash"], guardrails={"passes": 4})
+    model = ScriptedModel(
+        [
+            {"tool_calls": [call("run_bash", command="echo hi > made.txt")]},
+            {"tool_calls": [call("return_output", summary="refused")]},
+        ]
+    )
+    approver = Recording("deny")
+    seen: list[Nested] = []
+    outcome = await run(session(tmp_path, model, approver), "runner", {"topic": "t"}, seen.append)
+    assert outcome.ok and [r.summary for r in approver.asked] == ["echo hi > made.txt"]
+    assert not (tmp_path / "made.txt").exists()
+    decided = [n.event for n in seen if isinstance(n.event, PermissionDecided)]
+    assert decided and decided[0].verdict == "deny"
+
+
+async def test_a_childs_command_follows_the_parents_rules(tmp_path: Path) -> None:
+    deck(tmp_path, "runner", tools=["run_bash"], guardrails={"passes": 4})
+    model = ScriptedModel(
+        [
+            {"tool_calls": [call("run_bash", command="echo hi > made.txt")]},
+            {"tool_calls": [call("return_output", summary="ran")]},
+        ]
+    )
+    approver = Recording("deny")
+    runtime = session(tmp_path, model, approver, rules=Rules(yes=True), sandbox="off")
+    outcome = await run(runtime, "runner", {"topic": "t"})
+    assert outcome.ok and approver.asked == []
+    assert (tmp_path / "made.txt").read_text().strip() == "hi"
+
+
+async def test_plan_mode_refuses_a_deck_that_writes_but_runs_one_that_reads(
+    tmp_path: Path,
+) -> None:
+    deck(tmp_path, "writer", tools=["write_file"])
+    deck(tmp_path, "reader", tools=["read_file"])
+    runtime = session(tmp_path, ScriptedModel([]), mode="plan")
+    tools = {tool.name: tool for tool in runtime.agent.runner.registry}
+    assert tools["writer"].access_kind == "write" and tools["reader"].access_kind == "read"
+    assert runtime.agent.runner._not_read_only(tools["writer"]) is not None
+    assert runtime.agent.runner._not_read_only(tools["reader"]) is None
+
+
+async def test_a_deck_stops_at_its_timeout(tmp_path: Path) -> None:
+    deck(tmp_path, "slow", tools=[], guardrails={"timeout_s": 0.3})
+    model = ScriptedModel([{"delay_s": 30, "text": "late"}])
+    outcome = await asyncio.wait_for(run(session(tmp_path, model), "slow", {"topic": "t"}), 20)
+    assert outcome.code == "timeout" and "0.3 s" in outcome.message
+
+
+async def test_the_decks_are_tools_of_the_main_agent_or_one_catalogue_beyond_twenty(
+    tmp_path: Path,
+) -> None:
+    deck(tmp_path, "summer", tools=[])
+    runtime = session(tmp_path, ScriptedModel([]))
+    names = runtime.agent.runner.registry.names()
+    assert {"summer", "explore", "review"} <= set(names) and "call_deck" not in names
+    for n in range(MAX_DECK_TOOLS):
+        deck(tmp_path, f"d{n:02}", tools=[])
+    model = ScriptedModel(
+        [
+            {"tool_calls": [call("call_deck", name="d07", input={"topic": "t"})]},
+            {"tool_calls": [call("return_output", summary="seven")]},
+            {"text": "done"},
+        ]
+    )
+    runtime = session(tmp_path, model)
+    names = runtime.agent.runner.registry.names()
+    assert "call_deck" in names and "d07" not in names
+    events = [event async for event in runtime.agent.run_turn("go")]
+    [result] = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert result.ok and json.loads(result.output) == {"summary": "seven"}
+    assert "- d07: The d07 deck." in model.requests[0].tools[-1]["function"]["description"]
+
+
+def test_input_from_text_reads_json_for_objects_and_text_for_strings(tmp_path: Path) -> None:
+    deck(tmp_path, "summer")
+    deck(tmp_path, "echo", input={"type": "string"}, output={"type": "string"})
+    runtime = session(tmp_path, ScriptedModel([]))
+    assert runtime.decks is not None
+    summer, echo = runtime.decks.decks.get("summer"), runtime.decks.decks.get("echo")
+    assert summer is not None and echo is not None
+    assert input_from_text(summer, '{"topic": "x"}') == {"topic": "x"}
+    assert input_from_text(echo, "plain words") == "plain words"
+    assert input_from_text(echo, '"quoted"') == "quoted"
+    with pytest.raises(UsageError, match=re.escape('such as {"topic": "..."}')):
+        input_from_text(summer, "not json")

@@ -1,0 +1,308 @@
+"""Decks through the real `zizou run` and `zizou -p` against the loopback server, each request
+routed by the deck it comes from ("You are the deck NAME" in its system prompt): hello_world,
+a project deck as a tool with its input checked, a chain as deep as the guardrail allows and
+no deeper, passes, a timeout, `return_output` refused then accepted, bad decks, the trace."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from conftest import CliResult, run_cli
+from loopback import LoopbackServer
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+DECKS = Path(".zizou") / "decks"
+MODEL = ["--model", "openai/test-model"]
+
+
+def call(tool: str, /, **arguments: Any) -> dict[str, Any]:
+    return {"name": tool, "arguments": json.dumps(arguments)}
+
+
+def by(deck: str, match: str = "", **reply: Any) -> dict[str, Any]:
+    """A reply only a request of `deck`'s run takes (and only one that holds `match`)."""
+    return {"match": f"(?=.*You are the deck {deck},)(?=.*{match})", **reply}
+
+
+def main(match: str = "", **reply: Any) -> dict[str, Any]:
+    """A reply only the main agent's requests take (they hold no deck context)."""
+    return {"match": f"^(?!.*You are the deck )(?=.*{match})", **reply}
+
+
+def zizou(
+    project: Path, home: Path, script: list[dict[str, Any]], *args: str
+) -> tuple[CliResult, list[dict[str, Any]]]:
+    with LoopbackServer(script) as srv:
+        result = run_cli([*args, *MODEL, "--api-base", srv.base_url], project, home)
+        return result, srv.chat_requests
+
+
+def deck_of(request: dict[str, Any]) -> str:
+    system = str(request["messages"][0]["content"])
+    marker = "You are the deck "
+    return system.split(marker, 1)[1].split(",", 1)[0] if marker in system else "main"
+
+
+def tools(request: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {t["function"]["name"]: t["function"] for t in request.get("tools", [])}
+
+
+def write_deck(project: Path, name: str, front: dict[str, Any], body: str = "Do it.") -> Path:
+    (project / DECKS).mkdir(parents=True, exist_ok=True)
+    path = project / DECKS / f"{name}.deck.md"
+    path.write_text("---\n" + json.dumps(front, indent=1) + "\n---\n" + body + "\n")
+    return path
+
+
+OBJECT_IN = {
+    "type": "object",
+    "properties": {"topic": {"type": "string"}},
+    "required": ["topic"],
+    "additionalProperties": False,
+}
+OBJECT_OUT = {
+    "type": "object",
+    "properties": {"summary": {"type": "string"}},
+    "required": ["summary"],
+    "additionalProperties": False,
+}
+
+
+def child(**more: Any) -> dict[str, Any]:
+    return {"description": "Sums up a topic.", "input": OBJECT_IN, "output": OBJECT_OUT, **more}
+
+
+def trace_of(project: Path) -> list[dict[str, Any]]:
+    [path] = sorted((project / ".zizou" / "traces").glob("*.jsonl"))
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_hello_world_runs_in_three_requests(project: Path, zizou_home: Path) -> None:
+    shutil.copytree(EXAMPLES / "hello_world", project / "hello_world")
+    script = [
+        by("greet", tool_calls=[call("return_output", greeting="Hello, Ada!")]),
+        by("root", match="Hello, Ada", text="Hello, Ada!"),
+        by("root", tool_calls=[call("greet", name="Ada")]),
+    ]
+    result, requests = zizou(
+        project, zizou_home, script, "run", "hello_world/root.deck.md", "--input", "Ada"
+    )
+    assert result.code == 0, result.stderr
+    assert result.stdout.strip() == "Hello, Ada!"
+    assert [deck_of(r) for r in requests] == ["root", "greet", "root"]
+    first_of_child = requests[1]["messages"]
+    [reference] = first_of_child[1]["tool_calls"]
+    assert reference["function"]["name"] == "zizou_reference_context"
+    context = json.loads(first_of_child[2]["content"])
+    assert context["input"] == {"name": "Ada"} and context["action"]["name"] == "greet"
+    assert context["parentActionCallId"] and context["runId"]
+    offered = tools(requests[1])
+    assert offered["return_output"]["parameters"]["required"] == ["greeting"]
+    assert "greet" in tools(requests[0]) and "return_output" not in tools(requests[0])
+    assert any(
+        '{"greeting": "Hello, Ada!"}' in str(m.get("content")) for m in requests[2]["messages"]
+    )
+
+
+def test_a_project_deck_is_a_tool_of_p_and_a_bad_input_makes_no_child_request(
+    project: Path, zizou_home: Path
+) -> None:
+    write_deck(project, "summer", child(tools=[]))
+    script = [
+        main(match="invalid arguments", tool_calls=[call("summer", topic="decks")]),
+        by("summer", tool_calls=[call("return_output", summary="decks are files")]),
+        main(match="decks are files", text="Summed up."),
+        main(tool_calls=[call("summer", subject="decks")]),
+    ]
+    result, requests = zizou(project, zizou_home, script, "-p", "sum up decks")
+    assert result.code == 0, result.stderr
+    assert result.stdout.strip() == "Summed up."
+    assert [deck_of(r) for r in requests] == ["main", "main", "summer", "main"]
+    refused = [m for m in requests[1]["messages"] if m["role"] == "tool"][-1]["content"]
+    assert "topic: is required" in refused and "subject" in refused
+    assert tools(requests[0])["summer"]["parameters"] == OBJECT_IN
+
+
+def chain_deck(project: Path, name: str, next_name: str | None) -> None:
+    actions = [{"path": f"{next_name}.deck.md"}] if next_name else []
+    write_deck(project, name, child(tools=[], actions=actions))
+
+
+def test_three_levels_run_and_a_fourth_is_refused_before_any_request(
+    project: Path, zizou_home: Path
+) -> None:
+    for name, after in (("one", "two"), ("two", "three"), ("three", "four"), ("four", None)):
+        chain_deck(project, name, after)
+    done = {"summary": "ok"}
+    script = [
+        main(match="ok from one", text="all done"),
+        main(tool_calls=[call("one", topic="t")]),
+        by("one", match="ok from two", tool_calls=[call("return_output", summary="ok from one")]),
+        by("one", tool_calls=[call("two", topic="t")]),
+        by("two", match="ok from three", tool_calls=[call("return_output", summary="ok from two")]),
+        by("two", tool_calls=[call("three", topic="t")]),
+        by(
+            "three",
+            match="guardrail_depth",
+            tool_calls=[call("return_output", summary="ok from three")],
+        ),
+        by("three", tool_calls=[call("four", topic="t")]),
+        by("four", tool_calls=[call("return_output", **done)]),
+    ]
+    result, requests = zizou(project, zizou_home, script, "-p", "go")
+    assert result.code == 0, result.stderr
+    decks = [deck_of(r) for r in requests]
+    assert decks == ["main", "one", "two", "three", "three", "two", "one", "main"]
+    assert "four" not in decks
+    refusal = [m for m in requests[4]["messages"] if m["role"] == "tool"][-1]["content"]
+    assert "guardrail_depth" in refusal and "depth 4" in refusal
+    events = trace_of(project)
+    starts = [e for e in events if e["type"] == "action.start"]
+    assert [e["depth"] for e in starts] == [1, 2, 3, 4]
+    fourth = starts[-1]["actionCallId"]
+    ends = [e for e in events if e.get("actionCallId") == fourth and e["type"] != "action.start"]
+    assert [(e["type"], e["error"]["code"]) for e in ends] == [("action.end", "guardrail_depth")]
+
+
+def test_a_child_that_never_returns_fails_after_exactly_its_passes(
+    project: Path, zizou_home: Path
+) -> None:
+    write_deck(project, "stubborn", child(guardrails={"passes": 2}))
+    script = [
+        main(match="guardrail_passes", text="it gave up"),
+        main(tool_calls=[call("stubborn", topic="t")]),
+        by("stubborn", tool_calls=[call("list_dir", path=".")]),
+        by("stubborn", tool_calls=[call("glob", pattern="*")]),
+        by("stubborn", text="never returning"),
+    ]
+    result, requests = zizou(project, zizou_home, script, "-p", "go")
+    assert result.code == 0, result.stderr
+    assert [deck_of(r) for r in requests].count("stubborn") == 2
+    assert result.stdout.strip() == "it gave up"
+
+
+def test_a_slow_child_fails_at_its_timeout_and_the_turn_goes_on(
+    project: Path, zizou_home: Path
+) -> None:
+    write_deck(project, "slow", child(tools=[], guardrails={"timeout_s": 2}))
+    script = [
+        main(match="did not finish within", text="moved on"),
+        main(tool_calls=[call("slow", topic="t")]),
+        by("slow", delay_s=30, tool_calls=[call("return_output", summary="late")]),
+    ]
+    result, _ = zizou(project, zizou_home, script, "-p", "go")
+    assert result.code == 0, result.stderr
+    assert result.stdout.strip() == "moved on"
+    end = next(e for e in trace_of(project) if e["type"] == "action.end")
+    assert end["error"]["code"] == "timeout"
+    # The run stops at its timeout, long before the reply would come; bench/decks.py measures
+    # how close to it (this machine is shared: no tight bound here).
+    assert 2000 <= end["elapsedMs"] < 12000
+
+
+def test_an_invalid_return_output_names_the_field_and_a_retry_succeeds(
+    project: Path, zizou_home: Path
+) -> None:
+    write_deck(project, "picky", child(tools=[]))
+    script = [
+        main(match="right", text="done"),
+        main(tool_calls=[call("picky", topic="t")]),
+        by(
+            "picky",
+            match="summary: is required",
+            tool_calls=[call("return_output", summary="right")],
+        ),
+        by("picky", tool_calls=[call("return_output", summry="wrong")]),
+    ]
+    result, requests = zizou(project, zizou_home, script, "-p", "go")
+    assert result.code == 0, result.stderr
+    picky = [r for r in requests if deck_of(r) == "picky"]
+    assert len(picky) == 2
+    refused = [m for m in picky[1]["messages"] if m["role"] == "tool"][-1]["content"]
+    assert "summary: is required" in refused
+
+
+BAD_DECKS = {
+    "yaml": ("---\nname: [unclosed\n---\nbody\n", ":2:"),
+    "noschema": (None, "declares no input schema"),
+    "outside": (None, "outside"),
+    "unknowntool": ("---\ntools: [read_file, launch_rockets]\n---\nx\n", "launch_rockets"),
+    "reserved": ("---\nname: zizou_thing\n---\nx\n", "zizou_"),
+    "cycle": (None, "cycle"),
+}
+
+
+def test_each_bad_deck_is_named_by_check_and_p_runs_without_it(
+    project: Path, zizou_home: Path
+) -> None:
+    folder = project / DECKS
+    folder.mkdir(parents=True)
+    (folder / "yaml.deck.md").write_text(BAD_DECKS["yaml"][0])
+    (folder / "plain.deck.md").write_text("---\ndescription: no schemas\n---\nx\n")
+    (folder / "noschema.deck.md").write_text("---\nactions: [{path: plain.deck.md}]\n---\nx\n")
+    (folder / "outside.deck.md").write_text("---\nactions: [{path: ../../x.deck.md}]\n---\nx\n")
+    (project / "x.deck.md").write_text("---\ndescription: out\n---\nx\n")
+    (folder / "unknowntool.deck.md").write_text(BAD_DECKS["unknowntool"][0])
+    (folder / "reserved.deck.md").write_text(BAD_DECKS["reserved"][0])
+    (folder / "a.card.md").write_text("---\nembeds: [b.card.md]\n---\na\n")
+    (folder / "b.card.md").write_text("---\nembeds: [a.card.md]\n---\nb\n")
+    (folder / "cycle.deck.md").write_text("---\nembeds: [a.card.md]\n---\nx\n")
+    checked = run_cli(["decks", "check"], project, zizou_home)
+    assert checked.code == 2, checked.stdout + checked.stderr
+    lines = checked.stdout.splitlines()
+    for name, (_, needle) in BAD_DECKS.items():
+        mine = [
+            line
+            for line in lines
+            if f"{name}.deck.md:" in line or (name == "cycle" and "cycle" in line)
+        ]
+        assert mine, (name, lines)
+        assert any(needle in line for line in mine), (name, mine)
+        assert all(line.split(":")[1].isdigit() for line in mine), mine
+    result, requests = zizou(project, zizou_home, [{"text": "fine"}], "-p", "hi")
+    assert result.code == 0 and result.stdout.strip() == "fine"
+    assert "a deck was left out" in result.stderr and "yaml.deck.md" in result.stderr
+    assert not {"yaml", "reserved", "cycle", "outside"} & set(tools(requests[0]))
+
+
+def test_the_trace_runs_start_to_end_without_transcripts_and_stream_json_prints_it(
+    project: Path, zizou_home: Path
+) -> None:
+    shutil.copytree(EXAMPLES / "hello_world", project / "hello_world")
+    secret_text = "a greeting nobody should find in a trace"
+    script = [
+        by("greet", tool_calls=[call("return_output", greeting=secret_text)]),
+        by("root", match="nobody should", text=secret_text),
+        by("root", tool_calls=[call("greet", name="Ada")]),
+    ]
+    result, _ = zizou(
+        project,
+        zizou_home,
+        script,
+        "run",
+        "hello_world/root.deck.md",
+        "--input",
+        "Ada",
+        "--output-format",
+        "stream-json",
+    )
+    assert result.code == 0, result.stderr
+    printed = [json.loads(line) for line in result.stdout.splitlines()]
+    assert printed[-1]["type"] == "result" and printed[-1]["result"] == secret_text
+    events = trace_of(project)
+    assert printed[:-1] == events
+    kinds = [e["type"] for e in events]
+    assert kinds[0] == "run.start" and kinds[-1] == "run.end"
+    assert len({e["runId"] for e in events}) == 1
+    starts = {e["actionCallId"] for e in events if e["type"] == "action.start"}
+    ends = {e["actionCallId"] for e in events if e["type"] == "action.end"}
+    assert starts == ends and len(starts) == 2
+    parents = {e["parentActionCallId"] for e in events if e["type"] == "action.start"}
+    assert parents - {None} <= starts
+    trace_text = (project / ".zizou" / "traces").glob("*.jsonl").__next__().read_text()
+    assert secret_text not in trace_text and "Ada" not in trace_text
+    shown = run_cli(["trace", events[0]["runId"]], project, zizou_home)
+    assert shown.code == 0 and "action.start greet (depth 2)" in shown.stdout

@@ -1,0 +1,50 @@
+"""How a deck's run shows while it runs: one line per event worth a glance, under the call
+that started the deck (the app's tool row, a terminal's status line)."""
+
+from __future__ import annotations
+
+from zizou.core.events import (
+    AgentError,
+    HookWarning,
+    ModelReplied,
+    Nested,
+    PermissionRequested,
+    StepStarted,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolProgress,
+    TurnFinished,
+)
+
+LINE_CHARS = 160
+INTO = " \u203a "  # between a deck and the deck or tool it called
+
+
+def nested_line(nested: Nested) -> str | None:
+    """The line `nested` shows as, or None for an event not worth one (text as it streams,
+    a plan, a permission decided)."""
+    chain = INTO.join(nested.chain)
+    match nested.event:
+        case StepStarted(step=step):
+            line = f"{chain} · model call {step}"
+        case ModelReplied(tool_calls=names):
+            line = f"{chain} · wants {', '.join(names)}" if names else f"{chain} · answered"
+        case ToolCallStarted(name=name, label=label):
+            line = f"{chain}{INTO}{name} {label}".rstrip()
+        case ToolProgress(name=name, text=text):
+            line = f"{chain}{INTO}{name}: {text}"
+        case ToolCallFinished(name=name, ok=ok, duration_s=took):
+            line = f"{chain}{INTO}{name} {'✓' if ok else '✗'} {took:.1f}s"
+        case PermissionRequested(tool=tool, summary=summary):
+            line = f"{chain}{INTO}{tool} waits for your approval: {summary}"
+        case AgentError(message=message) | HookWarning(message=message):
+            line = f"{chain}: {message}"
+        case TurnFinished(reason=reason):
+            line = f"{chain} finished ({reason})"
+        case _:
+            return None
+    line = " ".join(line.split())
+    return line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…"
+
+
+__all__ = ["nested_line"]

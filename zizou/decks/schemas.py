@@ -1,0 +1,154 @@
+"""Checking a deck's JSON Schemas fast enough to load a hundred decks at every start.
+
+jsonschema's own check (the 2020-12 meta-schema) costs a millisecond or two per schema; a
+session loads every deck, so the keywords decks use are checked here by shape instead, in
+microseconds, exactly as strictly as the meta-schema checks them. A schema that uses any other
+keyword gets the full check. A schema comes with the repository: regex keywords are refused
+(a pattern with nested repeats would hang the check of a value the model writes), and nesting
+is bounded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_DEPTH = 32
+TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
+SCHEMA_MAPS = frozenset({"properties", "$defs", "dependentSchemas"})
+SCHEMAS = frozenset(
+    {
+        "items",
+        "additionalProperties",
+        "not",
+        "if",
+        "then",
+        "else",
+        "contains",
+        "propertyNames",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+    }
+)
+SCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
+STRINGS = frozenset({"description", "title", "$comment", "$ref", "$id", "$schema", "$anchor"})
+COUNTS = frozenset(
+    {
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "minProperties",
+        "maxProperties",
+        "minContains",
+        "maxContains",
+    }
+)
+NUMBERS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
+FLAGS = frozenset({"uniqueItems", "deprecated", "readOnly", "writeOnly"})
+ANYTHING = frozenset({"default", "const", "format"})  # format: annotation only, never asserted
+REGEX_KEYWORDS = frozenset({"pattern", "patternProperties"})
+
+
+def schema_problem(schema: Any) -> str | None:
+    """Why `schema` is not a usable JSON Schema (2020-12), or None."""
+    unknown: list[str] = []
+    problem = _problem(schema, "", 0, unknown)
+    if problem is not None:
+        return f"not a valid JSON Schema{problem}"
+    return _full_check(schema) if unknown else None
+
+
+def _problem(node: Any, where: str, depth: int, unknown: list[str]) -> str | None:
+    if isinstance(node, bool):
+        return None
+    if not isinstance(node, dict):
+        return f"{_at(where)}: {_json(node)} is not of type 'object', 'boolean'"
+    if depth > MAX_DEPTH:
+        return f"{_at(where)}: nested more than {MAX_DEPTH} levels deep"
+    for key, value in node.items():
+        here = f"{where}/{key}"
+        problem = _keyword(key, value, here, depth, unknown)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _keyword(key: str, value: Any, here: str, depth: int, unknown: list[str]) -> str | None:
+    if key in REGEX_KEYWORDS:
+        return f"{_at(here)}: zizou does not run regexes from a deck's schema; remove `{key}`"
+    if key in SCHEMAS:
+        return _problem(value, here, depth + 1, unknown)
+    if key in SCHEMA_MAPS:
+        if not isinstance(value, dict):
+            return f"{_at(here)}: {_json(value)} is not of type 'object'"
+        for name, sub in value.items():
+            if (problem := _problem(sub, f"{here}/{name}", depth + 1, unknown)) is not None:
+                return problem
+        return None
+    if key in SCHEMA_LISTS:
+        if not isinstance(value, list) or not value:
+            return f"{_at(here)}: {_json(value)} should be a non-empty array"
+        for n, sub in enumerate(value):
+            if (problem := _problem(sub, f"{here}/{n}", depth + 1, unknown)) is not None:
+                return problem
+        return None
+    if key == "type":
+        return _type_problem(value, here)
+    if key == "required":
+        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        unique = ok and len(set(value)) == len(value)
+        return None if unique else f"{_at(here)}: {_json(value)} should be unique strings"
+    if key == "enum":
+        return None if isinstance(value, list) else f"{_at(here)}: {_json(value)} is not an array"
+    if key in STRINGS:
+        return None if isinstance(value, str) else f"{_at(here)}: {_json(value)} is not a string"
+    if key in COUNTS:
+        ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+        return None if ok else f"{_at(here)}: {_json(value)} should be a whole number >= 0"
+    if key in NUMBERS or key == "multipleOf":
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        ok = ok and (key != "multipleOf" or value > 0)
+        return None if ok else f"{_at(here)}: {_json(value)} is not a valid {key}"
+    if key in FLAGS:
+        ok = isinstance(value, bool)
+        return None if ok else f"{_at(here)}: {_json(value)} is not of type 'boolean'"
+    if key == "examples":
+        return None if isinstance(value, list) else f"{_at(here)}: {_json(value)} is not an array"
+    if key not in ANYTHING:  # an annotation, or a keyword only the full check knows
+        unknown.append(key)
+    return None
+
+
+def _type_problem(value: Any, here: str) -> str | None:
+    names = value if isinstance(value, list) else [value]
+    fine = bool(names) and all(isinstance(n, str) and n in TYPES for n in names)
+    if fine and len(set(names)) == len(names):
+        return None
+    return f"{_at(here)}: {_json(value)} is not a JSON Schema type ({', '.join(sorted(TYPES))})"
+
+
+def _full_check(schema: Any) -> str | None:
+    """jsonschema's own check, for a schema with a keyword the fast one does not know (regex
+    keywords and deep nesting were refused on the way)."""
+    from jsonschema import Draft202012Validator, SchemaError
+
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as err:
+        where = "/".join(str(part) for part in err.path)
+        return f"not a valid JSON Schema{f' at {where}' if where else ''}: {err.message}"
+    except RecursionError:
+        return "not a valid JSON Schema: it is nested too deeply"
+    return None
+
+
+def _at(where: str) -> str:
+    return f" at {where.lstrip('/')}" if where else ""
+
+
+def _json(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+__all__ = ["schema_problem"]

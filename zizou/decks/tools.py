@@ -1,0 +1,406 @@
+"""The tools a deck's run brings: each deck as a tool of its caller (the main agent, or a
+parent deck's action), and a child's own `return_output` and `fail`.
+
+A deck's parameters are a JSON Schema, not a pydantic model: `SchemaTool` sends the schema as
+it is and checks each call's arguments against it with `jsonschema`, so an invalid input is a
+tool error naming the field, and no child request is made for it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError as SchemaViolation
+from pydantic import ConfigDict, Field
+
+from zizou.core.events import Nested
+from zizou.core.task_state import TaskState
+from zizou.decks.spec import Deck
+from zizou.errors import UsageError
+from zizou.tools import Access, Tool, ToolArgs, ToolContext, ToolResult
+from zizou.tools.base import ArgsProblem
+
+MAX_PROBLEMS = 5
+LABEL_CHARS = 60
+
+
+class SchemaArgs(ToolArgs):
+    """A call's arguments as the model sent them, checked against a JSON Schema."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+def schema_problems(schema: dict[str, Any], value: Any) -> list[str]:
+    """What is wrong with `value` under `schema`, one `field: message` each (at most five)."""
+    errors = sorted(
+        Draft202012Validator(schema).iter_errors(value), key=lambda e: list(e.absolute_path)
+    )
+    return [_problem(error) for error in errors[:MAX_PROBLEMS]]
+
+
+def _problem(error: SchemaViolation) -> str:
+    where = ".".join(str(part) for part in error.absolute_path)
+    if error.validator == "required" and isinstance(error.validator_value, list):
+        present = error.instance if isinstance(error.instance, dict) else {}
+        missing = [name for name in error.validator_value if name not in present]
+        field_name = ".".join(filter(None, (where, *missing[:1])))
+        return f"{field_name or 'input'}: is required"
+    return f"{where or 'input'}: {error.message}"
+
+
+class SchemaTool(Tool[SchemaArgs]):
+    """A tool whose parameters are the JSON Schema `parameters`."""
+
+    Args = SchemaArgs
+    parameters: ClassVar[dict[str, Any]] = {"type": "object"}
+    label_field = None
+
+    @classmethod
+    def schema(cls) -> dict[str, Any]:
+        # Built each time: these classes are made per deck run, and must not be cached for
+        # the process's life.
+        return {
+            "type": "function",
+            "function": {
+                "name": cls.name,
+                "description": cls.description(),
+                "parameters": json.loads(json.dumps(cls.parameters)),
+            },
+        }
+
+    def parse_args(self, data: dict[str, Any]) -> ToolArgs:
+        problems = schema_problems(self.parameters, data)
+        if problems:
+            raise ArgsProblem(problems)
+        return SchemaArgs.model_validate(data)
+
+    def label(self, args: SchemaArgs) -> str:
+        return short_input(args.model_dump(mode="json"))
+
+
+def short_input(value: Any) -> str:
+    """An input as a person recognises it in one line: its one string, else compact JSON."""
+    if isinstance(value, dict) and len(value) == 1:
+        value = next(iter(value.values()))
+    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who calls a deck: the main agent (depth 0) or a deck's run at `depth`, inside the trace
+    `run_id` (None: the call starts a run of its own) under the action `action_call_id`."""
+
+    depth: int = 0
+    chain: tuple[str, ...] = ()
+    run_id: str | None = None
+    action_call_id: str | None = None
+    state: TaskState | None = field(default=None, compare=False)  # the deck's (`--state`)
+
+
+@dataclass(frozen=True)
+class ActionInfo:
+    """How a caller knows a deck: the tool name it calls, and why it would."""
+
+    name: str
+    description: str
+    activity: str
+    path: str  # as the deck file that declares the action says it, or the deck's own file
+
+
+@dataclass
+class Outcome:
+    """How a deck's run ended: its output, or an error with a code (`guardrail_depth`,
+    `guardrail_passes`, `guardrail_budget`, `timeout`, `invalid_input`, `failed`...)."""
+
+    ok: bool
+    output: Any = None
+    code: str = ""
+    message: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def result(self, name: str) -> ToolResult:
+        """What the caller's model reads: the output as JSON (a string output as text), or
+        the error with its code."""
+        if self.ok:
+            text = self.output if isinstance(self.output, str) else json.dumps(self.output)
+            return ToolResult(True, text)
+        return ToolResult.error(f"the deck {name} failed ({self.code}): {self.message}")
+
+
+class Launch(Protocol):
+    """Runs `deck` for a caller (zizou.decks.run.DeckEnv.call)."""
+
+    def __call__(
+        self,
+        deck: Deck,
+        action: ActionInfo,
+        value: Any,
+        caller: Caller,
+        nest: Callable[[Nested], None] | None,
+    ) -> Awaitable[Outcome]: ...
+
+
+class DeckTool(SchemaTool):
+    """A deck its caller runs as a tool (subclassed per deck by `deck_tool`)."""
+
+    deck: ClassVar[Deck]
+    action: ClassVar[ActionInfo]
+
+    def __init__(self, launch: Launch, caller: Caller) -> None:
+        self.launch = launch
+        self.caller = caller
+
+    def access(self, args: SchemaArgs, ctx: ToolContext) -> Access:
+        # The deck's own calls ask for themselves, in its run: calling it touches nothing.
+        return Access(kind=self.access_kind)  # type: ignore[arg-type]
+
+    def preview(self, args: SchemaArgs, access: Access, ctx: ToolContext) -> str | None:
+        return json.dumps(args.model_dump(mode="json"), indent=2)[:4000]
+
+    async def execute(self, args: SchemaArgs, access: Access, ctx: ToolContext) -> ToolResult:
+        value = unwrapped(self.deck, args.model_dump(mode="json"))
+        outcome = await self.launch(self.deck, self.action, value, self.caller, ctx.nest)
+        return outcome.result(self.deck.name)
+
+
+def unwrapped(deck: Deck, arguments: dict[str, Any]) -> Any:
+    """A deck's input from a call's arguments: an input that is not an object comes wrapped
+    as `{"input": ...}` (see `Deck.tool_parameters`)."""
+    schema = deck.input_schema
+    return (
+        arguments if schema is not None and schema.get("type") == "object" else arguments["input"]
+    )
+
+
+def input_from_text(deck: Deck, text: str | None) -> Any:
+    """A deck's input as a person types it (`--input`, `/run`): text for a string input (a
+    JSON string unquoted), JSON for any other; a UsageError when it is not JSON. The schema
+    is checked by the run, before any request."""
+    if deck.input_is_string:
+        if text is None:
+            return ""
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return text
+        return value if isinstance(value, str) else text
+    if text is None or not text.strip():
+        raise UsageError(f"the deck {deck.name} takes a JSON input, such as {_example(deck)}")
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise UsageError(
+            f"the input is not valid JSON ({exc}); the deck {deck.name} takes JSON, such as "
+            f"{_example(deck)}"
+        ) from None
+
+
+def _example(deck: Deck) -> str:
+    """An input of `deck`'s shape, for a message: its required fields, as strings."""
+    schema = deck.input_schema or {}
+    names = schema.get("required") or list(schema.get("properties", {}))[:1]
+    return json.dumps(dict.fromkeys(names, "..."))
+
+
+def action_of(deck: Deck) -> ActionInfo:
+    """A deck as its own action: what the main agent and `zizou run` call it by."""
+    return ActionInfo(deck.name, deck.description, deck.activity or deck.name, str(deck.path))
+
+
+def deck_tool(deck: Deck, action: ActionInfo, launch: Launch, caller: Caller) -> DeckTool:
+    """`deck` as a tool named `action.name` for `caller`."""
+    read_only = deck.reads_only
+    cls = type(
+        f"DeckTool_{action.name}",
+        (DeckTool,),
+        {
+            "__doc__": _description(deck, action),
+            "name": action.name,
+            "summary": _summary(action.description or deck.name),
+            "parameters": deck.tool_parameters(),
+            "access_kind": "read" if read_only else "write",
+            "deck": deck,
+            "action": action,
+        },
+    )
+    tool: DeckTool = cls(launch, caller)
+    return tool
+
+
+def _description(deck: Deck, action: ActionInfo) -> str:
+    returns = "its answer as text" if deck.output_is_string else "its output as JSON"
+    what = action.description or deck.description or f"the deck {deck.name}"
+    return f"{what}\n\nRuns the deck {deck.name} as a sub-agent and returns {returns}."
+
+
+def _summary(text: str) -> str:
+    """The first sentence of `text`, within the tool guide's 100 characters."""
+    first = " ".join(text.split()).split(". ")[0].rstrip(".")
+    if len(first) > 98:
+        first = first[:97].rstrip() + "…"
+    return first + "."
+
+
+@dataclass
+class RunBox:
+    """Where a child's `return_output` or `fail` leaves how its run ends."""
+
+    output: Any = None
+    returned: bool = False
+    failure: tuple[str, str] | None = None  # (code, message)
+
+    @property
+    def done(self) -> bool:
+        return self.returned or self.failure is not None
+
+
+class ReturnOutput(SchemaTool):
+    """Return this deck's output and end its run. The arguments are the output itself, checked
+    against the output schema: fix what a refusal names and call again."""
+
+    name = "return_output"
+    summary = "Return this deck's output (checked against its schema) and end the run."
+    access_kind = "read"
+    wrapped: ClassVar[bool] = False  # the output is not an object: sent as {"output": ...}
+
+    def __init__(self, box: RunBox) -> None:
+        self.box = box
+
+    def access(self, args: SchemaArgs, ctx: ToolContext) -> Access:
+        return Access(kind="read")
+
+    def work(self, args: SchemaArgs, access: Access, ctx: ToolContext) -> ToolResult:
+        data = args.model_dump(mode="json")
+        self.box.output = data["output"] if self.wrapped else data
+        self.box.returned = True
+        return ToolResult(True, "output accepted; the run ends here")
+
+
+def return_output_tool(deck: Deck, box: RunBox) -> ReturnOutput:
+    """`return_output` with `deck`'s output schema as its parameters."""
+    schema = deck.output_schema or {"type": "string"}
+    wrapped = schema.get("type") != "object"
+    parameters = (
+        {
+            "type": "object",
+            "properties": {"output": schema},
+            "required": ["output"],
+            "additionalProperties": False,
+        }
+        if wrapped
+        else schema
+    )
+    cls = type("ReturnOutput_", (ReturnOutput,), {"parameters": parameters, "wrapped": wrapped})
+    tool: ReturnOutput = cls(box)
+    return tool
+
+
+class CallDeckArgs(ToolArgs):
+    name: str = Field(description="The deck's name, from the list in this tool's description.")
+    input: Any = Field(description="The deck's input: an object, or a string for a text input.")
+
+
+class CallDeck(Tool[CallDeckArgs]):
+    """Run one of the project's decks (a sub-agent) by name on an input that fits its input
+    schema; returns its output. (Subclassed by `call_deck_tool` with the list of decks.)"""
+
+    name = "call_deck"
+    summary = "Run one of the project's decks (sub-agents) by name."
+    Args = CallDeckArgs
+    label_field = "name"
+
+    def __init__(self, decks: dict[str, Deck], launch: Launch, caller: Caller) -> None:
+        self.decks = decks
+        self.launch = launch
+        self.caller = caller
+
+    def access(self, args: CallDeckArgs, ctx: ToolContext) -> Access:
+        deck = self.decks.get(args.name)
+        return Access(kind="read" if deck is not None and deck.reads_only else "write")
+
+    async def execute(self, args: CallDeckArgs, access: Access, ctx: ToolContext) -> ToolResult:
+        deck = self.decks.get(args.name)
+        if deck is None:
+            return ToolResult.error(
+                f"there is no deck named {args.name!r}; the decks are: {', '.join(self.decks)}"
+            )
+        wrapped = args.input
+        if deck.input_schema is None or deck.input_schema.get("type") != "object":
+            wrapped = {"input": args.input}
+        problems = schema_problems(deck.tool_parameters(), wrapped)
+        if problems:
+            return ToolResult.error(
+                f"invalid input for the deck {deck.name}: {'; '.join(problems)}"
+            )
+        outcome = await self.launch(deck, action_of(deck), args.input, self.caller, ctx.nest)
+        return outcome.result(deck.name)
+
+
+def call_deck_tool(decks: list[Deck], launch: Launch, caller: Caller) -> CallDeck:
+    """`call_deck` for more decks than are offered one by one, its description their list."""
+    lines = [
+        f"- {deck.name}: {deck.description or '(no description)'} Input schema: "
+        f"{json.dumps(deck.input_schema or {'type': 'string'}, separators=(',', ':'))}"
+        for deck in decks
+    ]
+    doc = f"{CallDeck.__doc__}\n\nThe decks:\n" + "\n".join(lines)
+    read_only = all(deck.reads_only for deck in decks)
+    cls = type(
+        "CallDeck_", (CallDeck,), {"__doc__": doc, "access_kind": "read" if read_only else "write"}
+    )
+    tool: CallDeck = cls({deck.name: deck for deck in decks}, launch, caller)
+    return tool
+
+
+class FailArgs(ToolArgs):
+    message: str = Field(description="Why the deck cannot produce its output.")
+    code: str | None = Field(default=None, description="A short snake_case code, if one fits.")
+
+
+class Fail(Tool[FailArgs]):
+    """Give up: end this deck's run with an error its caller reads. Use it when the input
+    cannot be answered, not for a mistake you can fix."""
+
+    name = "fail"
+    summary = "End this deck's run with an error its caller reads."
+    Args = FailArgs
+    label_field = "message"
+    access_kind = "read"
+
+    def __init__(self, box: RunBox) -> None:
+        self.box = box
+
+    def access(self, args: FailArgs, ctx: ToolContext) -> Access:
+        return Access(kind="read")
+
+    def work(self, args: FailArgs, access: Access, ctx: ToolContext) -> ToolResult:
+        self.box.failure = (args.code or "failed", args.message)
+        return ToolResult(True, "the run ends with this error")
+
+
+__all__ = [
+    "ActionInfo",
+    "CallDeck",
+    "Caller",
+    "DeckTool",
+    "Fail",
+    "Launch",
+    "Outcome",
+    "ReturnOutput",
+    "RunBox",
+    "SchemaArgs",
+    "SchemaTool",
+    "action_of",
+    "call_deck_tool",
+    "deck_tool",
+    "input_from_text",
+    "return_output_tool",
+    "schema_problems",
+    "short_input",
+    "unwrapped",
+]
