@@ -15,6 +15,7 @@ from zizou.core.events import (
     AgentError,
     AnyEvent,
     Compacted,
+    DeckSuspense,
     HookWarning,
     ModelReplied,
     Nested,
@@ -58,6 +59,7 @@ ONE_OF_EACH: list[AnyEvent] = [
     HookWarning("hook:.zizou/hooks/x.py/tick", "raised", detail="Traceback ..."),
     Compacted("auto", "## Goal\nship it", 5000, 300, ({"role": "user", "content": "s"},)),
     Nested("c2", ("greet",), ToolCallFinished("c9", "read_file", True, "     1\tA", 0.01)),
+    DeckSuspense(("greet",), "greeting", "still looking up Ada", 1200),
     TurnFinished("done", "Done.", 1, Usage(10, 5)),
 ]
 

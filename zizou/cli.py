@@ -275,8 +275,10 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as exc:
         exc.show()
         code, failed = 2, exc
-    except ZizouError as exc:
-        click.echo(f"zizou: {exc}", err=True)
+    except ZizouError as exc:  # it may quote a file of the project: no terminal controls
+        from zizou.tools.run_bash import strip_terminal_controls
+
+        click.echo(strip_terminal_controls(f"zizou: {exc}"), err=True)
         code, failed = exc.exit_code, exc
     except Exception as exc:  # a bug: its traceback follows, after the result scripts read
         _report_failure(command, args, exc, started)

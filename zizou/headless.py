@@ -9,6 +9,7 @@ so a script can always parse stdout.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import stat
@@ -27,6 +28,7 @@ from zizou.core.events import (
     AgentError,
     AnyEvent,
     Compacted,
+    DeckSuspense,
     HookWarning,
     ModelReplied,
     Nested,
@@ -328,7 +330,10 @@ class HeadlessRun:
                 self._say(f"the conversation was summarised to fit the context window ({size})")
             case HookWarning():
                 self._say(f"{event.hook}: {event.message}")  # stderr, in every output format
-            case Nested():
+            case Nested(event=DeckSuspense() as suspense) | (DeckSuspense() as suspense):
+                if text:  # a slow deck's word on what it is doing, as it comes
+                    self._say(f"{' > '.join(suspense.chain)}: {suspense.message}")
+            case Nested() | DeckSuspense():
                 pass  # a deck's run: its trace and the call's result tell it
             case TurnFinished():
                 pass  # `_finish` prints the answer or the result
@@ -357,6 +362,9 @@ class HeadlessRun:
     ) -> dict[str, Any]:
         """The run's result object, with the workspace and the task state as it left them."""
         task = self.runtime.state.task
+        decks = self.runtime.decks
+        if decks is not None and decks.budget.used:  # what the turn's decks spent counts too
+            finished = dataclasses.replace(finished, usage=finished.usage + decks.budget.usage)
         return result_object(
             finished,
             self._saved_as,

@@ -7,6 +7,7 @@ very same loop under the same limits and rules.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import secrets
@@ -24,6 +25,7 @@ from zizou.core.conversation import Conversation
 from zizou.core.instructions import InstructionSet
 from zizou.core.loop import Agent, AgentConfig
 from zizou.core.messages import Message
+from zizou.core.permissions import Rules
 from zizou.core.prompt import PromptBuilder
 from zizou.core.protocols import Approver, Model, TurnRecorder
 from zizou.core.state import MAX_STICKY, SessionState
@@ -224,13 +226,26 @@ def _decks(
         policy=lambda: runner.policy,
         read_only=runner.read_only,
         redact=redact,
-        nested_requests=log.record_nested_request if log is not None else None,
+        debug_log=log,
+        rules_back=partial(_adopt_rules, runner),
     )
     agent.recorders.append(env)  # the budget of deck model calls is per turn
     for tool in main_tools(env):
         if runner.registry.get(tool.name) is None:
             runner.registry.register(tool)
     return env
+
+
+def _adopt_rules(runner: CallRunner, rules: Rules) -> None:
+    """What a deck's run was told to always allow, added to the main runner's rules."""
+    mine = runner.rules
+    prefixes = (
+        *mine.bash_prefixes,
+        *(p for p in rules.bash_prefixes if p not in mine.bash_prefixes),
+    )
+    runner.rules = dataclasses.replace(
+        mine, allowed_tools=mine.allowed_tools | rules.allowed_tools, bash_prefixes=prefixes
+    )
 
 
 def _deck_model(options: RunOptions, model_id: str) -> Model:

@@ -385,3 +385,50 @@ def test_importing_the_loader_stays_light() -> None:
 
 def test_the_builtin_folder_is_in_the_package() -> None:
     assert sorted(p.name for p in BUILTIN_DIR.iterdir()) == ["explore.deck.md", "review.deck.md"]
+
+
+def test_a_deck_file_given_from_above_the_project_does_not_lift_the_trust_gate(
+    project: Path, tmp_path: Path, config: Path
+) -> None:
+    marker = tmp_path / "ran"
+    (decks_dir(project) / "asker.deck.py").write_text(PY_DECK.format(marker=str(marker)))
+    above = write(
+        project.parent, "mine.deck.md", "actions:\n  - path: project/.zizou/decks/asker.deck.py\n"
+    )
+    found = load_decks(project, config, trust=TrustStore(config), extra=(above,))
+    assert not marker.exists() and "asker" not in found.decks
+    assert any("zizou decks trust asker" in warning for warning in found.warnings)
+
+
+def test_a_project_deck_cannot_reach_into_the_users_folder(project: Path, config: Path) -> None:
+    write(config / "decks", "private.deck.md", SCHEMAS + "description: mine\n")
+    hops = os.path.relpath(config / "decks" / "private.deck.md", decks_dir(project))
+    write(decks_dir(project), "thief.deck.md", f"actions:\n  - path: {hops}\n")
+    found = load_decks(project, config)
+    assert "thief" not in found.decks
+    assert any("leads out of thief.deck.md's own deck folder" in p for p in problems(found))
+
+
+@pytest.mark.parametrize(
+    ("front", "expected"),
+    [
+        ("input: &a {type: object}\noutput: *a\n", "YAML aliases"),
+        ("input: " + "[" * 70 + "]" * 70 + "\n", "nested more than 64"),
+        (
+            "input:\n  type: object\n  properties: {q: {$ref: '#/nowhere'}}\noutput: string\n",
+            "is not a `#/$defs/NAME` it defines",
+        ),
+        (
+            "input:\n  type: object\n  properties: {q: {$ref: '#/$defs/p'}}\n"
+            "  $defs: {p: {type: string, default: {pattern: 'a+'}}}\noutput: string\n",
+            "remove `pattern`",
+        ),
+    ],
+)
+def test_front_matter_that_could_hang_or_blow_up_is_refused(
+    project: Path, front: str, expected: str
+) -> None:
+    write(decks_dir(project), "bad.deck.md", front)
+    found = load_decks(project, None)
+    assert "bad" not in found.decks
+    assert any(expected in p for p in problems(found)), problems(found)

@@ -15,8 +15,9 @@ from zizou.config.options import RunOptions
 from zizou.core.events import Nested, PermissionDecided, ToolCallFinished, TurnFinished
 from zizou.core.permissions import Rules
 from zizou.core.protocols import Approval, PermissionRequest
+from zizou.decks.child import Budget
 from zizou.decks.display import INTO, nested_line
-from zizou.decks.run import MAX_DECK_TOOLS, NUDGE, Budget
+from zizou.decks.run import MAX_DECK_TOOLS, NUDGE
 from zizou.decks.tools import Caller, action_of, input_from_text
 from zizou.errors import UsageError
 from zizou.headless import HeadlessApprover
@@ -244,3 +245,110 @@ def test_input_from_text_reads_json_for_objects_and_text_for_strings(tmp_path: P
     assert input_from_text(echo, '"quoted"') == "quoted"
     with pytest.raises(UsageError, match=re.escape('such as {"topic": "..."}')):
         input_from_text(summer, "not json")
+
+
+async def test_a_root_state_is_not_a_childs(tmp_path: Path) -> None:
+    from zizou.core.schema_ts import TaskSchema
+    from zizou.core.task_state import TaskState
+
+    state = {"type": "object", "properties": {"note": {"type": "string"}}}
+    deck(tmp_path, "inner", tools=["update_state"])
+    deck(tmp_path, "outer", tools=[], actions=[{"path": "inner.deck.md"}], state=state)
+    model = ScriptedModel(
+        [
+            {"tool_calls": [call("inner", topic="t")]},
+            {"tool_calls": [call("update_state", merge={"note": "from inner"})]},
+            {"tool_calls": [call("return_output", summary="i")]},
+            {"tool_calls": [call("return_output", summary="o")]},
+        ]
+    )
+    runtime = session(tmp_path, model)
+    assert runtime.decks is not None
+    outer = runtime.decks.decks.get("outer")
+    assert outer is not None and outer.state_schema is not None
+    task = TaskState(TaskSchema(outer.state_schema, "outer"))
+    task.apply_merge({"note": "the root's"}, "user")
+    outcome = await runtime.decks.call(
+        outer, action_of(outer), {"topic": "t"}, Caller(state=task), None
+    )
+    assert outcome.ok and task.value == {"note": "the root's"}
+    assert "the root's" in model.requests[0].system and "the root's" not in model.requests[1].system
+
+
+async def test_a_text_output_is_checked_against_its_schema(tmp_path: Path) -> None:
+    verdict = {"type": "string", "enum": ["yes", "no"]}
+    deck(tmp_path, "judge", tools=[], output=verdict)
+    model = ScriptedModel([{"text": "maybe so"}, {"text": "yes"}])
+    outcome = await run(session(tmp_path, model), "judge", {"topic": "t"})
+    assert (outcome.ok, outcome.output) == (True, "yes")
+    assert "does not fit this deck's output schema" in model.requests[1].messages[-1]["content"]
+    model = ScriptedModel([{"text": "maybe"}] * 3)
+    outcome = await run(session(tmp_path, model), "judge", {"topic": "t"})
+    assert outcome.code == "invalid_output" and outcome.details == {"fields": ["input"]}
+
+
+async def test_after_return_output_nothing_else_of_the_step_runs(tmp_path: Path) -> None:
+    deck(tmp_path, "quick", tools=["list_dir"])
+    model = ScriptedModel(
+        [
+            {
+                "tool_calls": [
+                    call("return_output", summary="first"),
+                    call("list_dir", path="."),
+                    call("return_output", summary="second"),
+                    call("fail", message="too late"),
+                ]
+            }
+        ]
+    )
+    seen: list[Nested] = []
+    outcome = await run(session(tmp_path, model), "quick", {"topic": "t"}, seen.append)
+    assert (outcome.ok, outcome.output) == (True, {"summary": "first"})
+    results = [(n.event.name, n.event.ok) for n in seen if isinstance(n.event, ToolCallFinished)]
+    assert results == [
+        ("return_output", True),
+        ("list_dir", False),
+        ("return_output", False),
+        ("fail", False),
+    ]
+
+
+async def test_a_decks_fail_code_cannot_pose_as_zizous(tmp_path: Path) -> None:
+    deck(tmp_path, "liar", tools=[])
+    model = ScriptedModel([{"tool_calls": [call("fail", message="x", code="guardrail_passes")]}])
+    outcome = await run(session(tmp_path, model), "liar", {"topic": "t"})
+    assert outcome.code == "deck_guardrail_passes"
+
+
+async def test_always_allowed_in_a_deck_holds_for_the_main_agent(tmp_path: Path) -> None:
+    deck(tmp_path, "runner", tools=["run_bash"], guardrails={"passes": 4})
+    model = ScriptedModel(
+        [
+            {"tool_calls": [call("run_bash", command="echo hi")]},
+            {"tool_calls": [call("return_output", summary="ran")]},
+        ]
+    )
+    runtime = session(tmp_path, model, Recording("always"), sandbox="off")
+    assert (await run(runtime, "runner", {"topic": "t"})).ok
+    assert "echo" in runtime.agent.runner.rules.bash_prefixes
+
+
+async def test_call_deck_in_plan_mode_runs_a_deck_that_reads_and_refuses_one_that_writes(
+    tmp_path: Path,
+) -> None:
+    for n in range(MAX_DECK_TOOLS):
+        deck(tmp_path, f"r{n:02}", tools=["read_file"])
+    deck(tmp_path, "writer", tools=["write_file"])
+    model = ScriptedModel(
+        [
+            {"tool_calls": [call("call_deck", name="writer", input={"topic": "t"})]},
+            {"tool_calls": [call("call_deck", name="r03", input={"topic": "t"})]},
+            {"tool_calls": [call("return_output", summary="read")]},
+            {"text": "done"},
+        ]
+    )
+    runtime = session(tmp_path, model, mode="plan")
+    events = [event async for event in runtime.agent.run_turn("go")]
+    finished = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert not finished[0].ok and "writes, and is not run now" in finished[0].output
+    assert finished[1].ok and json.loads(finished[1].output) == {"summary": "read"}

@@ -306,3 +306,57 @@ def test_the_trace_runs_start_to_end_without_transcripts_and_stream_json_prints_
     assert secret_text not in trace_text and "Ada" not in trace_text
     shown = run_cli(["trace", events[0]["runId"]], project, zizou_home)
     assert shown.code == 0 and "action.start greet (depth 2)" in shown.stdout
+
+
+COUNT_5 = r'count\\": 5'  # in the request's JSON text, the state's quotes are escaped
+
+
+def test_zizou_run_keeps_a_decks_state_in_the_state_file(project: Path, zizou_home: Path) -> None:
+    state = {
+        "type": "object",
+        "properties": {"count": {"type": "integer"}},
+        "required": ["count"],
+        "additionalProperties": False,
+    }
+    write_deck(project, "counter", child(tools=["update_state"], state=state))
+    script = [
+        by("counter", match=COUNT_5, tool_calls=[call("return_output", summary="5")]),
+        by("counter", tool_calls=[call("update_state", merge={"count": 5})]),
+    ]
+    args = ["run", "counter", "--input", '{"topic": "t"}', "--state", "state.json"]
+    result, requests = zizou(project, zizou_home, script, *args)
+    assert result.code == 0, result.stderr
+    assert json.loads(result.stdout) == {"summary": "5"}
+    assert json.loads((project / "state.json").read_text()) == {"count": 5}
+    assert '"count": 0' in requests[0]["messages"][0]["content"]  # the TASK STATE it started from
+    script = [by("counter", match=COUNT_5, tool_calls=[call("return_output", summary="5")])]
+    result, _ = zizou(project, zizou_home, script, *args)
+    assert result.code == 0, result.stderr
+
+
+def test_zizou_run_exit_codes_follow_p(project: Path, zizou_home: Path) -> None:
+    write_deck(project, "summer", child(tools=[], guardrails={"passes": 1}))
+    bad, requests = zizou(project, zizou_home, [], "run", "summer", "--input", '{"x": 1}')
+    assert bad.code == 2 and "topic: is required" in bad.stderr and requests == []
+    notjson, _ = zizou(project, zizou_home, [], "run", "summer", "--input", "plain words")
+    assert notjson.code == 2 and "not valid JSON" in notjson.stderr
+    unknown, _ = zizou(project, zizou_home, [], "run", "nosuch")
+    assert unknown.code == 2 and "summer" in unknown.stderr
+    script = [by("summer", tool_calls=[call("list_dir", path=".")])]
+    spent, _ = zizou(project, zizou_home, script, "run", "summer", "--input", '{"topic": "t"}')
+    assert spent.code == 3 and "guardrail_passes" in spent.stderr
+    script = [by("summer", tool_calls=[call("fail", message="cannot", code="nope")])]
+    failed, _ = zizou(
+        project,
+        zizou_home,
+        script,
+        "run",
+        "summer",
+        "--input",
+        '{"topic": "t"}',
+        "--output-format",
+        "json",
+    )
+    assert failed.code == 1
+    result = json.loads(failed.stdout)
+    assert result["subtype"] == "error" and result["error"] == {"code": "nope", "message": "cannot"}

@@ -112,6 +112,7 @@ class CallRunner:
         # enforced here too, so it holds even when the hook that narrows the tools fails.
         self.read_only: Callable[[], str | None] | None = None
         self.changes: ChangeRecorder | None = None  # checkpoints: files kept before a change
+        self.chain: tuple[str, ...] = ()  # a deck's run: the decks it runs under (approvals)
 
     def offer(self, offered: tuple[str, ...], hidden: dict[str, str]) -> None:
         """The tools this step offers (from the step plan): a call to any other tool of the
@@ -217,7 +218,7 @@ class CallRunner:
                 yield ToolResult.error(f"refused: {decision.reason}")
                 return
         else:
-            request = _request(resolved, decision, self.ctx)
+            request = _request(resolved, decision, self.ctx, self.chain)
             yield PermissionRequested(
                 call.id,
                 tool.name,
@@ -311,7 +312,9 @@ def _parse_args(tool: Tool[Any], raw: str) -> ToolArgs | ToolResult:
         return ToolResult.error(f"invalid arguments for {tool.name}: {problems}")
 
 
-def _request(resolved: ResolvedCall, decision: Decision, ctx: ToolContext) -> PermissionRequest:
+def _request(
+    resolved: ResolvedCall, decision: Decision, ctx: ToolContext, chain: tuple[str, ...] = ()
+) -> PermissionRequest:
     """What the person is asked, from the resolved call: the command, or the resolved paths."""
     tool, access = resolved.tool, resolved.access
     if access.kind == "exec" and access.command is not None:
@@ -341,6 +344,7 @@ def _request(resolved: ResolvedCall, decision: Decision, ctx: ToolContext) -> Pe
         network_choice,
         decision.reason,
         access.kind,
+        chain,
     )
 
 

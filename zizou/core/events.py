@@ -253,6 +253,18 @@ class TurnFinished(Event):
 
 
 @dataclass(frozen=True)
+class DeckSuspense(Event):
+    """A deck's action is taking a while: what its suspense handler said about it (or, with
+    none, that it is still working), to show at once; it comes inside a `Nested`."""
+
+    type: ClassVar[str] = "deck_suspense"
+    chain: tuple[str, ...]
+    activity: str
+    message: str
+    elapsed_ms: int
+
+
+@dataclass(frozen=True)
 class Nested(Event):
     """An event of a deck's run (a sub-agent) that one of this turn's tool calls started, for
     live display: `call_id` is that call's, `chain` the decks from the one it called down to
@@ -263,12 +275,14 @@ class Nested(Event):
     call_id: str
     chain: tuple[str, ...]
     event: AnyEvent
+    action_call_id: str = ""  # the run of the last deck of `chain` (its trace's actionCallId)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "type": self.type,
             "call_id": self.call_id,
             "chain": list(self.chain),
+            "action_call_id": self.action_call_id,
             "event": self.event.to_dict(),
         }
 
@@ -289,6 +303,7 @@ AnyEvent = (
     | AgentError
     | HookWarning
     | Compacted
+    | DeckSuspense
     | Nested
     | TurnFinished
 )
@@ -311,6 +326,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     AgentError,
     HookWarning,
     Compacted,
+    DeckSuspense,
     Nested,
     TurnFinished,
 )
@@ -321,6 +337,7 @@ __all__ = [
     "AgentError",
     "AnyEvent",
     "Compacted",
+    "DeckSuspense",
     "Event",
     "FinishReason",
     "HookWarning",

@@ -167,6 +167,7 @@ class PermissionRequest:
     network_choice: bool = False  # the person may let this command use the network
     reason: str = ""  # why the policy asks
     kind: str = "undeclared"  # what the call touches: read, write, exec, network, open...
+    chain: tuple[str, ...] = ()  # the decks whose run made the call (empty: the main agent's)
 
 
 @dataclass(frozen=True)

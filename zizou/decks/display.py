@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from zizou.core.events import (
     AgentError,
+    DeckSuspense,
     HookWarning,
     ModelReplied,
     Nested,
@@ -37,6 +38,8 @@ def nested_line(nested: Nested) -> str | None:
             line = f"{chain}{INTO}{name} {'✓' if ok else '✗'} {took:.1f}s"
         case PermissionRequested(tool=tool, summary=summary):
             line = f"{chain}{INTO}{tool} waits for your approval: {summary}"
+        case DeckSuspense(message=message, elapsed_ms=elapsed):
+            line = f"{chain}: {message} ({elapsed / 1000:.0f} s)"
         case AgentError(message=message) | HookWarning(message=message):
             line = f"{chain}: {message}"
         case TurnFinished(reason=reason):

@@ -70,6 +70,7 @@ def parse(text: str) -> FrontMatter:
         return FrontMatter({}, body)
     offset = 2  # the front matter's first line is the file's second
     try:
+        _bounded(front, offset)
         node = yaml.compose(front, Loader=_LOADER)
     except yaml.YAMLError as err:
         raise FrontMatterError(f"YAML error: {_describe(err)}", _error_line(err, front)) from None
@@ -98,6 +99,27 @@ def parse(text: str) -> FrontMatter:
     except (yaml.YAMLError, RecursionError, ValueError, TypeError) as err:
         raise FrontMatterError(f"YAML error: {_describe(err)}", offset) from None
     return FrontMatter(data, body, 1, lines, item_lines)
+
+
+MAX_NESTING = 64
+
+
+def _bounded(front: str, offset: int) -> None:
+    """Refuse, before anything is built from it, front matter that could blow up: aliases
+    (`*name`, a few bytes that expand to gigabytes) and nesting deeper than MAX_NESTING (which
+    would exhaust the stack). The events are read one at a time, so neither is built."""
+    depth = 0
+    for event in yaml.parse(front, Loader=_LOADER):
+        if isinstance(event, yaml.AliasEvent):
+            line = offset + event.start_mark.line
+            raise FrontMatterError("YAML aliases (`*name`) are not allowed in a deck", line)
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_NESTING:
+                line = offset + event.start_mark.line
+                raise FrontMatterError(f"nested more than {MAX_NESTING} levels deep", line)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
 
 
 def _error_line(err: yaml.YAMLError, front: str, offset: int = 2) -> int:

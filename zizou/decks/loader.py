@@ -14,6 +14,7 @@ may not leave the deck folders, and a project's Python deck runs only once trust
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from dataclasses import dataclass
@@ -100,7 +101,17 @@ class Builder:
         return {path: deck for path, deck in self._decks.items() if deck is not None}
 
     def root_of(self, path: Path) -> Root | None:
-        return next((root for root in self.roots if root.holds(path)), None)
+        """The most specific root holding `path`. A file of the project is the project's
+        whatever root reached it (a deck file given by a path above the project): read
+        through `zizou.confined`, and its Python run only once trusted."""
+        holding = [root for root in self.roots if root.holds(path)]
+        if not holding:
+            return None
+        root = max(holding, key=lambda r: len(r.folder.parts))
+        project = next((r.base for r in self.roots if r.origin == "project"), None)
+        if root.base is None and project is not None and path.is_relative_to(project):
+            root = dataclasses.replace(root, base=project)
+        return root
 
     def load(self, path: Path) -> Deck | None:
         """The deck of the file `path`, or None (its problems recorded, once)."""
@@ -337,6 +348,14 @@ class Builder:
         root = self.root_of(target)
         if root is None:
             check.problem(line, f"the {what} path {raw} leads outside the deck folders ({target})")
+            return None
+        home = self.root_of(owner)
+        if home is not None and root.folder != home.folder and root.origin != "builtin":
+            check.problem(
+                line,
+                f"the {what} path {raw} leads out of {owner.name}'s own deck folder "
+                f"({shown_path(home.folder)}) into another ({shown_path(root.folder)})",
+            )
             return None
         if not target.name.endswith((*DECK_SUFFIXES, *CARD_SUFFIXES)) and target.name != DIR_DECK:
             check.problem(

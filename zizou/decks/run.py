@@ -25,8 +25,7 @@ import dataclasses
 import json
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import aclosing
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,30 +35,31 @@ from zizou.core.conversation import Conversation
 from zizou.core.events import (
     AnyEvent,
     Nested,
-    TextDelta,
-    ToolCallFinished,
-    ToolCallStarted,
-    TurnFinished,
-    Usage,
 )
 from zizou.core.loop import Agent, AgentConfig
-from zizou.core.messages import ToolMessage
 from zizou.core.permissions import Rules
-from zizou.core.prompt import CompiledPrompt, Section
 from zizou.core.protocols import (
     Approver,
     ChangeRecorder,
     Model,
-    ModelEvent,
-    ModelReply,
     ModelRequest,
-    ToolCall,
     ToolPolicy,
 )
-from zizou.core.schema_ts import TaskSchema
 from zizou.core.state import SessionState
 from zizou.core.task_state import TaskState
-from zizou.decks.spec import Deck, DeckSet
+from zizou.decks.child import (
+    Budget,
+    CountedModel,
+    DeckPrompt,
+    Ended,
+    Forward,
+    NestedLog,
+    last_event,
+    task_state_for,
+    turn_zero,
+)
+from zizou.decks.handlers import Failed, handle_error, inject, watch_suspense
+from zizou.decks.spec import STRING_SCHEMA, Deck, DeckSet
 from zizou.decks.tools import (
     ActionInfo,
     Caller,
@@ -73,42 +73,15 @@ from zizou.decks.tools import (
     schema_problems,
 )
 from zizou.decks.trace import Trace, new_run_id, prune_traces
-from zizou.errors import ProviderError, ZizouError
+from zizou.errors import ZizouError
 from zizou.tools import Registry, Tool, ToolContext, default_registry
 
-REFERENCE_TOOL = "zizou_reference_context"
-REFERENCE_MAX_CHARS = 8 * 1024
-TURN_CAP = 100  # deck model calls per turn of the main agent
 NUDGE = (
     "Finish now: call return_output with your output (its parameters are the output schema), "
     "or fail(message) if you cannot produce it."
 )
 
 ModelSource = Callable[[str], Model]  # a model by its id (the session's own provider set-up)
-
-
-@dataclass
-class Budget:
-    """The deck model calls one turn of the main agent may make, all runs together."""
-
-    cap: int = TURN_CAP
-    used: int = 0
-    usage: Usage = field(default_factory=Usage)  # what the calls cost, all runs together
-
-    def take(self) -> None:
-        if self.used >= self.cap:
-            raise BudgetSpent(
-                f"the decks made {self.used} model calls in this turn, the cap per turn"
-            )
-        self.used += 1
-
-    @property
-    def spent(self) -> bool:
-        return self.used >= self.cap
-
-
-class BudgetSpent(ProviderError):
-    """No deck model call is left in this turn."""
 
 
 @dataclass
@@ -135,6 +108,20 @@ class Models:
         return self._opened[wanted]
 
 
+MAX_KEPT_RUNS = 50  # the latest deck runs whose conversations the app can show
+
+
+@dataclass
+class RunRecord:
+    """A deck run the app can show: which deck, under which chain, its conversation (live while
+    it runs), and how it ended (None: running)."""
+
+    action_call_id: str
+    chain: tuple[str, ...]
+    conversation: Conversation
+    outcome: Outcome | None = None
+
+
 @dataclass
 class DeckEnv:
     """What every deck run of a session shares (see the module's docstring)."""
@@ -152,8 +139,13 @@ class DeckEnv:
     sink: Callable[[dict[str, Any]], None] | None = None  # trace events as they happen
     redact: Callable[[str], str] | None = None
     persist_traces: bool = True
-    nested_requests: Callable[[tuple[str, ...], int, ModelRequest], None] | None = None
+    debug_log: NestedLog | None = None  # the requests and events of every run, as they happen
+    # Takes a run's rules when it ends, so an "always" answered inside it holds for the main
+    # agent and later runs too (the main runner's rules, merged).
+    rules_back: Callable[[Rules], None] = lambda rules: None
     traces: dict[str, Trace] = field(default_factory=dict)  # the runs going on, by id
+    trace_problem: str | None = None  # why a trace could not be written, the latest
+    runs: dict[str, RunRecord] = field(default_factory=dict)  # the latest, by actionCallId
     pruned: bool = False
 
     # The main agent's turns: the budget is per turn.
@@ -200,18 +192,29 @@ class DeckEnv:
             )
             self.traces[run_id] = trace
             trace.event("run.start", deckPath=self.shown(deck.path), actionName=action.name)
+        action_call_id = "a" + secrets.token_hex(4)
+        activity = action.activity or action.name
+        source = {"deckPath": self.shown(deck.path), "actionName": action.name}
         ids = {
-            "actionCallId": "a" + secrets.token_hex(4),
+            "actionCallId": action_call_id,
             "parentActionCallId": caller.action_call_id,
-            "deckPath": self.shown(deck.path),
-            "actionName": action.name,
-            "activity": action.activity or action.name,
+            **source,
+            "activity": activity,
         }
         trace.event("action.start", depth=depth, **ids)
+        failed = Failed(deck, action, value, caller, source, activity, action_call_id)
+        suspense = watch_suspense(self, failed, nest, trace)
         try:
             outcome = await self._guarded(deck, action, value, caller, nest, trace, ids)
+            if suspense is not None:  # the action ended first: no suspense from here on
+                suspense.cancel()
+                await asyncio.gather(suspense, return_exceptions=True)
+            if not outcome.ok:
+                outcome = await handle_error(self, failed, outcome, nest, trace)
         except asyncio.CancelledError:  # the caller's turn was stopped: the trace says so
             outcome = Outcome(False, code="cancelled", message="the run was cancelled")
+            if suspense is not None:
+                suspense.cancel()
             raise
         finally:
             elapsed = round((time.monotonic() - started) * 1000)
@@ -223,6 +226,7 @@ class DeckEnv:
                 self.traces.pop(run_id, None)
                 trace.event("run.end", deckPath=self.shown(deck.path), **end)
                 trace.close()
+                self.trace_problem = trace.problem or self.trace_problem
         return outcome
 
     async def _guarded(
@@ -249,7 +253,7 @@ class DeckEnv:
         schema = deck.input_schema or {"type": "string"}
         problems = schema_problems(schema, value)
         if problems:
-            return Outcome(False, code="invalid_input", message="; ".join(problems))
+            return _invalid("invalid_input", problems)
         timeout = deck.guardrails.timeout_s
         try:
             async with asyncio.timeout(timeout):
@@ -279,8 +283,20 @@ class DeckEnv:
         except ZizouError as exc:
             return Outcome(False, code="model", message=str(exc))
         box = RunBox()
-        child = Caller(depth, chain, trace.run_id, ids["actionCallId"], caller.state)
-        agent = self._agent(deck, model, box, child, trace, ids, nest)
+        pending: list[tuple[str, dict[str, Any]]] = []  # events for this run's conversation
+        lineage = (*caller.lineage, deck)
+        child = Caller(
+            depth, chain, trace.run_id, ids["actionCallId"], lineage=lineage, inject=_adder(pending)
+        )
+        agent = self._agent(deck, model, box, child, trace, ids, nest, caller.state)
+
+        def step_done() -> bool:
+            """After each step's tool calls: the handlers' events go in, then has it ended?"""
+            while pending:
+                inject(agent.conversation, *pending.pop(0))
+            return box.done
+
+        agent.finished = step_done
         reference = {
             "runId": trace.run_id,
             "actionCallId": ids["actionCallId"],
@@ -293,12 +309,21 @@ class DeckEnv:
                 "description": action.description,
             },
         }
-        _turn_zero(agent.conversation, reference)
+        turn_zero(agent.conversation, reference)
+        record = RunRecord(ids["actionCallId"], chain, agent.conversation)
+        self.runs[record.action_call_id] = record
+        while len(self.runs) > MAX_KEPT_RUNS:
+            self.runs.pop(next(iter(self.runs)))
         trace.event("reference_context", actionCallId=ids["actionCallId"], chars=len(str(value)))
         trace.event("deck.start", depth=depth, model=model.id, **ids)
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        outcome = await self._turns(deck, agent, box, text)
-        trace.event("deck.end", ok=outcome.ok, **ids)
+        ok = False
+        try:
+            outcome = await self._turns(deck, agent, box, text)
+            record.outcome, ok = outcome, outcome.ok
+        finally:  # stopped (its timeout, Esc) too: the trace stays balanced
+            trace.event("deck.end", ok=ok, **ids)
+            self.rules_back(agent.runner.rules)  # an "always" said in the run holds after it
         return outcome
 
     def _agent(
@@ -310,11 +335,12 @@ class DeckEnv:
         trace: Trace,
         ids: dict[str, Any],
         nest: Callable[[Nested], None] | None,
+        task: TaskState | None = None,
     ) -> Agent:
-        """The child's agent: its own state and conversation, the deck's tools and actions,
-        the parent's approver, rules and policy."""
+        """The child's agent: its own state and conversation (and task state: `task`, or the
+        deck's own), the deck's tools and actions, the parent's approver, rules and policy."""
         state = SessionState(Conversation())
-        state.task = child.state or _task_state(deck)
+        state.task = task or task_state_for(deck)
         registry = Registry()
         for tool in default_registry():
             if tool.name in deck.tools:
@@ -330,15 +356,14 @@ class DeckEnv:
         ctx = dataclasses.replace(self.ctx, state=state, emit=None, nest=None)
         runner = CallRunner(registry, ctx, self.approver, self.rules())
         runner.changes = self.changes
-        runner.policy = self.policy()
+        runner.policy = Ended(box, self.policy())
         runner.read_only = self.read_only
+        runner.chain = child.chain
         prompt = DeckPrompt(deck, child, self.root, state)
         counted = CountedModel(model, self.budget, trace, ids["actionCallId"])
         config = AgentConfig(max_steps=deck.guardrails.passes)
-        recorder = Forward(child.chain, nest, trace, ids["actionCallId"], self.nested_requests)
-        agent = Agent(counted, runner, prompt, state.conversation, config, [recorder])
-        agent.finished = lambda: box.done
-        return agent
+        recorder = Forward(child.chain, nest, trace, ids["actionCallId"], self.debug_log)
+        return Agent(counted, runner, prompt, state.conversation, config, [recorder])
 
     async def _turns(self, deck: Deck, agent: Agent, box: RunBox, text: str) -> Outcome:
         """The child's turns until it returns, fails or spends its passes: an object output
@@ -348,22 +373,28 @@ class DeckEnv:
         used = 0
         message = text
         while True:
-            finished = await _last(agent.run_turn(message))
+            finished = await last_event(agent.run_turn(message))
             used += finished.steps
             if box.failure is not None:
                 code, why = box.failure
                 return Outcome(False, code=code, message=why)
             if box.returned:
                 return Outcome(True, box.output)
+            problems: list[str] = []
             if finished.reason == "done" and deck.output_is_string:
-                return Outcome(True, finished.text)
+                problems = schema_problems(deck.output_schema or STRING_SCHEMA, finished.text)
+                if not problems:
+                    return Outcome(True, finished.text)
             if finished.reason == "error":
                 code = "guardrail_budget" if self.budget.spent else "provider"
+                code = "runtime" if finished.error_kind == "runtime" else code
                 return Outcome(False, code=code, message=finished.message or "the run failed")
             if finished.reason not in ("done", "max_steps") or used >= passes:
+                if problems:
+                    return _invalid("invalid_output", problems)
                 break
             agent.config = agent.config.model_copy(update={"max_steps": passes - used})
-            message = NUDGE
+            message = NUDGE if not problems else _text_nudge(problems)
         if finished.reason == "loop_guard":
             return Outcome(False, code="loop_guard", message=finished.message or "")
         return Outcome(
@@ -382,191 +413,47 @@ def main_tools(env: DeckEnv) -> list[Tool[Any]]:
     or `call_deck` with their list when there are more than MAX_DECK_TOOLS."""
     decks = env.decks.tools()
     if len(decks) > MAX_DECK_TOOLS:
-        return [call_deck_tool(decks, env.call, Caller())]
+        return [call_deck_tool(decks, env.call, Caller(), env.read_only)]
     return [deck_tool(deck, action_of(deck), env.call, Caller()) for deck in decks]
 
 
-def _task_state(deck: Deck) -> TaskState | None:
-    """A fresh task state for a deck that declares one (`state:`, `state.schema.json`)."""
-    if deck.state_schema is None:
-        return None
-    return TaskState(TaskSchema(deck.state_schema, str(deck.path)))
-
-
-def _turn_zero(conversation: Conversation, reference: dict[str, Any]) -> None:
-    """The child's turn 0: a call to `zizou_reference_context` and its result."""
-    content = json.dumps(reference, ensure_ascii=False)
-    if len(content) > REFERENCE_MAX_CHARS:  # the input itself follows, whole, as the message
-        reference = {**reference, "input": "(too long for the reference: see the message)"}
-        content = json.dumps(reference, ensure_ascii=False)
-    call = ToolCall("zizou_ref_0", REFERENCE_TOOL, "{}")
-    conversation.add_assistant("", (call,))
-    conversation.add_tool_result(
-        ToolMessage(tool_call_id=call.id, content=content, ok=True, name=REFERENCE_TOOL)
+def _text_nudge(problems: list[str]) -> str:
+    return (
+        "Your answer does not fit this deck's output schema: "
+        + "; ".join(problems)
+        + ". Answer again with text that fits it, or fail(message) if you cannot."
     )
 
 
-async def _last(events: AsyncIterator[AnyEvent]) -> TurnFinished:
-    """Run a turn to its end (its events go to the recorders), and how it ended."""
-    finished: TurnFinished | None = None
-    async with aclosing(events) as running:  # type: ignore[type-var]
-        async for event in running:
-            if isinstance(event, TurnFinished):
-                finished = event
-    assert finished is not None
-    return finished
+def _invalid(code: str, problems: list[str]) -> Outcome:
+    """An input or output the schema refuses: the fields, for the trace (which holds no
+    values), and the whole messages for the model."""
+    fields = sorted({problem.split(":", 1)[0] for problem in problems})
+    return Outcome(False, code=code, message="; ".join(problems), details={"fields": fields})
+
+
+def _adder(pending: list[tuple[str, dict[str, Any]]]) -> Callable[[str, dict[str, Any]], None]:
+    def add(name: str, payload: dict[str, Any]) -> None:
+        pending.append((name, payload))
+
+    return add
 
 
 def _error(outcome: Outcome) -> dict[str, Any]:
-    error: dict[str, Any] = {"code": outcome.code, "message": outcome.message}
+    """An outcome's error as the trace keeps it: a schema's refusal by its fields alone (its
+    messages quote the values, and the trace holds none)."""
+    message = outcome.message
+    if outcome.code in ("invalid_input", "invalid_output"):
+        message = f"does not fit the schema at: {', '.join(outcome.details.get('fields', []))}"
+    error: dict[str, Any] = {"code": outcome.code, "message": message}
     if outcome.details:
         error["details"] = outcome.details
     return error
 
 
-class DeckPrompt:
-    """A child's system prompt: the deck's body, then what it is and how it ends."""
-
-    def __init__(self, deck: Deck, child: Caller, root: Path, state: SessionState) -> None:
-        self.last: CompiledPrompt | None = None
-        self.state = state
-        ends = (
-            "Answer with your final text: that text is your output."
-            if deck.output_is_string
-            else "End by calling return_output with your output (its parameters are the output "
-            "schema); a refusal names the field to fix."
-        )
-        actions = ", ".join(a.name for a in deck.actions) or "none"
-        self._sections = (
-            Section("DECK", deck.body.strip()),
-            Section(
-                "DECK CONTEXT",
-                f"You are the deck {deck.name}, run as a sub-agent "
-                f"({' > '.join(child.chain)}, depth {child.depth} of at most "
-                f"{deck.guardrails.depth}). Project root: {root}. You have at most "
-                f"{deck.guardrails.passes} model calls. Your input is the last user message "
-                f"(and in the {REFERENCE_TOOL} result). Actions (other decks you can call): "
-                f"{actions}. {ends} If you cannot, call fail(message).",
-            ),
-        )
-
-    def render(
-        self, hooks: tuple[tuple[str, str], ...] = (), *, left_out: int = 0
-    ) -> CompiledPrompt:
-        task = self.state.task
-        sections: tuple[Section, ...] = self._sections
-        if task is not None:  # the deck's own state, as update_state leaves it
-            value = json.dumps(task.value, ensure_ascii=False, indent=1)
-            sections = (*sections, Section("TASK STATE", value))
-        self.last = CompiledPrompt(sections)
-        return self.last
-
-    def new_turn(self) -> None:
-        pass
-
-
-class CountedModel:
-    """The child's model: each call taken from the turn's budget and traced (sizes, not text)."""
-
-    def __init__(self, model: Model, budget: Budget, trace: Trace, action_call_id: str) -> None:
-        self.inner = model
-        self.id = model.id
-        self.context_window = getattr(model, "context_window", None)
-        self.budget = budget
-        self.trace = trace
-        self.action_call_id = action_call_id
-
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        self.budget.take()
-        started = time.monotonic()
-        self.trace.event(
-            "model.request",
-            actionCallId=self.action_call_id,
-            model=self.id,
-            messages=len(request.messages),
-            tools=[tool["function"]["name"] for tool in request.tools],
-        )
-        async for item in self.inner.stream(request):
-            if isinstance(item, ModelReply):
-                self.budget.usage += item.usage
-                self.trace.event(
-                    "model.response",
-                    actionCallId=self.action_call_id,
-                    model=self.id,
-                    elapsedMs=round((time.monotonic() - started) * 1000),
-                    toolCalls=[call.name for call in item.tool_calls],
-                    textChars=len(item.text),
-                    inputTokens=item.usage.input_tokens,
-                    outputTokens=item.usage.output_tokens,
-                    finishReason=item.finish_reason,
-                )
-            yield item
-
-    def call_parameters(self) -> dict[str, Any]:
-        return self.inner.call_parameters()
-
-    def secrets(self) -> tuple[str, ...]:
-        return self.inner.secrets()
-
-
-class Forward:
-    """The child's recorder: its events go up as `Nested` (not its text as it streams: the
-    reply's size is enough to watch), its tool calls into the trace, its requests into the
-    parent's debug log."""
-
-    def __init__(
-        self,
-        chain: tuple[str, ...],
-        nest: Callable[[Nested], None] | None,
-        trace: Trace,
-        action_call_id: str,
-        requests: Callable[[tuple[str, ...], int, ModelRequest], None] | None,
-    ) -> None:
-        self.chain = chain
-        self.nest = nest
-        self.trace = trace
-        self.action_call_id = action_call_id
-        self.requests = requests
-
-    def begin_turn(self, user_text: str, history: list[dict[str, Any]]) -> None:
-        pass
-
-    def record_request(self, step: int, request: ModelRequest) -> None:
-        if self.requests is not None:
-            self.requests(self.chain, step, request)
-
-    def emit(self, event: AnyEvent) -> None:
-        match event:
-            case ToolCallStarted(call_id=call_id, name=name):
-                self.trace.event(
-                    "tool.call", actionCallId=self.action_call_id, callId=call_id, name=name
-                )
-            case ToolCallFinished(call_id=call_id, name=name, ok=ok, duration_s=took):
-                self.trace.event(
-                    "tool.result",
-                    actionCallId=self.action_call_id,
-                    callId=call_id,
-                    name=name,
-                    ok=ok,
-                    elapsedMs=round(took * 1000),
-                )
-            case _:
-                pass
-        if self.nest is None or isinstance(event, TextDelta):
-            return
-        if not isinstance(event, Nested):  # a grandchild's comes with its whole chain
-            event = Nested("", self.chain, event)
-        self.nest(event)
-
-
 __all__ = [
-    "REFERENCE_TOOL",
-    "TURN_CAP",
-    "Budget",
-    "BudgetSpent",
-    "CountedModel",
     "DeckEnv",
-    "DeckPrompt",
     "Models",
+    "RunRecord",
     "main_tools",
 ]

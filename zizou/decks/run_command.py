@@ -82,6 +82,8 @@ def run_deck(
 
     out = out or sys.stdout
     started = time.monotonic()
+    if options.model_force:  # every deck runs on it: no other model need be opened
+        options = options.model_copy(update={"model": options.model_force})
     try:
         runtime = open_runtime(options, model, persist=False)
     except ZizouError as exc:  # no model to run on: a missing key, an unknown id
@@ -114,13 +116,16 @@ def run_deck(
         outcome = asyncio.run(env.call(deck, action_of(deck), value, caller, None))
         if log is not None:
             _close_log(log, outcome, env.budget)
+        if env.trace_problem:
+            _warn(env.trace_problem)
         if task is not None and state_file is not None:
             _save_state(task, state_file)
         usage = env.budget.usage
         if options.output_format == "text":
-            if outcome.ok:
+            if outcome.ok:  # the model's text reaches a terminal: no escape sequences
                 text = outcome.output
-                print(text if isinstance(text, str) else json.dumps(text, indent=2), file=out)
+                shown = text if isinstance(text, str) else json.dumps(text, indent=2)
+                print(_plain(shown), file=out)
             else:
                 _warn(f"{deck.name} failed ({outcome.code}): {outcome.message}")
         else:
@@ -198,10 +203,14 @@ def _line(out: TextIO, obj: dict[str, Any]) -> None:
     out.flush()
 
 
-def _warn(message: str) -> None:
+def _plain(text: str) -> str:
     from zizou.tools.run_bash import strip_terminal_controls
 
-    print(strip_terminal_controls(f"zizou: {message}"), file=sys.stderr)
+    return strip_terminal_controls(text)
+
+
+def _warn(message: str) -> None:
+    print(_plain(f"zizou: {message}"), file=sys.stderr)
 
 
 __all__ = ["run_command", "run_deck"]

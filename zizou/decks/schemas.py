@@ -52,10 +52,61 @@ REGEX_KEYWORDS = frozenset({"pattern", "patternProperties"})
 def schema_problem(schema: Any) -> str | None:
     """Why `schema` is not a usable JSON Schema (2020-12), or None."""
     unknown: list[str] = []
-    problem = _problem(schema, "", 0, unknown)
+    try:
+        problem = _regex_anywhere(schema) or _problem(schema, "", 0, unknown)
+        problem = problem or _refs_problem(schema)
+    except RecursionError:
+        return "not a valid JSON Schema: it is nested too deeply"
     if problem is not None:
         return f"not a valid JSON Schema{problem}"
     return _full_check(schema) if unknown else None
+
+
+def _regex_anywhere(schema: Any) -> str | None:
+    """A regex keyword anywhere in the document (under `default`, an unknown keyword or a
+    `$defs` entry too: a `$ref` can point anywhere), except as a property's name."""
+    todo: list[tuple[Any, str, bool, int]] = [(schema, "", False, 0)]
+    while todo:
+        node, where, names, depth = todo.pop()
+        if depth > MAX_DEPTH * 2:
+            return f"{_at(where)}: nested more than {MAX_DEPTH} levels deep"
+        if isinstance(node, dict):
+            for key, value in node.items():
+                here = f"{where}/{key}"
+                if key in REGEX_KEYWORDS and not names:
+                    return f"{_at(here)}: zizou does not run regexes from a deck's schema; " + (
+                        f"remove `{key}`"
+                    )
+                todo.append((value, here, key in SCHEMA_MAPS, depth + 1))
+        elif isinstance(node, list):
+            todo += [(item, f"{where}/{n}", False, depth + 1) for n, item in enumerate(node)]
+    return None
+
+
+def _refs_problem(schema: Any) -> str | None:
+    """A `$ref` that is not a local `#/$defs/NAME` (or `#`) that exists: nothing is fetched, and
+    a reference that cannot be followed would fail only when a value is checked."""
+    todo: list[tuple[Any, str]] = [(schema, "")]
+    while todo:
+        node, where = todo.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if ref is not None and not _resolves(schema, ref):
+                return f"{_at(where + '/$ref')}: {_json(ref)} is not a `#/$defs/NAME` it defines"
+            todo += [(value, f"{where}/{key}") for key, value in node.items()]
+        elif isinstance(node, list):
+            todo += [(item, f"{where}/{n}") for n, item in enumerate(node)]
+    return None
+
+
+def _resolves(schema: Any, ref: Any) -> bool:
+    if ref == "#":
+        return True
+    if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
+        return False
+    defs = schema.get("$defs") if isinstance(schema, dict) else None
+    name = ref.removeprefix("#/$defs/")
+    return isinstance(defs, dict) and "/" not in name and "~" not in name and name in defs
 
 
 def _problem(node: Any, where: str, depth: int, unknown: list[str]) -> str | None:

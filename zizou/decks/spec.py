@@ -38,13 +38,13 @@ BUILTIN_TOOL_NAMES: tuple[str, ...] = (
 )
 RESERVED_NAMES = frozenset({"return_output", "fail", "call_deck", *BUILTIN_TOOL_NAMES})
 DEFAULT_TOOLS: tuple[str, ...] = ("read_file", "glob", "grep", "list_dir", "repo_map")
-DECK_TOOLS: tuple[str, ...] = tuple(n for n in BUILTIN_TOOL_NAMES if n != "add_context")
+# A deck's run shows no workspace (its prompt is its own): the workspace tools are not its.
+NOT_DECK_TOOLS = frozenset({"add_context", "open_in_workspace", "close_in_workspace"})
+DECK_TOOLS: tuple[str, ...] = tuple(n for n in BUILTIN_TOOL_NAMES if n not in NOT_DECK_TOOLS)
 READ_ONLY_TOOLS = frozenset(
     {
         *DEFAULT_TOOLS,
         "get_instructions",
-        "open_in_workspace",
-        "close_in_workspace",
         "update_state",
     }
 )

@@ -9,11 +9,11 @@ tool error naming the field, and no child request is made for it.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError as SchemaViolation
 from pydantic import ConfigDict, Field
 
@@ -25,6 +25,20 @@ from zizou.tools import Access, Tool, ToolArgs, ToolContext, ToolResult
 from zizou.tools.base import ArgsProblem
 
 MAX_PROBLEMS = 5
+# The codes zizou gives a run's failures (and `zizou run` maps to exit codes); a deck's own
+# `fail(code=...)` with one of them is renamed `deck_<code>`.
+RESERVED_CODES = frozenset(
+    {
+        "timeout",
+        "invalid_input",
+        "invalid_output",
+        "model",
+        "provider",
+        "runtime",
+        "cancelled",
+        "loop_guard",
+    }
+)
 LABEL_CHARS = 60
 
 
@@ -34,11 +48,23 @@ class SchemaArgs(ToolArgs):
     model_config = ConfigDict(extra="allow", frozen=True)
 
 
+def _no_regex(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[SchemaViolation]:
+    yield SchemaViolation("zizou does not run regexes from a deck's schema")
+
+
+# The decks' schemas are checked when loaded (zizou/decks/schemas.py); this holds even for one
+# that slipped past: a pattern is never run on a value the model wrote.
+_Checker = validators.extend(
+    Draft202012Validator, {"pattern": _no_regex, "patternProperties": _no_regex}
+)
+
+
 def schema_problems(schema: dict[str, Any], value: Any) -> list[str]:
     """What is wrong with `value` under `schema`, one `field: message` each (at most five)."""
-    errors = sorted(
-        Draft202012Validator(schema).iter_errors(value), key=lambda e: list(e.absolute_path)
-    )
+    try:
+        errors = sorted(_Checker(schema).iter_errors(value), key=lambda e: list(e.absolute_path))
+    except Exception as exc:  # a schema that cannot be used (a reference to nowhere)
+        return [f"input: the deck's schema cannot check it ({type(exc).__name__})"]
     return [_problem(error) for error in errors[:MAX_PROBLEMS]]
 
 
@@ -100,6 +126,11 @@ class Caller:
     run_id: str | None = None
     action_call_id: str | None = None
     state: TaskState | None = field(default=None, compare=False)  # the deck's (`--state`)
+    lineage: tuple[Deck, ...] = field(default=(), compare=False)  # the decks of `chain`
+    handling: bool = False  # the call runs a handler: its own failure is not handled again
+    # Puts an event (`zizou_error_event`...) into the calling deck's conversation, once its
+    # step's tool results are in; None for the main agent.
+    inject: Callable[[str, dict[str, Any]], None] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -161,6 +192,9 @@ class DeckTool(SchemaTool):
 
     def preview(self, args: SchemaArgs, access: Access, ctx: ToolContext) -> str | None:
         return json.dumps(args.model_dump(mode="json"), indent=2)[:4000]
+
+    def label(self, args: SchemaArgs) -> str:
+        return f"deck · {short_input(args.model_dump(mode='json'))}"
 
     async def execute(self, args: SchemaArgs, access: Access, ctx: ToolContext) -> ToolResult:
         value = unwrapped(self.deck, args.model_dump(mode="json"))
@@ -314,10 +348,20 @@ class CallDeck(Tool[CallDeckArgs]):
     Args = CallDeckArgs
     label_field = "name"
 
-    def __init__(self, decks: dict[str, Deck], launch: Launch, caller: Caller) -> None:
+    def __init__(
+        self,
+        decks: dict[str, Deck],
+        launch: Launch,
+        caller: Caller,
+        read_only: Callable[[], str | None] | None = None,
+    ) -> None:
         self.decks = decks
         self.launch = launch
         self.caller = caller
+        self.read_only = read_only  # plan mode: a deck that writes is refused (by its deck)
+
+    def label(self, args: CallDeckArgs) -> str:
+        return f"deck {args.name} · {short_input(args.input)}"
 
     def access(self, args: CallDeckArgs, ctx: ToolContext) -> Access:
         deck = self.decks.get(args.name)
@@ -329,6 +373,9 @@ class CallDeck(Tool[CallDeckArgs]):
             return ToolResult.error(
                 f"there is no deck named {args.name!r}; the decks are: {', '.join(self.decks)}"
             )
+        why = self.read_only() if self.read_only is not None and not deck.reads_only else None
+        if why is not None:
+            return ToolResult.error(f"the deck {deck.name} writes, and is not run now ({why})")
         wrapped = args.input
         if deck.input_schema is None or deck.input_schema.get("type") != "object":
             wrapped = {"input": args.input}
@@ -341,7 +388,12 @@ class CallDeck(Tool[CallDeckArgs]):
         return outcome.result(deck.name)
 
 
-def call_deck_tool(decks: list[Deck], launch: Launch, caller: Caller) -> CallDeck:
+def call_deck_tool(
+    decks: list[Deck],
+    launch: Launch,
+    caller: Caller,
+    read_only: Callable[[], str | None] | None = None,
+) -> CallDeck:
     """`call_deck` for more decks than are offered one by one, its description their list."""
     lines = [
         f"- {deck.name}: {deck.description or '(no description)'} Input schema: "
@@ -349,11 +401,10 @@ def call_deck_tool(decks: list[Deck], launch: Launch, caller: Caller) -> CallDec
         for deck in decks
     ]
     doc = f"{CallDeck.__doc__}\n\nThe decks:\n" + "\n".join(lines)
-    read_only = all(deck.reads_only for deck in decks)
-    cls = type(
-        "CallDeck_", (CallDeck,), {"__doc__": doc, "access_kind": "read" if read_only else "write"}
-    )
-    tool: CallDeck = cls({deck.name: deck for deck in decks}, launch, caller)
+    # "read" whatever its decks do: a deck that writes is refused by `execute` in plan mode,
+    # not every deck with it.
+    cls = type("CallDeck_", (CallDeck,), {"__doc__": doc, "access_kind": "read"})
+    tool: CallDeck = cls({deck.name: deck for deck in decks}, launch, caller, read_only)
     return tool
 
 
@@ -379,7 +430,10 @@ class Fail(Tool[FailArgs]):
         return Access(kind="read")
 
     def work(self, args: FailArgs, access: Access, ctx: ToolContext) -> ToolResult:
-        self.box.failure = (args.code or "failed", args.message)
+        code = args.code or "failed"
+        if code in RESERVED_CODES or code.startswith("guardrail"):  # those are zizou's to say
+            code = f"deck_{code}"
+        self.box.failure = (code, args.message)
         return ToolResult(True, "the run ends with this error")
 
 

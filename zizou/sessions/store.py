@@ -32,6 +32,7 @@ from zizou.core.events import (
     AgentError,
     AnyEvent,
     Compacted,
+    DeckSuspense,
     HookWarning,
     ModelReplied,
     Nested,
@@ -235,6 +236,7 @@ class SessionWriter:
                 | AgentError()
                 | HookWarning()
                 | Nested()
+                | DeckSuspense()
             ):
                 pass  # a deck's run is the trace's: the session keeps the call's result
             case _:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from zizou import confined
-from zizou.core.events import AnyEvent, Retrying, TextDelta, TurnFinished
+from zizou.core.events import AnyEvent, Nested, Retrying, TextDelta, TurnFinished
 from zizou.core.prompt import CompiledPrompt
 from zizou.core.protocols import ModelRequest
 from zizou.errors import PathError
@@ -111,6 +111,14 @@ class DebugLog:
         system prompt, history and tools, for the same audit as the main requests."""
         if self._file is not None:
             record = fmt.nested_request(chain, step, request)
+            self._safely(lambda: self._out(self._stamp(record)))
+
+    def record_nested_event(self, chain: tuple[str, ...], event: AnyEvent) -> None:
+        """An event of a deck's run, as it happens (so it lands in order with that run's
+        requests); the same event reaching the main stream later, as `Nested`, is not
+        written again. Text as it streams is left out: MODEL-REPLY gives its size."""
+        if self._file is not None and not isinstance(event, TextDelta | Nested):
+            record = f"NESTED {' > '.join(chain)} {event_record(event)}"
             self._safely(lambda: self._out(self._stamp(record)))
 
     def log(self, record: logging.LogRecord) -> None:
@@ -223,6 +231,8 @@ class DebugLog:
         self._turn.pending.clear()
 
     def _record_event(self, event: AnyEvent) -> None:
+        if isinstance(event, Nested):  # written as it happened (record_nested_event)
+            return
         turn = self._turn
         if isinstance(event, TextDelta):
             if not turn.deltas:

@@ -13,6 +13,7 @@ from zizou.core.events import (
     AgentError,
     AnyEvent,
     Compacted,
+    DeckSuspense,
     HookWarning,
     ModelReplied,
     Nested,
@@ -92,6 +93,8 @@ def event_record(event: AnyEvent) -> str:
             return f"COMPACTED by {by}, the history {sizes}; the summary:\n{block(summary)}"
         case HookWarning(hook=hook, message=text, detail=detail):
             return f"HOOK-WARNING {hook}: {text}\n" + (block(detail) if detail else "")
+        case DeckSuspense(chain=chain, message=text, elapsed_ms=elapsed):
+            return f"SUSPENSE {' > '.join(chain)} after {elapsed:,} ms: {text}\n"
         case Nested(call_id=call_id, chain=chain, event=inner):
             return f"NESTED {call_id} {' > '.join(chain)} " + event_record(inner)
         case TurnFinished(reason=reason, steps=steps, message=text):

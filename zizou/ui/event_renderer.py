@@ -21,6 +21,7 @@ from zizou.core.events import (
     AgentError,
     AnyEvent,
     Compacted,
+    DeckSuspense,
     HookWarning,
     ModelReplied,
     Nested,
@@ -40,7 +41,7 @@ from zizou.core.events import (
 )
 from zizou.core.messages import Message
 from zizou.core.task_state import plan_line
-from zizou.decks.display import nested_line
+from zizou.decks.display import INTO, nested_line
 from zizou.ui.outcome import Outcome, outcome_of, recorded_result
 from zizou.ui.session import UiSession
 from zizou.ui.widgets.chat_view import ChatView
@@ -120,6 +121,8 @@ class EventRenderer:
                 await self.chat.add_notice(compaction_notice(event), "info")
             case HookWarning(hook=hook, message=text):
                 await self.chat.add_notice(f"{hook}: {text}", "warning")
+            case DeckSuspense(chain=chain, message=text):
+                await self.chat.add_notice(f"{INTO.join(chain)}: {text}", "info")
             case Nested(call_id=call_id):
                 line = nested_line(event)
                 if line is not None and (row := self.rows.get(call_id)) is not None:
@@ -261,6 +264,9 @@ class EventRenderer:
         self.finished = event
         await self._end_message()
         self.session.record_turn(event.usage)
+        decks = self.session.runtime.decks
+        if decks is not None and decks.budget.used:  # what the turn's decks spent counts too
+            self.session.totals += decks.budget.usage
         hooks = self.session.runtime.hooks
         for warning in hooks.pending_warnings() if hooks is not None else ():
             await self.chat.add_notice(f"{warning.hook}: {warning.message}", "warning")
