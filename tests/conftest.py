@@ -71,6 +71,17 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
+def run_main(capsys: pytest.CaptureFixture[str], *args: str) -> CliResult:
+    """`zizou ARGS` in this process (a subcommand's quick path), as `run_cli` reports it."""
+    from zizou.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(list(args))
+    captured = capsys.readouterr()
+    assert isinstance(exited.value.code, int)
+    return CliResult(exited.value.code, captured.out, captured.err)
+
+
 def cli_env(home: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update(ZIZOU_HOME=str(home), OPENAI_API_KEY="sk-test-loopback", NO_COLOR="1")

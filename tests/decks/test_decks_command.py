@@ -3,21 +3,13 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import CliResult, run_main
 
-from zizou.cli import main
 from zizou.decks.files import PROJECT_DECKS
 from zizou.decks.loader import load_decks
-
-
-@dataclass
-class Ran:
-    code: int
-    out: str
-    err: str
 
 
 @pytest.fixture
@@ -36,12 +28,8 @@ def root(tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-def zizou(capsys: pytest.CaptureFixture[str], *args: str) -> Ran:
-    with pytest.raises(SystemExit) as exited:
-        main(["decks", *args])
-    captured = capsys.readouterr()
-    assert isinstance(exited.value.code, int)
-    return Ran(exited.value.code, captured.out, captured.err)
+def zizou(capsys: pytest.CaptureFixture[str], *args: str) -> CliResult:
+    return run_main(capsys, "decks", *args)
 
 
 def deck(root: Path, name: str, text: str) -> Path:
@@ -63,14 +51,14 @@ def test_list_shows_each_deck_and_its_signature(
     deck(root, "bad.deck.md", "---\ncolour: red\n---\n")
     ran = zizou(capsys, "list")
     assert ran.code == 0
-    rows = {re.split(r"\s{2,}", line)[0]: line for line in ran.out.splitlines()}
+    rows = {re.split(r"\s{2,}", line)[0]: line for line in ran.stdout.splitlines()}
     assert set(rows) == {"explore", "greet", "review"}
     assert re.search(
         r"greet\s+project\s+\.zizou/decks/greet\.deck\.md\s+Greet them\.", rows["greet"]
     )
     assert rows["greet"].endswith("({name?} → string)")
     assert rows["explore"].endswith("({question, paths?} → {answer, findings})")
-    assert ".zizou/decks/bad.deck.md:2: unknown key `colour`" in ran.err
+    assert ".zizou/decks/bad.deck.md:2: unknown key `colour`" in ran.stderr
 
 
 def test_check_prints_each_problem_and_exits_2(
@@ -81,19 +69,19 @@ def test_check_prints_each_problem_and_exits_2(
     deck(root, "tools.deck.md", "---\ntools: [run_bash]\n---\nx\n")
     ran = zizou(capsys, "check")
     assert ran.code == 2
-    assert ran.out.splitlines()[:2] == [
+    assert ran.stdout.splitlines()[:2] == [
         ".zizou/decks/root.deck.md:3: greet is called as an action but declares no input "
         "schema (add `input:` to greet.deck.md)",
         "warning: tools has tools and passes=3; a deck with tools usually needs more "
         "(guardrails.passes)",
     ]
-    assert "1 problem(s)" in ran.out
+    assert "1 problem(s)" in ran.stdout
 
 
 def test_check_is_clean_with_good_decks(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     deck(root, "greet.deck.md", GREET)
     ran = zizou(capsys, "check")
-    assert (ran.code, ran.out.strip()) == (0, "3 decks OK")
+    assert (ran.code, ran.stdout.strip()) == (0, "3 decks OK")
 
 
 def test_check_takes_deck_files_by_path(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -101,22 +89,22 @@ def test_check_takes_deck_files_by_path(root: Path, capsys: pytest.CaptureFixtur
     (root / "elsewhere" / "one.deck.md").write_text("---\ntools: [bogus]\n---\nx\n")
     ran = zizou(capsys, "check", "elsewhere/one.deck.md")
     assert ran.code == 2
-    assert ran.out.startswith("elsewhere/one.deck.md:2: unknown tool 'bogus'")
+    assert ran.stdout.startswith("elsewhere/one.deck.md:2: unknown tool 'bogus'")
 
 
 def test_new_writes_a_deck_that_loads(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ran = zizou(capsys, "new", "helper")
-    assert (ran.code, ran.out.strip()) == (0, ".zizou/decks/helper.deck.md")
+    assert (ran.code, ran.stdout.strip()) == (0, ".zizou/decks/helper.deck.md")
     found = load_decks(root, None)
     assert found.problems == [] and found.decks["helper"].declared
     again = zizou(capsys, "new", "helper")
-    assert again.code == 2 and "exists already" in again.err
+    assert again.code == 2 and "exists already" in again.stderr
 
 
 @pytest.mark.parametrize("name", ["zizou_x", "read_file", "bad name"])
 def test_new_refuses_a_bad_name(root: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
     ran = zizou(capsys, "new", name)
-    assert ran.code == 2 and "cannot make the deck" in ran.err
+    assert ran.code == 2 and "cannot make the deck" in ran.stderr
     assert not list((root / PROJECT_DECKS).iterdir())
 
 
@@ -129,7 +117,7 @@ def test_new_refuses_a_symlinked_dot_zizou(
     (project / ".zizou").symlink_to(tmp_path / "target")
     monkeypatch.chdir(project)
     ran = zizou(capsys, "new", "helper")
-    assert ran.code == 2 and "symbolic link" in ran.err
+    assert ran.code == 2 and "symbolic link" in ran.stderr
     assert list((tmp_path / "target").iterdir()) == []
 
 
@@ -143,12 +131,12 @@ DECK = Deck(name="asker", description="Asks.", input={"type": "object"}, output=
 def test_trust_lets_a_python_deck_load(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     deck(root, "asker.deck.py", PY_DECK)
     listed = zizou(capsys, "list")
-    assert "asker" not in listed.out and "zizou decks trust asker" in listed.err
+    assert "asker" not in listed.stdout and "zizou decks trust asker" in listed.stderr
     ran = zizou(capsys, "trust", "asker")
-    assert ran.code == 0, ran.err
-    assert ran.out.startswith(".zizou/decks/asker.deck.py\n  sha256 ")
-    assert "trusted" in ran.out
-    assert "asker" in zizou(capsys, "list").out
-    assert "already trusted" in zizou(capsys, "trust", "asker").out
+    assert ran.code == 0, ran.stderr
+    assert ran.stdout.startswith(".zizou/decks/asker.deck.py\n  sha256 ")
+    assert "trusted" in ran.stdout
+    assert "asker" in zizou(capsys, "list").stdout
+    assert "already trusted" in zizou(capsys, "trust", "asker").stdout
     missing = zizou(capsys, "trust", "nothing")
-    assert missing.code == 2 and "no Python deck nothing" in missing.err
+    assert missing.code == 2 and "no Python deck nothing" in missing.stderr

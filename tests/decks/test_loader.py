@@ -432,3 +432,39 @@ def test_front_matter_that_could_hang_or_blow_up_is_refused(
     found = load_decks(project, None)
     assert "bad" not in found.decks
     assert any(expected in p for p in problems(found)), problems(found)
+
+
+def test_a_cards_schema_fragment_adds_properties_the_deck_wins(project: Path) -> None:
+    folder = decks_dir(project)
+    write(
+        folder,
+        "cited.card.md",
+        "input:\n  properties:\n    sources: {type: array, items: {type: string}}\n"
+        "    name: {type: integer}\n  required: [sources]\n"
+        "output:\n  properties:\n    citations: {type: array}\n",
+        "Cite every source you used.",
+    )
+    write(
+        folder,
+        "asker.deck.md",
+        SCHEMAS.replace("output: string\n", "")
+        + (
+            "output:\n  type: object\n  properties:\n    answer: {type: string}\n"
+            "embeds: [cited.card.md]\n"
+        ),
+    )
+    found = load_decks(project, None)
+    asker = found.decks["asker"]
+    assert asker.input_schema is not None and asker.output_schema is not None
+    assert asker.input_schema["properties"]["name"] == {"type": "string"}  # the deck's own
+    assert asker.input_schema["properties"]["sources"]["type"] == "array"
+    assert asker.input_schema["required"] == ["name", "sources"]
+    assert set(asker.output_schema["properties"]) == {"answer", "citations"}
+    assert "Cite every source you used." in asker.body
+
+    write(folder, "plain.deck.md", "embeds: [cited.card.md]\n")
+    found = load_decks(project, None)
+    assert "plain" not in found.decks
+    assert any(
+        "adds to `input`, but plain.deck.md declares no object" in p for p in problems(found)
+    )

@@ -360,3 +360,96 @@ def test_zizou_run_exit_codes_follow_p(project: Path, zizou_home: Path) -> None:
     assert failed.code == 1
     result = json.loads(failed.stdout)
     assert result["subtype"] == "error" and result["error"] == {"code": "nope", "message": "cannot"}
+
+
+SAID = {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}
+
+
+def handled_parent(project: Path, kind: str, child_front: dict[str, Any]) -> None:
+    write_deck(project, "child", child(tools=[], **child_front))
+    write_deck(
+        project,
+        "handler",
+        {"description": "Explains.", "input": {"type": "object"}, "output": SAID, "tools": []},
+    )
+    write_deck(
+        project,
+        "parent",
+        child(
+            tools=[],
+            actions=[{"path": "child.deck.md", "activity": "summing_up"}],
+            handlers={kind: "handler.deck.md"},
+            suspense_delay_ms=300,
+        ),
+    )
+
+
+def test_a_failing_child_is_explained_by_the_handler_to_its_parent(
+    project: Path, zizou_home: Path
+) -> None:
+    handled_parent(project, "on_error", {})
+    script = [
+        by("parent", match="zizou_error_event", tool_calls=[call("return_output", summary="ok")]),
+        by("parent", tool_calls=[call("child", topic="t")]),
+        by("child", tool_calls=[call("fail", message="no sources", code="empty")]),
+        by("handler", tool_calls=[call("return_output", message="nothing to read")]),
+    ]
+    result, requests = zizou(
+        project, zizou_home, script, "run", "parent", "--input", '{"topic": "t"}'
+    )
+    assert result.code == 0, result.stderr
+    assert [deck_of(r) for r in requests] == ["parent", "child", "handler", "parent"]
+    sent = json.loads(requests[2]["messages"][-1]["content"])
+    assert sent == {
+        "kind": "error",
+        "activity": "summing_up",
+        "source": {"deckPath": ".zizou/decks/child.deck.md", "actionName": "child"},
+        "error": {"message": "no sources", "code": "empty", "details": {}},
+        "childInput": {"topic": "t"},
+    }
+    history = requests[3]["messages"]
+    [event] = [m for m in history if m.get("tool_calls")][-1]["tool_calls"]
+    assert event["function"]["name"] == "zizou_error_event"
+    assert json.loads(history[-1]["content"])["message"] == "nothing to read"
+
+
+def test_a_slow_child_fires_one_suspense_event_a_fast_one_none(
+    project: Path, zizou_home: Path
+) -> None:
+    handled_parent(project, "on_suspense", {})
+    script = [
+        by(
+            "parent", match="zizou_suspense_event", tool_calls=[call("return_output", summary="ok")]
+        ),
+        by("parent", tool_calls=[call("child", topic="t")]),
+        by("child", delay_s=2, tool_calls=[call("return_output", summary="slow")]),
+        by("handler", tool_calls=[call("return_output", message="still reading the sources")]),
+    ]
+    args = ["run", "parent", "--input", '{"topic": "t"}', "--output-format", "stream-json"]
+    result, requests = zizou(project, zizou_home, script, *args)
+    assert result.code == 0, result.stderr
+    printed = [json.loads(line) for line in result.stdout.splitlines()]
+    [suspense] = [e for e in printed if e["type"] == "suspense"]
+    assert suspense["elapsedMs"] >= 300 and suspense["handler"] == "handler"
+    last = requests[-1]["messages"]
+    assert json.loads(last[-1]["content"])["message"] == "still reading the sources"
+
+    write_deck(
+        project,
+        "parent",
+        child(
+            tools=[],
+            actions=[{"path": "child.deck.md"}],
+            handlers={"on_suspense": "handler.deck.md"},
+            suspense_delay_ms=10000,
+        ),
+    )
+    script = [
+        by("parent", match="ok from child", tool_calls=[call("return_output", summary="ok")]),
+        by("parent", tool_calls=[call("child", topic="t")]),
+        by("child", tool_calls=[call("return_output", summary="ok from child")]),
+    ]
+    result, requests = zizou(project, zizou_home, script, *args)
+    assert result.code == 0, result.stderr
+    assert "suspense" not in [json.loads(line)["type"] for line in result.stdout.splitlines()]
+    assert [deck_of(r) for r in requests] == ["parent", "child", "parent"]

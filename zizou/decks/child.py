@@ -42,7 +42,7 @@ from zizou.core.schema_ts import TaskSchema
 from zizou.core.state import SessionState
 from zizou.core.task_state import TaskState
 from zizou.decks.spec import Deck
-from zizou.decks.tools import Caller, RunBox
+from zizou.decks.tools import ActionInfo, Caller, RunBox
 from zizou.decks.trace import Trace
 from zizou.errors import ProviderError
 
@@ -193,6 +193,36 @@ class CountedModel:
         return self.inner.secrets()
 
 
+@dataclass(frozen=True)
+class ActionRun:
+    """One action being run: the deck, how it was called and on what, and where it is traced
+    (`ids`: its actionCallId, parentActionCallId, deckPath, actionName and activity)."""
+
+    deck: Deck
+    action: ActionInfo
+    value: Any
+    caller: Caller
+    nest: Callable[[Nested], None] | None
+    trace: Trace
+    ids: dict[str, Any]
+
+    @property
+    def depth(self) -> int:
+        return self.caller.depth + 1
+
+    @property
+    def action_call_id(self) -> str:
+        return str(self.ids["actionCallId"])
+
+    @property
+    def activity(self) -> str:
+        return str(self.ids["activity"])
+
+    @property
+    def source(self) -> dict[str, str]:
+        return {"deckPath": self.ids["deckPath"], "actionName": self.ids["actionName"]}
+
+
 class NestedLog(Protocol):
     """Where a deck's requests and events are audited as they happen (the debug log)."""
 
@@ -273,6 +303,7 @@ class Ended:
 __all__ = [
     "REFERENCE_TOOL",
     "TURN_CAP",
+    "ActionRun",
     "Budget",
     "BudgetSpent",
     "CountedModel",

@@ -180,6 +180,14 @@ def _entries(root: Root) -> list[tuple[str, bool]]:
         return [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries]
 
 
+def instructions_dir(folder: Path, root: Root) -> Path | None:
+    try:
+        found = file_kind(folder / "instructions", root) == "dir"
+    except PathError:
+        return None
+    return folder / "instructions" if found else None
+
+
 __all__ = [
     "BUILTIN_DIR",
     "CARD_SUFFIXES",
@@ -193,6 +201,7 @@ __all__ = [
     "deck_name_of",
     "discover",
     "file_kind",
+    "instructions_dir",
     "read_file",
     "roots_for",
 ]

@@ -178,6 +178,10 @@ class CardFront(BaseModel):
     actions: list[ActionEntry] = Field(default_factory=list)
     embeds: list[str] = Field(default_factory=list)
     tools: list[str] | None = None
+    # Schema fragments: properties (and required names) added to the object schemas of the
+    # decks that embed the card, the deck's own winning.
+    input: Schema | None = None
+    output: Schema | None = None
 
 
 class Front(CardFront):

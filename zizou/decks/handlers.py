@@ -24,16 +24,15 @@ import dataclasses
 import json
 import secrets
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from zizou.core.conversation import Conversation
 from zizou.core.events import DeckSuspense, Nested
 from zizou.core.messages import ToolMessage
 from zizou.core.protocols import ToolCall
+from zizou.decks.child import ActionRun
 from zizou.decks.spec import Deck, DeckSet
 from zizou.decks.tools import ActionInfo, Caller, Outcome
-from zizou.decks.trace import Trace
 
 if TYPE_CHECKING:
     from zizou.decks.run import DeckEnv
@@ -91,34 +90,15 @@ def envelope(handled: Any, sent: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-@dataclasses.dataclass(frozen=True)
-class Failed:
-    """One action of a deck's run, as its handlers are told of it."""
-
-    deck: Deck
-    action: ActionInfo
-    value: Any
-    caller: Caller
-    source: dict[str, str]  # {"deckPath", "actionName"}
-    activity: str
-    action_call_id: str
-
-
 def _as_handler(handler: Deck, kind: str) -> ActionInfo:
     return ActionInfo(handler.name, handler.description, f"handling_{kind}", str(handler.path))
 
 
-async def handle_error(
-    env: DeckEnv,
-    failed: Failed,
-    outcome: Outcome,
-    nest: Callable[[Nested], None] | None,
-    trace: Trace,
-) -> Outcome:
+async def handle_error(env: DeckEnv, failed: ActionRun, outcome: Outcome) -> Outcome:
     """The failed action's outcome, after the nearest `on_error` handler (if any) was told:
     its envelope goes into the caller's conversation; if it fails too, the original error
     stays and says so."""
-    caller = failed.caller
+    caller, nest, trace = failed.caller, failed.nest, failed.trace
     found = (
         None if caller.handling or caller.inject is None else nearest(caller, "on_error", env.decks)
     )
@@ -139,16 +119,11 @@ async def handle_error(
     return outcome
 
 
-def watch_suspense(
-    env: DeckEnv,
-    failed: Failed,
-    nest: Callable[[Nested], None] | None,
-    trace: Trace,
-) -> asyncio.Task[None] | None:
+def watch_suspense(env: DeckEnv, failed: ActionRun) -> asyncio.Task[None] | None:
     """Once the action has run for the nearest `on_suspense` handler's delay (its deck's
     `suspense_delay_ms`), that handler is run once; its message is shown at once and goes into
     the caller's conversation. The task is cancelled when the action ends first."""
-    caller = failed.caller
+    caller, nest, trace = failed.caller, failed.nest, failed.trace
     found = (
         None
         if caller.handling or caller.inject is None
@@ -193,7 +168,6 @@ def inject(conversation: Conversation, name: str, payload: dict[str, Any]) -> No
 __all__ = [
     "ERROR_EVENT",
     "SUSPENSE_EVENT",
-    "Failed",
     "envelope",
     "error_input",
     "handle_error",

@@ -30,6 +30,7 @@ from zizou.decks.files import (
     deck_name_of,
     discover,
     file_kind,
+    instructions_dir,
     read_file,
     roots_for,
 )
@@ -46,6 +47,7 @@ from zizou.decks.frontmatter import (
     parse,
     schema_problem,
 )
+from zizou.decks.schemas import merged_fragment
 from zizou.decks.spec import (
     DECK_TOOLS,
     DEFAULT_TOOLS,
@@ -74,6 +76,8 @@ class _Share:
     bodies: tuple[str, ...]
     actions: tuple[Action, ...]
     tools: frozenset[str]
+    # The cards' schema fragments, in embed order: ("input" | "output", fragment, file, line).
+    fragments: tuple[tuple[str, dict[str, Any], Path, int], ...] = ()
 
 
 class Builder:
@@ -146,7 +150,10 @@ class Builder:
                 return None
         else:
             front = _parse(text)
-        return self._deck(path, root, front, digest, check)
+        deck = self._deck(path, root, front, digest, check)
+        if deck is not None and path.name.endswith(".deck.py"):
+            deck = dataclasses.replace(deck, source=text)  # what a compute deck's worker runs
+        return deck
 
     def _python(self, path: Path, root: Root, text: str, digest: str) -> FrontMatter | None:
         """The front matter of a Python deck, once its module ran; None when untrusted."""
@@ -182,6 +189,16 @@ class Builder:
         state = schemas["state"] or (read_state_schema(folder, root, check) if folder else None)
         if share is None or not check.ok:
             return None
+        for key, fragment, card, line in share.fragments:
+            merged = merged_fragment(schemas[key], fragment)
+            if merged is None:
+                check.problem(
+                    front.line_of("embeds"),
+                    f"{card.name} (line {line}) adds to `{key}`, but {path.name} declares no "
+                    f"object `{key}` for it to add to",
+                )
+                return None
+            schemas[key] = merged
         all_tools = tuple(dict.fromkeys([*tools, *sorted(share.tools)]))
         children = [self._decks.get(action.target) for action in share.actions]
         reads_only = set(all_tools) <= READ_ONLY_TOOLS and all(
@@ -204,7 +221,7 @@ class Builder:
             handlers=handlers,
             suspense_delay_ms=meta.suspense_delay_ms,
             state_schema=state,
-            instructions_dir=_instructions(folder, root) if folder else None,
+            instructions_dir=instructions_dir(folder, root) if folder else None,
             line=front.line,
             sha256=digest,
             reads_only=reads_only,
@@ -241,6 +258,7 @@ class Builder:
         a later one overriding an earlier one's action of the same name, the file's own last."""
         bodies: list[str] = [front.body]
         actions: dict[str, Action] = {}
+        fragments: list[tuple[str, dict[str, Any], Path, int]] = []
         tools: set[str] = set(meta.tools or ()) if isinstance(meta, CardFront) else set()
         ok = True
         for index, raw in enumerate(meta.embeds):
@@ -262,6 +280,7 @@ class Builder:
             bodies += embedded.bodies
             actions.update((action.name, action) for action in embedded.actions)
             tools |= embedded.tools
+            fragments += embedded.fragments
         own: set[str] = set()
         for index, entry in enumerate(meta.actions):
             line = front.line_of("actions", index)
@@ -274,9 +293,35 @@ class Builder:
             else:
                 own.add(action.name)
                 actions[action.name] = action
-        if not ok:
+        if path.name.endswith(CARD_SUFFIXES):
+            for key in ("input", "output"):
+                fragment = self._fragment(getattr(meta, key), key, front, check)
+                if fragment is not None:
+                    fragments.append((key, fragment, path, front.line_of(key)))
+        if not ok or not check.ok:
             return None
-        return _Share(tuple(bodies), tuple(actions.values()), frozenset(tools))
+        share = _Share(tuple(bodies), tuple(actions.values()), frozenset(tools), tuple(fragments))
+        return share
+
+    def _fragment(
+        self, value: Any, key: str, front: FrontMatter, check: FileCheck
+    ) -> dict[str, Any] | None:
+        """A card's `input` or `output`: properties for the embedding deck's object schema."""
+        if value is None:
+            return None
+        if not isinstance(value, dict) or not isinstance(value.get("properties"), dict):
+            check.problem(
+                front.line_of(key),
+                f"a card's `{key}` is a schema fragment: `properties` (and `required`) that "
+                "the embedding deck's object schema gets",
+            )
+            return None
+        fragment = {"type": "object", **value}
+        why = schema_problem(fragment)
+        if why is not None:
+            check.problem(front.line_of(key), f"`{key}` is {why}")
+            return None
+        return fragment
 
     def _embedded(self, path: Path, stack: tuple[Path, ...]) -> _Share | None:
         """What the card (or deck) `path` adds where it is embedded; its problems recorded."""
@@ -521,14 +566,6 @@ def _tools(tools: list[str] | None, front: FrontMatter, check: FileCheck) -> tup
                 f"unknown tool {tool!r}: a deck may use {', '.join(DECK_TOOLS)}",
             )
     return tuple(dict.fromkeys(tools))
-
-
-def _instructions(folder: Path, root: Root) -> Path | None:
-    try:
-        found = file_kind(folder / "instructions", root) == "dir"
-    except PathError:
-        return None
-    return folder / "instructions" if found else None
 
 
 def read_state_schema(folder: Path, root: Root, check: FileCheck) -> dict[str, Any] | None:

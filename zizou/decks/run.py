@@ -46,8 +46,8 @@ from zizou.core.protocols import (
     ToolPolicy,
 )
 from zizou.core.state import SessionState
-from zizou.core.task_state import TaskState
 from zizou.decks.child import (
+    ActionRun,
     Budget,
     CountedModel,
     DeckPrompt,
@@ -58,7 +58,7 @@ from zizou.decks.child import (
     task_state_for,
     turn_zero,
 )
-from zizou.decks.handlers import Failed, handle_error, inject, watch_suspense
+from zizou.decks.handlers import handle_error, inject, watch_suspense
 from zizou.decks.spec import STRING_SCHEMA, Deck, DeckSet
 from zizou.decks.tools import (
     ActionInfo,
@@ -194,23 +194,23 @@ class DeckEnv:
             trace.event("run.start", deckPath=self.shown(deck.path), actionName=action.name)
         action_call_id = "a" + secrets.token_hex(4)
         activity = action.activity or action.name
-        source = {"deckPath": self.shown(deck.path), "actionName": action.name}
         ids = {
             "actionCallId": action_call_id,
             "parentActionCallId": caller.action_call_id,
-            **source,
+            "deckPath": self.shown(deck.path),
+            "actionName": action.name,
             "activity": activity,
         }
         trace.event("action.start", depth=depth, **ids)
-        failed = Failed(deck, action, value, caller, source, activity, action_call_id)
-        suspense = watch_suspense(self, failed, nest, trace)
+        run = ActionRun(deck, action, value, caller, nest, trace, ids)
+        suspense = watch_suspense(self, run)
         try:
-            outcome = await self._guarded(deck, action, value, caller, nest, trace, ids)
+            outcome = await self._guarded(run)
             if suspense is not None:  # the action ended first: no suspense from here on
                 suspense.cancel()
                 await asyncio.gather(suspense, return_exceptions=True)
             if not outcome.ok:
-                outcome = await handle_error(self, failed, outcome, nest, trace)
+                outcome = await handle_error(self, run, outcome)
         except asyncio.CancelledError:  # the caller's turn was stopped: the trace says so
             outcome = Outcome(False, code="cancelled", message="the run was cancelled")
             if suspense is not None:
@@ -229,19 +229,10 @@ class DeckEnv:
                 self.trace_problem = trace.problem or self.trace_problem
         return outcome
 
-    async def _guarded(
-        self,
-        deck: Deck,
-        action: ActionInfo,
-        value: Any,
-        caller: Caller,
-        nest: Callable[[Nested], None] | None,
-        trace: Trace,
-        ids: dict[str, Any],
-    ) -> Outcome:
+    async def _guarded(self, run: ActionRun) -> Outcome:
         """The action within its guardrails: depth and input checked before any request,
         then the run within its timeout."""
-        depth = caller.depth + 1
+        deck, depth = run.deck, run.depth
         limit = deck.guardrails.depth
         if depth > limit:
             return Outcome(
@@ -251,13 +242,13 @@ class DeckEnv:
                 f"{limit} (guardrails.depth); it was not started",
             )
         schema = deck.input_schema or {"type": "string"}
-        problems = schema_problems(schema, value)
+        problems = schema_problems(schema, run.value)
         if problems:
             return _invalid("invalid_input", problems)
         timeout = deck.guardrails.timeout_s
         try:
             async with asyncio.timeout(timeout):
-                return await self._run(deck, action, value, caller, nest, trace, ids)
+                return await self._run(run)
         except TimeoutError:
             return Outcome(
                 False,
@@ -266,17 +257,8 @@ class DeckEnv:
                 "(guardrails.timeout_s); it was stopped",
             )
 
-    async def _run(
-        self,
-        deck: Deck,
-        action: ActionInfo,
-        value: Any,
-        caller: Caller,
-        nest: Callable[[Nested], None] | None,
-        trace: Trace,
-        ids: dict[str, Any],
-    ) -> Outcome:
-        depth = caller.depth + 1
+    async def _run(self, run: ActionRun) -> Outcome:
+        deck, caller, trace, ids = run.deck, run.caller, run.trace, run.ids
         chain = (*caller.chain, deck.name)
         try:
             model = self.models.for_deck(deck)
@@ -286,9 +268,14 @@ class DeckEnv:
         pending: list[tuple[str, dict[str, Any]]] = []  # events for this run's conversation
         lineage = (*caller.lineage, deck)
         child = Caller(
-            depth, chain, trace.run_id, ids["actionCallId"], lineage=lineage, inject=_adder(pending)
+            run.depth,
+            chain,
+            trace.run_id,
+            run.action_call_id,
+            lineage=lineage,
+            inject=_adder(pending),
         )
-        agent = self._agent(deck, model, box, child, trace, ids, nest, caller.state)
+        agent = self._agent(run, model, box, child)
 
         def step_done() -> bool:
             """After each step's tool calls: the handlers' events go in, then has it ended?"""
@@ -301,12 +288,12 @@ class DeckEnv:
             "runId": trace.run_id,
             "actionCallId": ids["actionCallId"],
             "parentActionCallId": ids["parentActionCallId"],
-            "input": value,
+            "input": run.value,
             "action": {
-                "name": action.name,
-                "path": action.path,
-                "activity": ids["activity"],
-                "description": action.description,
+                "name": run.action.name,
+                "path": run.action.path,
+                "activity": run.activity,
+                "description": run.action.description,
             },
         }
         turn_zero(agent.conversation, reference)
@@ -314,8 +301,10 @@ class DeckEnv:
         self.runs[record.action_call_id] = record
         while len(self.runs) > MAX_KEPT_RUNS:
             self.runs.pop(next(iter(self.runs)))
-        trace.event("reference_context", actionCallId=ids["actionCallId"], chars=len(str(value)))
-        trace.event("deck.start", depth=depth, model=model.id, **ids)
+        chars = len(str(run.value))
+        trace.event("reference_context", actionCallId=run.action_call_id, chars=chars)
+        trace.event("deck.start", depth=run.depth, model=model.id, **ids)
+        value = run.value
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         ok = False
         try:
@@ -326,21 +315,13 @@ class DeckEnv:
             self.rules_back(agent.runner.rules)  # an "always" said in the run holds after it
         return outcome
 
-    def _agent(
-        self,
-        deck: Deck,
-        model: Model,
-        box: RunBox,
-        child: Caller,
-        trace: Trace,
-        ids: dict[str, Any],
-        nest: Callable[[Nested], None] | None,
-        task: TaskState | None = None,
-    ) -> Agent:
-        """The child's agent: its own state and conversation (and task state: `task`, or the
-        deck's own), the deck's tools and actions, the parent's approver, rules and policy."""
+    def _agent(self, run: ActionRun, model: Model, box: RunBox, child: Caller) -> Agent:
+        """The child's agent: its own state and conversation (and task state: the caller's
+        `--state`, or the deck's own), the deck's tools and actions, the parent's approver,
+        rules and policy."""
+        deck = run.deck
         state = SessionState(Conversation())
-        state.task = task or task_state_for(deck)
+        state.task = run.caller.state or task_state_for(deck)
         registry = Registry()
         for tool in default_registry():
             if tool.name in deck.tools:
@@ -360,9 +341,9 @@ class DeckEnv:
         runner.read_only = self.read_only
         runner.chain = child.chain
         prompt = DeckPrompt(deck, child, self.root, state)
-        counted = CountedModel(model, self.budget, trace, ids["actionCallId"])
+        counted = CountedModel(model, self.budget, run.trace, run.action_call_id)
         config = AgentConfig(max_steps=deck.guardrails.passes)
-        recorder = Forward(child.chain, nest, trace, ids["actionCallId"], self.debug_log)
+        recorder = Forward(child.chain, run.nest, run.trace, run.action_call_id, self.debug_log)
         return Agent(counted, runner, prompt, state.conversation, config, [recorder])
 
     async def _turns(self, deck: Deck, agent: Agent, box: RunBox, text: str) -> Outcome:

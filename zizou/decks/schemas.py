@@ -193,6 +193,22 @@ def _full_check(schema: Any) -> str | None:
     return None
 
 
+def merged_fragment(
+    schema: dict[str, Any] | None, fragment: dict[str, Any]
+) -> dict[str, Any] | None:
+    """`schema` with a card's fragment: its properties added where the deck has none of that
+    name (the deck's own win), its required names added; None when `schema` is no object."""
+    if schema is None or schema.get("type") != "object":
+        return None
+    mine = dict(schema.get("properties") or {})
+    properties = {**fragment["properties"], **mine}
+    required = list(dict.fromkeys([*schema.get("required", []), *fragment.get("required", [])]))
+    merged = {**schema, "properties": properties}
+    if required:
+        merged["required"] = required
+    return merged
+
+
 def _at(where: str) -> str:
     return f" at {where.lstrip('/')}" if where else ""
 
@@ -202,4 +218,4 @@ def _json(value: Any) -> str:
     return text if len(text) <= 60 else text[:59] + "…"
 
 
-__all__ = ["schema_problem"]
+__all__ = ["merged_fragment", "schema_problem"]

@@ -99,6 +99,9 @@ class Deck:
     line: int = 1  # where the front matter starts, for messages
     sha256: str = ""  # of the deck file's bytes
     reads_only: bool = True  # read-only tools only, and every action's child reads only
+    # A Python deck's text: the very text hashed (`sha256`) and trusted, which a compute deck's
+    # worker runs (the file is never read again). Empty for a Markdown deck.
+    source: str = field(default="", repr=False)
 
     @property
     def declared(self) -> bool:
