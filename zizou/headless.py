@@ -249,7 +249,9 @@ class HeadlessRun:
     output_format: OutputFormat = "text"
     out: TextIO = field(default_factory=lambda: sys.stdout)
     err: TextIO = field(default_factory=lambda: sys.stderr)
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    # Each call the turn made, in the order the model asked for them (calls that run side by
+    # side may finish in another); "ok" is None until it ends.
+    tool_calls: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     async def run(self, prompt: str) -> int:
         started = time.monotonic()
@@ -287,8 +289,10 @@ class HeadlessRun:
     def _render(self, event: AnyEvent) -> None:
         """stream-json prints every event; text prints the answer at the end (`_finish`) and,
         on stderr, what the person who ran zizou should hear of on the way."""
-        if isinstance(event, ToolCallFinished):
-            self.tool_calls.append({"name": event.name, "ok": event.ok})
+        if isinstance(event, ToolCallStarted):
+            self.tool_calls[event.call_id] = {"name": event.name, "ok": None}
+        elif isinstance(event, ToolCallFinished):
+            self.tool_calls.setdefault(event.call_id, {"name": event.name})["ok"] = event.ok
         if self.output_format == "stream-json":
             self._json(event.to_dict())
             return
@@ -369,7 +373,7 @@ class HeadlessRun:
             finished,
             self._saved_as,
             duration_s,
-            self.tool_calls,
+            [call for call in self.tool_calls.values() if call["ok"] is not None],
             kind,
             self.runtime.state.windows,
             task.value if task is not None else None,

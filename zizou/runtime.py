@@ -219,7 +219,7 @@ def _decks(
         options.root,
         found,
         runtime.ctx,
-        approver,
+        runner.approver,  # serial: a deck's asks wait for the main agent's, and each other's
         rules=lambda: runner.rules,
         models=Models(lambda: agent.model, partial(_deck_model, options), options.model_force),
         changes=runtime.checkpoints,

@@ -453,3 +453,116 @@ def test_a_slow_child_fires_one_suspense_event_a_fast_one_none(
     assert result.code == 0, result.stderr
     assert "suspense" not in [json.loads(line)["type"] for line in result.stdout.splitlines()]
     assert [deck_of(r) for r in requests] == ["parent", "child", "parent"]
+
+
+def test_two_deck_calls_of_one_step_run_side_by_side_results_in_call_order(
+    project: Path, zizou_home: Path
+) -> None:
+    write_deck(project, "first", child(tools=[]))
+    write_deck(project, "second", child(tools=[]))
+    script = [
+        main(match="from second", text="both done"),
+        main(tool_calls=[call("first", topic="a"), call("second", topic="b")]),
+        by("first", delay_s=1, tool_calls=[call("return_output", summary="from first")]),
+        by("second", delay_s=1, tool_calls=[call("return_output", summary="from second")]),
+    ]
+    result, requests = zizou(project, zizou_home, script, "-p", "go")
+    assert result.code == 0, result.stderr
+    results = [m for m in requests[-1]["messages"] if m["role"] == "tool"]
+    assert [json.loads(m["content"])["summary"] for m in results] == ["from first", "from second"]
+    # Each call is a run with a trace of its own: the second began before the first ended.
+    runs = [
+        {e["type"]: e["ts"] for e in map(json.loads, path.read_text().splitlines())}
+        for path in (project / ".zizou" / "traces").glob("*.jsonl")
+    ]
+    assert len(runs) == 2
+    assert max(run["run.start"] for run in runs) < min(run["run.end"] for run in runs)
+
+
+def compute_deck(project: Path, name: str, run_body: str, **fields: Any) -> Path:
+    """`NAME.deck.py`: a compute deck (string input, OBJECT_OUT) whose `run` is `run_body`."""
+    (project / DECKS).mkdir(parents=True, exist_ok=True)
+    options = {"input": "string", "output": OBJECT_OUT, **fields}
+    args = ", ".join(f"{key}={value!r}" for key, value in options.items())
+    body = "\n".join("    " + line for line in run_body.strip().splitlines())
+    path = project / DECKS / f"{name}.deck.py"
+    path.write_text(
+        "import os\nfrom zizou.decks.api import Deck\n\n"
+        f"DECK = Deck(name={name!r}, description='Computes.', mode='compute', {args})\n\n"
+        f"async def run(input, ctx):\n{body}\n"
+    )
+    return path
+
+
+def test_a_compute_deck_spawns_a_model_deck_and_returns_its_output(
+    project: Path, zizou_home: Path
+) -> None:
+    write_deck(project, "summer", child(tools=[]))
+    compute_deck(
+        project,
+        "boss",
+        'out = await ctx.spawn_and_wait("summer", {"topic": input})\n'
+        'return {"summary": out["summary"] + "!"}',
+    )
+    script = [by("summer", tool_calls=[call("return_output", summary="short")])]
+    args = ["run", "boss", "--input", "decks", "--trust-hooks", "--output-format", "json"]
+    result, requests = zizou(project, zizou_home, script, *args)
+    assert result.code == 0, result.stderr
+    assert json.loads(result.stdout)["result"] == {"summary": "short!"}
+    [request] = requests  # the compute deck itself makes no model request
+    assert deck_of(request) == "summer"
+    assert json.loads(request["messages"][-1]["content"]) == {"topic": "decks"}
+    kinds = [event["type"] for event in trace_of(project)]
+    assert kinds[0] == "run.start" and kinds[-1] == "run.end"
+    assert kinds.count("deck.start") == kinds.count("deck.end") == 2
+
+
+def test_a_compute_deck_that_loops_is_killed_at_its_timeout_and_the_turn_goes_on(
+    project: Path, zizou_home: Path
+) -> None:
+    pid_file = project / "worker.pid"
+    compute_deck(
+        project,
+        "spinner",
+        f"open({str(pid_file)!r}, 'w').write(str(os.getpid()))\nwhile True:\n    pass",
+        guardrails={"timeout_s": 1},
+    )
+    script = [
+        main(match="did not finish within", text="It timed out."),
+        main(tool_calls=[call("spinner", input="x")]),
+    ]
+    args = ["-p", "spin", "--trust-hooks", "--sandbox", "off", "--output-format", "json"]
+    result, requests = zizou(project, zizou_home, script, *args)
+    assert result.code == 0, result.stderr
+    assert json.loads(result.stdout)["result"] == "It timed out."
+    error = requests[-1]["messages"][-1]["content"]
+    assert "spinner did not finish within 1 s" in error
+    pid = int(pid_file.read_text())
+    assert not Path(f"/proc/{pid}").exists(), "the worker outlived its run"
+
+
+def test_a_card_adds_prompt_text_and_an_action_and_the_decks_own_action_wins(
+    project: Path, zizou_home: Path
+) -> None:
+    write_deck(project, "lookup", child(tools=[], description="The card's lookup."))
+    write_deck(project, "mine", child(tools=[], description="The deck's own."))
+    (project / DECKS / "helpers.card.md").write_text(
+        "---\nactions:\n  - {path: lookup.deck.md}\n  - {path: lookup.deck.md, name: mine}\n"
+        "---\nAlways cite the card.\n"
+    )
+    write_deck(
+        project,
+        "boss",
+        child(tools=[], embeds=["helpers.card.md"], actions=[{"path": "mine.deck.md"}]),
+        "Boss body.",
+    )
+    script = [by("boss", tool_calls=[call("return_output", summary="done")])]
+    result, [request] = zizou(
+        project, zizou_home, script, "run", "boss", "--input", '{"topic": "t"}'
+    )
+    assert result.code == 0, result.stderr
+    system = str(request["messages"][0]["content"])
+    assert system.index("Boss body.") < system.index("Always cite the card.")
+    offered = tools(request)
+    assert offered["lookup"]["description"].startswith("The card's lookup.")
+    assert offered["mine"]["description"].startswith("The deck's own.")

@@ -397,3 +397,43 @@ def test_compact_shrinks_the_next_request_and_the_session_keeps_the_summary(
     assert "A long answer." not in json.dumps(after["messages"])
     stored = "".join(p.read_text() for p in (project / ".zizou" / "sessions").glob("*.jsonl"))
     assert '"kind":"compacted"' in stored and "Ship the release notes." in stored
+
+
+def test_esc_during_a_decks_run_stops_it_and_the_next_message_completes(
+    tmux: Tmux, project: Path
+) -> None:
+    """A deck the model called is still waiting on its model: Esc stops the whole tree (the
+    deck's row says so), and the next message gets its answer as usual."""
+    decks = project / ".zizou" / "decks"
+    decks.mkdir(parents=True, exist_ok=True)
+    front = {
+        "description": "Takes its time.",
+        "input": {"type": "object", "properties": {"topic": {"type": "string"}}},
+        "output": {"type": "object", "properties": {"summary": {"type": "string"}}},
+        "tools": [],
+    }
+    (decks / "slowpoke.deck.md").write_text(f"---\n{json.dumps(front)}\n---\nSum it up.\n")
+    script = [
+        {"match": "You are the deck slowpoke,", "delay_s": 60, "text": "late"},
+        {"match": "after the stop", "text": "Back to normal."},
+        {"tool_calls": [{"name": "slowpoke", "arguments": '{"topic": "t"}'}]},
+    ]
+    with LoopbackServer(script) as srv:
+        argv = [sys.executable, "-m", "zizou", "--api-base", srv.base_url]
+        argv += ["--model", "openai/test-model", "--no-debug-log", "-C", str(project)]
+        tmux.run("new-session", "-d", "-s", "main", "-x", "100", "-y", "40", shlex.join(argv))
+        tmux.wait_for(lambda s: "Ask zizou" in s, "the prompt")
+        tmux.run("send-keys", "-t", "main", "-l", "sum it up")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        tmux.wait_for(lambda s: "◆ slowpoke" in s and "model call" in s, "the deck running")
+        tmux.run("send-keys", "-t", "main", "Escape")
+        tmux.wait_for(lambda s: "◆ slowpoke" in s and "✗" in s, "the deck row stopped")
+        tmux.run("send-keys", "-t", "main", "-l", "after the stop")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        tmux.wait_for(lambda s: "Back to normal." in s, "the next answer")
+        last = srv.chat_requests[-1]
+    sent = [m for m in last["messages"] if m["role"] != "system"]
+    [call] = next(m for m in sent if m.get("tool_calls"))["tool_calls"]
+    [result] = [m for m in sent if m["role"] == "tool"]
+    assert call["function"]["name"] == "slowpoke" and result["tool_call_id"] == call["id"]
+    assert _text_of(sent[-1]["content"]) == "after the stop"

@@ -98,8 +98,8 @@ async def test_run_shows_the_output_and_the_row_done(make_app: MakeApp, project:
         await settle(pilot, lambda: "greet returned" in said(app))
         [row] = app.query(ToolRow)
         assert (row.tool, row.summary, row.ok) == ("greet", 'deck · "Ada"', True)
-        assert row._header().plain.startswith('■ greet · deck · "Ada" · ')
-        assert row._header().plain.endswith("s ✓")
+        assert row._header().plain.startswith('◆ greet · deck · "Ada" · ')
+        assert row._header().plain.endswith("s ✓ · 1 call")
         assert '"greeting": "Hello, Ada!"' in said(app)
         [request] = model_of(app).requests
         assert request.messages[-1] == {"role": "user", "content": "Ada"}

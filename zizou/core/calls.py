@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from zizou.core.approvers import serial
 from zizou.core.call_repair import repair_call
 from zizou.core.events import Nested, PermissionDecided, PermissionRequested, ToolProgress
 from zizou.core.messages import ERROR_PREFIX
@@ -103,7 +104,7 @@ class CallRunner:
     ) -> None:
         self.registry = registry
         self.ctx = ctx
-        self.approver = approver
+        self.approver: Approver = serial(approver)  # one ask at a time, however many run
         self.rules = rules
         self.offered: frozenset[str] | None = None  # this step's tools; None: all of them
         self.hidden: dict[str, str] = {}  # why each tool the step hides is hidden

@@ -1,12 +1,13 @@
 """The agent loop: one user turn as a bounded sequence of model steps and tool calls.
 
 Each step renders the system prompt afresh, streams the model's reply as events, runs the tool
-calls it asked for, and feeds the results back, until the model answers without tool calls, the
-step cap is hit, or a guard stops it: the same call three times, or three calls in a row to tools
-that do not exist. A history the retry layer shortened to fit the context window becomes the
-conversation, so the next step does not overflow again (the session writer, a recorder, sees
-the same Retrying event and records the shortening). The TUI and headless mode both consume
-`Agent.run_turn`; neither adds agent logic of its own.
+calls it asked for (consecutive reads side by side, see core/parallel.py), and feeds the results
+back, until the model answers without tool calls, the step cap is hit, or a guard stops it: the
+same call three times, or three calls in a row to tools that do not exist. A history the retry
+layer shortened to fit the context window becomes the conversation, so the next step does not
+overflow again (the session writer, a recorder, sees the same Retrying event and records the
+shortening). The TUI and headless mode both consume `Agent.run_turn`; neither adds agent logic
+of its own.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from zizou.core.events import (
     Usage,
 )
 from zizou.core.messages import AssistantMessage, ToolMessage
+from zizou.core.parallel import CallDone, runs_alongside, side_by_side
 from zizou.core.prompt import CompiledPrompt
 from zizou.core.protocols import (
     Model,
@@ -270,13 +272,9 @@ class Agent:
                         else:
                             yield event
                 assert reply is not None
-                for call in reply.tool_calls:
-                    parsed = self.runner.parse(call)
-                    self._guard(seen, parsed)
-                    async with aclosing(self._run_call(parsed)) as calling:
-                        async for tool_event in calling:
-                            yield tool_event
-                    self._guard_unknown(unknown, parsed)
+                async with aclosing(self._calls(reply.tool_calls, seen, unknown)) as calling:
+                    async for tool_event in calling:
+                        yield tool_event
                 progress.step_open = False
                 yield StepFinished(progress.step, reply.usage, reply.finish_reason)
                 if not reply.tool_calls or (self.finished is not None and self.finished()):
@@ -396,7 +394,49 @@ class Agent:
                 "the request.",
             )
 
+    async def _calls(
+        self, calls: tuple[ToolCall, ...], seen: Counter[tuple[str, str]], unknown: list[str]
+    ) -> AsyncGenerator[AnyEvent, None]:
+        """Run a step's calls: consecutive reads side by side, any other call alone once the
+        calls before it finished. The guards hold in call order: a call the loop guard stops
+        never runs, nor any after it; the calls before it do."""
+        batches: list[list[ParsedCall]] = []
+        stop: _StopTurn | None = None
+        for call in calls:
+            parsed = self.runner.parse(call)
+            try:
+                self._guard(seen, parsed)
+            except _StopTurn as exc:
+                stop = exc
+                break
+            if batches and runs_alongside(parsed) and runs_alongside(batches[-1][-1]):
+                batches[-1].append(parsed)
+            else:
+                batches.append([parsed])
+        for batch in batches:
+            if len(batch) == 1:
+                running = self._run_call(batch[0])
+            else:
+                running = side_by_side(batch, self._call, self.conversation.add_tool_result)
+            async with aclosing(running) as events:
+                async for event in events:
+                    yield event
+            for parsed in batch:
+                self._guard_unknown(unknown, parsed)
+        if stop is not None:
+            raise stop
+
     async def _run_call(self, parsed: ParsedCall) -> AsyncGenerator[AnyEvent, None]:
+        async with aclosing(self._call(parsed)) as items:
+            async for item in items:
+                if isinstance(item, CallDone):
+                    self.conversation.add_tool_result(item.message)
+                    yield item.event
+                else:
+                    yield item
+
+    async def _call(self, parsed: ParsedCall) -> AsyncGenerator[AnyEvent | CallDone, None]:
+        """One call's events, then how it ended (its result is the caller's to record)."""
         call = parsed.call
         yield ToolCallStarted(call.id, call.name, call.arguments, parsed.label)
         started = time.monotonic()
@@ -407,24 +447,21 @@ class Agent:
                     result = item
                 else:
                     yield item
-        self.conversation.add_tool_result(
-            ToolMessage(
-                tool_call_id=call.id,
-                content=model_text(result),
-                ok=result.ok,
-                name=call.name,
-                diff=result.diff,
-                replaced=result.replaced,
-            )
+        message = ToolMessage(
+            tool_call_id=call.id,
+            content=model_text(result),
+            ok=result.ok,
+            name=call.name,
+            diff=result.diff,
+            replaced=result.replaced,
         )
-        yield ToolCallFinished(
-            call.id,
-            call.name,
-            result.ok,
-            result.output,
-            result.duration_s if result.duration_s is not None else time.monotonic() - started,
-            result.diff,
+        duration = (
+            result.duration_s if result.duration_s is not None else time.monotonic() - started
         )
+        finished = ToolCallFinished(
+            call.id, call.name, result.ok, result.output, duration, result.diff
+        )
+        yield CallDone(message, finished)
 
 
 def _with_unique_ids(reply: ModelReply, taken: set[str]) -> ModelReply:

@@ -26,10 +26,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
-from zizou.decks.files import Bad, Root
-from zizou.decks.frontmatter import FrontMatter
-
 if TYPE_CHECKING:
+    from zizou.decks.files import Root
+    from zizou.decks.frontmatter import FrontMatter
     from zizou.hooks.runtime import HookSource
 
 SchemaLike = type[BaseModel] | dict[str, Any] | str | None
@@ -146,6 +145,11 @@ def source_of(path: Path, root: Root, text: str, digest: str) -> HookSource | No
 def run_module(path: Path, text: str, digest: str) -> FrontMatter:
     """Run a Python deck's text (the bytes hashed, never the file read again) and return its
     `DECK` as front matter; `Bad` naming the line when it fails or sets no `DECK`."""
+    # The loader's side, imported here: a compute deck's worker imports this module for `Deck`
+    # alone, and starts faster without the front matter's parser.
+    from zizou.decks.files import Bad
+    from zizou.decks.frontmatter import FrontMatter
+
     filename = str(path)
     module = types.ModuleType(f"zizou_deck_{digest[:16]}")
     module.__file__ = filename

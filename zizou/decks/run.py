@@ -58,6 +58,7 @@ from zizou.decks.child import (
     task_state_for,
     turn_zero,
 )
+from zizou.decks.compute import run_compute
 from zizou.decks.handlers import handle_error, inject, watch_suspense
 from zizou.decks.spec import STRING_SCHEMA, Deck, DeckSet
 from zizou.decks.tools import (
@@ -260,13 +261,16 @@ class DeckEnv:
     async def _run(self, run: ActionRun) -> Outcome:
         deck, caller, trace, ids = run.deck, run.caller, run.trace, run.ids
         chain = (*caller.chain, deck.name)
+        lineage = (*caller.lineage, deck)
+        if deck.mode == "compute":  # its code, in a worker process: no model of its own
+            child = Caller(run.depth, chain, trace.run_id, run.action_call_id, lineage=lineage)
+            return await run_compute(self, deck, run.value, child, run.nest, trace, ids)
         try:
             model = self.models.for_deck(deck)
         except ZizouError as exc:
             return Outcome(False, code="model", message=str(exc))
         box = RunBox()
         pending: list[tuple[str, dict[str, Any]]] = []  # events for this run's conversation
-        lineage = (*caller.lineage, deck)
         child = Caller(
             run.depth,
             chain,

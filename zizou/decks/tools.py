@@ -258,6 +258,7 @@ def deck_tool(deck: Deck, action: ActionInfo, launch: Launch, caller: Caller) ->
             "summary": _summary(action.description or deck.name),
             "parameters": deck.tool_parameters(),
             "access_kind": "read" if read_only else "write",
+            "side_by_side": read_only,
             "deck": deck,
             "action": action,
         },

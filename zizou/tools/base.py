@@ -233,6 +233,9 @@ class Tool(Generic[A]):
     # What its calls touch, whatever their arguments ("read", "write", "delete", "exec",
     # "open"): what hooks and plan mode read; each call still declares its own `access`.
     access_kind: ClassVar[str] = "undeclared"
+    # May run beside the other calls of its step (zizou/core/parallel.py): it only reads, and
+    # changes nothing of the session (no task state, no window, no deck's output).
+    side_by_side: ClassVar[bool] = False
 
     @classmethod
     def description(cls) -> str:

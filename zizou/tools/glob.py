@@ -116,6 +116,7 @@ class Glob(Tool[GlobArgs]):
     name = "glob"
     label_field = "pattern"
     access_kind = "read"
+    side_by_side = True
     summary = (
         "Find files whose path matches a glob pattern such as `*.py` or `src/**/*.ts`, "
         "newest first."

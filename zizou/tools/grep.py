@@ -126,6 +126,7 @@ class Grep(Tool[GrepArgs]):
     name = "grep"
     label_field = "pattern"
     access_kind = "read"
+    side_by_side = True
     summary = (
         "Search file contents for a regex with ripgrep, printing `path:line:text` for each match."
     )

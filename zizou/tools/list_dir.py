@@ -63,6 +63,7 @@ class ListDir(Tool[ListDirArgs]):
 
     name = "list_dir"
     access_kind = "read"
+    side_by_side = True
     summary = "List one directory level: subdirectories first, then files with their sizes."
     Args = ListDirArgs
 

@@ -116,6 +116,7 @@ class ReadFile(Tool[ReadFileArgs]):
 
     name = "read_file"
     access_kind = "read"
+    side_by_side = True
     summary = (
         "Read a text file with numbered lines, 2,000 lines at a time; "
         "read a file before editing it."

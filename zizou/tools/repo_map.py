@@ -57,6 +57,7 @@ class RepoMap(Tool[RepoMapArgs]):
 
     name = "repo_map"
     access_kind = "read"
+    side_by_side = True
     summary = (
         "Map classes, functions and signatures with line numbers, focused on given paths or names."
     )

@@ -125,7 +125,8 @@ class ZizouApp(KeyedApp):
             UndoCommands(self, self.opening, self.chat, self.turns, self.composer),
         )
         decks = DeckCommands(self, self.opening, self.chat, self.turns)
-        self.commands.table.update(decks=decks.decks, run=decks.run)
+        self.commands.table["decks"] = decks.decks
+        self.commands.raw_table["run"] = decks.run
         self.shell = UserShell(self, self.opening, self.chat)
         self.router = InputRouter(
             self, self.opening, self.chat, self.composer, self.turns, self.commands, self.shell

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from zizou.ui.workspace_commands import WorkspaceCommands
 
 Handler = Callable[[list[str]], Awaitable[None]]
+RawHandler = Callable[[str], Awaitable[None]]
 KEYS = (
     ("Enter", "send (queued while zizou works)"),
     ("Ctrl+J", "new line (also Shift+Enter, or end a line with \\)"),
@@ -91,6 +92,7 @@ class SlashCommands:
         self.notices = notices
         self.state = StateCommands(host, opening, notices)
         self.hooks = hooks or HookCommands(host, opening, notices)
+        self.raw_table: dict[str, RawHandler] = {}  # commands that read their text as typed
         self.table: dict[str, Handler] = {
             "help": self.help,
             "clear": conversations.clear,
@@ -137,8 +139,13 @@ class SlashCommands:
     async def say(self, text: str, kind: NoticeKind = "info", fix: str | None = None) -> None:
         await self.notices.add_notice(text, kind, fix)
 
-    async def run(self, name: str, args: list[str]) -> None:
-        await self.table[name](args)
+    async def run(self, name: str, args: list[str], raw: str = "") -> None:
+        """Run the command `name`; one that reads its text as typed (`/run`'s JSON) gets
+        `raw`, the others their arguments split at white space."""
+        if name in self.raw_table:
+            await self.raw_table[name](raw)
+        else:
+            await self.table[name](args)
         self.host.post_message(SessionChanged())
 
     async def help(self, args: list[str]) -> None:

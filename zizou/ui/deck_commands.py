@@ -1,8 +1,8 @@
 """The decks from the app: `/decks` lists them, and why a deck file was left out; `/run DECK
 [INPUT]` runs one directly, not through the model.
 
-A run is shown as a tool call of the model's would be: a row (`greet · deck · "Ada"`) whose line
-underneath follows the deck's run (`zizou.decks.display`), then ✓ or ✗ with the time it took,
+A run is shown as a tool call of the model's would be: a deck row (`◆ greet · deck · "Ada"`)
+that holds the run's calls (`zizou.ui.widgets.deck_row`), then ✓ or ✗ with the time it took,
 and the output (or the error's code and message) as a notice. It runs in a worker of the group
 Esc stops (the turn's), with the session held, so what is sent meanwhile queues as during a
 turn; its approvals are asked as any are. It waits for no turn: while one runs, it says so.
@@ -14,6 +14,7 @@ import asyncio
 import json
 import secrets
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from zizou.decks.command import signature
@@ -24,6 +25,7 @@ from zizou.decks.tools import Outcome as DeckOutcome
 from zizou.errors import UsageError
 from zizou.ui.host import SessionChanged
 from zizou.ui.outcome import Outcome
+from zizou.ui.widgets.deck_row import DeckRow
 
 if TYPE_CHECKING:
     from zizou.core.events import Nested
@@ -64,8 +66,11 @@ class DeckCommands:
         text, fix = decks_listing(env.decks)
         await self.chat.add_notice(text, "warning" if env.decks.problems else "info", fix)
 
-    async def run(self, args: list[str]) -> None:
-        """/run DECK [INPUT]: check the deck and its input, then run it in a worker."""
+    async def run(self, text: str) -> None:
+        """/run DECK [INPUT]: check the deck and its input (as typed: JSON keeps its spaces),
+        then run it in a worker."""
+        name, _, rest = text.strip().partition(" ")
+        args = [name] if name else []
         env = self.env
         if self.turns.busy:
             await self.chat.add_notice(BUSY, "warning")
@@ -79,7 +84,7 @@ class DeckCommands:
             return
         try:
             deck = resolve(env.decks, args[0], self.opening.root)
-            value = input_from_text(deck, " ".join(args[1:]) or None)
+            value = input_from_text(deck, rest.strip() or None)
         except UsageError as exc:
             await self.chat.add_notice(sentence(str(exc)), "warning", USAGE)
             return
@@ -90,13 +95,18 @@ class DeckCommands:
         label = f"deck · {short_input(value)}"
         call_id = "run-" + secrets.token_hex(4)
         arguments = json.dumps(value, ensure_ascii=False)
-        row = await self.chat.add_tool(call_id, deck.name, arguments, label)
+        row = DeckRow(call_id, deck.name, arguments, summary=label, runs=lambda: env.runs)
+        await self.chat.add(row)
         self.turns.set_status(f"running the deck {deck.name}…")
         env.begin_turn(f"/run {deck.name}", [])  # the budget of deck model calls is per run
+        # Undo takes back turns of the conversation, and a /run is none: its edits are not
+        # kept for it (rather than kept under the turn before, which /undo would then revert).
+        changes, env.changes = env.changes, None
         started = time.monotonic()
         try:
             try:
-                outcome = await env.call(deck, action_of(deck), value, Caller(), shown_on(row))
+                nest = shown_on(row, self.turns.set_status)
+                outcome = await env.call(deck, action_of(deck), value, Caller(), nest)
             except Exception as exc:  # a bug in the run: said, not lost in a worker
                 outcome = DeckOutcome(False, code="runtime", message=str(exc))
             await self._show(deck, row, outcome, time.monotonic() - started)
@@ -105,6 +115,7 @@ class DeckCommands:
                 await self._stopped(deck, row, time.monotonic() - started)
             raise
         finally:
+            env.changes = changes
             self._count(env)
             if self.chat.is_attached:
                 await self.turns.ready()  # what was sent meanwhile goes now
@@ -133,12 +144,16 @@ class DeckCommands:
             self.opening.session.totals += env.budget.usage
 
 
-def shown_on(row: ToolRow) -> Any:
-    """The `nest` of a run: each event worth a line shows under `row`."""
+def shown_on(row: ToolRow, status: Callable[[str], None] | None = None) -> Any:
+    """The `nest` of a run: its calls go into a deck row's list (a suspense message to
+    `status` too); under any other row, each event worth a line shows as its latest line."""
 
     def nest(event: Nested) -> None:
-        line = nested_line(event)
-        if line is not None:
+        if isinstance(row, DeckRow):
+            message = row.nested(event)
+            if message is not None and status is not None:
+                status(message)
+        elif (line := nested_line(event)) is not None:
             row.show_progress(line)
 
     return nest

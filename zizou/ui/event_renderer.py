@@ -4,7 +4,8 @@
 the type check. A retry throws away the partial text of the step it retries, so the renderer
 removes that step's message; tool rows are found again by call id when their call reports
 progress or finishes, and a finished call shows what the conversation recorded for it (as a
-resumed session will). A cancelled turn's ending is told by the turn controller, which also
+resumed session will). A deck's call gets a deck row, which holds the calls of the deck's run as
+its `Nested` events come. A cancelled turn's ending is told by the turn controller, which also
 hears of cancellations the loop could not report.
 
 The model's updates of the task state are shown as the plan, not as tool rows: each turn has one
@@ -15,7 +16,7 @@ call gets a row only when it failed, or when there is no plan to show for it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol, assert_never
+from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 from zizou.core.events import (
     AgentError,
@@ -45,9 +46,13 @@ from zizou.decks.display import INTO, nested_line
 from zizou.ui.outcome import Outcome, outcome_of, recorded_result
 from zizou.ui.session import UiSession
 from zizou.ui.widgets.chat_view import ChatView
+from zizou.ui.widgets.deck_row import DeckRow, is_deck_label
 from zizou.ui.widgets.messages import AssistantMessage, RetryNotice
 from zizou.ui.widgets.plan_line import PlanLine
 from zizou.ui.widgets.tool_row import ToolRow
+
+if TYPE_CHECKING:
+    from zizou.decks.run import RunRecord
 
 ERROR_FIX = "Send a message to try again, or switch models with /model or /models."
 CANCELLED = "not run: the turn was cancelled"  # what the loop records for an unfinished call
@@ -85,6 +90,7 @@ class EventRenderer:
         self.plan: PlanLine | None = None  # this turn's plan line
         self.plan_shown: Mapping[str, Any] | None = self._state_value()  # what it shows
         self.state_calls: dict[str, ToolCallStarted] = {}  # update_state calls not finished
+        self.running: dict[str, str] = {}  # the calls running (side by side: several), by id
 
     async def handle(self, event: AnyEvent) -> None:
         match event:
@@ -123,10 +129,8 @@ class EventRenderer:
                 await self.chat.add_notice(f"{hook}: {text}", "warning")
             case DeckSuspense(chain=chain, message=text):
                 await self.chat.add_notice(f"{INTO.join(chain)}: {text}", "info")
-            case Nested(call_id=call_id):
-                line = nested_line(event)
-                if line is not None and (row := self.rows.get(call_id)) is not None:
-                    row.show_progress(line)
+            case Nested():
+                self._nested(event)
             case TurnFinished():
                 await self._turn_finished(event)
             case _:
@@ -175,13 +179,34 @@ class EventRenderer:
 
     async def _tool_started(self, event: ToolCallStarted) -> None:
         await self._end_message()
+        self.running[event.call_id] = event.name
         self.host.set_status(f"running {event.name}…")
         if event.name == STATE_TOOL:
             self.state_calls[event.call_id] = event  # a row only if the plan cannot tell it
             return
+        if is_deck_label(event.label):  # a deck's call: its run's calls show under it
+            row = DeckRow(
+                event.call_id, event.name, event.arguments, summary=event.label, runs=self._runs
+            )
+            await self.chat.add(row)
+            self.rows[event.call_id] = row
+            return
         self.rows[event.call_id] = await self.chat.add_tool(
             event.call_id, event.name, event.arguments, event.label
         )
+
+    def _runs(self) -> Mapping[str, RunRecord]:
+        decks = self.session.runtime.decks
+        return decks.runs if decks is not None else {}
+
+    def _nested(self, event: Nested) -> None:
+        """An event of a deck's run: into its row's list, or its line under a plain row."""
+        row = self.rows.get(event.call_id)
+        if isinstance(row, DeckRow):
+            if (message := row.nested(event)) is not None:
+                self.host.set_status(message)
+        elif row is not None and (line := nested_line(event)) is not None:
+            row.show_progress(line)
 
     def _permission(self, event: PermissionRequested) -> None:
         row = self.rows.get(event.call_id)
@@ -199,11 +224,17 @@ class EventRenderer:
         row.approved()
         self.host.set_status(f"running {row.tool}…")
 
+    def _after_call(self) -> None:
+        """The status once a call ended: the calls still running beside it, else thinking."""
+        names = list(dict.fromkeys(self.running.values()))
+        self.host.set_status(f"running {', '.join(names)}…" if names else "thinking…")
+
     async def _tool_finished(self, event: ToolCallFinished) -> None:
+        self.running.pop(event.call_id, None)
         if event.call_id in self.state_calls:
             if event.ok and await self._show_plan(called=True):
                 del self.state_calls[event.call_id]
-                self.host.set_status("thinking…")
+                self._after_call()
                 return
             await self._state_row(event.call_id)
         row = self.rows.get(event.call_id)
@@ -214,7 +245,7 @@ class EventRenderer:
         outcome = recorded or Outcome(event.ok, event.output)
         duration = None if outcome.note in NO_DURATION else event.duration_s
         await row.show_outcome(outcome, duration, event.diff)
-        self.host.set_status("thinking…")
+        self._after_call()
 
     async def _state_row(self, call_id: str) -> None:
         """The row of an update_state call that the plan line does not stand for."""

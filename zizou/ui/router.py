@@ -54,7 +54,7 @@ class InputRouter:
         elif stripped.startswith("!"):
             await self.when_ready(self.shell.run(stripped[1:].strip()))
         elif (parsed := classify(stripped, self.opening.root)).kind == "command":
-            await self.when_ready(self.commands.run(parsed.name, parsed.args))
+            await self.when_ready(self.commands.run(parsed.name, parsed.args, parsed.raw))
         elif parsed.kind == "unknown":
             hint = f" Did you mean /{parsed.suggestion}?" if parsed.suggestion else ""
             await self.notices.add_notice(

@@ -72,6 +72,7 @@ class Parsed:
     name: str = ""
     args: list[str] = field(default_factory=list)
     suggestion: str | None = None
+    raw: str = ""  # the text after the command's name, as typed (`/run` reads JSON from it)
 
 
 def classify(text: str, root: Path) -> Parsed:
@@ -83,7 +84,7 @@ def classify(text: str, root: Path) -> Parsed:
     rest = split_args(stripped[len(first) :])
     name = first[1:]
     if name.lower() in BY_NAME:
-        return Parsed("command", name.lower(), rest)
+        return Parsed("command", name.lower(), rest, raw=stripped[len(first) :].strip())
     if not _WORD.fullmatch(name) or _exists(first) or _exists(root / first.lstrip("/")):
         return Parsed("text")
     return Parsed("unknown", name, rest, nearest(name))

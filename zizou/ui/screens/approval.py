@@ -1,5 +1,6 @@
 """The approval dialog: y allows once, a always (saying exactly what is saved), n denies with
-an optional reason the model reads. Esc denies without a reason."""
+an optional reason the model reads. Esc denies without a reason. A call a deck's run makes
+names the decks in its first line."""
 
 from __future__ import annotations
 
@@ -15,8 +16,23 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from zizou.core.protocols import Approval, PermissionRequest
+from zizou.decks.display import INTO
 from zizou.ui.approval_view import approval_view
+from zizou.ui.text import one_line
 from zizou.ui.widgets.diff_view import diff_text
+
+
+def header(request: PermissionRequest, title: str) -> str:
+    """The dialog's first line: `title`, or for a deck's call, which decks ask for what
+    (`greet > lookup wants to run: pytest`, with INTO between the decks)."""
+    if not request.chain:
+        return title
+    who = INTO.join(request.chain)
+    what = one_line(request.summary, 80)
+    protected = " (it touches a protected path)" if request.protected else ""
+    if request.kind == "exec":
+        return f"{who} wants to run: {what}{protected}"
+    return f"{who} wants to use {request.tool}: {what}{protected}"
 
 
 class ApprovalScreen(ModalScreen[Approval]):
@@ -37,7 +53,7 @@ class ApprovalScreen(ModalScreen[Approval]):
     def compose(self) -> ComposeResult:
         view = self.view
         with Vertical(id="approval-dialog"):
-            yield Label(Text(view.title, style="bold"), id="approval-title")
+            yield Label(Text(header(self.request, view.title), style="bold"), id="approval-title")
             yield Static(Text(view.subject), id="approval-subject")
             yield Label(Text(view.where), id="approval-where")
             if view.body is not None:
@@ -93,4 +109,4 @@ class ApprovalScreen(ModalScreen[Approval]):
         self.dismiss(Approval("deny", event.value.strip() or None))
 
 
-__all__ = ["ApprovalScreen"]
+__all__ = ["ApprovalScreen", "header"]

@@ -36,6 +36,7 @@ class ToolRow(Widget, can_focus=True):
         Binding("enter,space", "toggle_row", "Expand", show=False)
     ]
 
+    MARK: ClassVar[str] = "■"  # the header's first character
     expanded: reactive[bool] = reactive(False)
 
     def __init__(
@@ -79,7 +80,7 @@ class ToolRow(Widget, can_focus=True):
     def _header(self) -> Text:
         text = Text()
         mark_style = {None: "yellow", True: "green", False: "red"}[self.ok]
-        text.append("■ ", style=mark_style)
+        text.append(f"{self.MARK} ", style=mark_style)
         text.append(self.tool, style="bold")
         if self.summary:
             text.append(" · ")
