@@ -116,11 +116,15 @@ async def test_nul_byte_is_refused_as_binary(root: Path, ctx: ToolContext) -> No
     assert "15 bytes" in result.output
 
 
-async def test_non_utf8_is_refused_as_binary(root: Path, ctx: ToolContext) -> None:
-    (root / "latin.txt").write_bytes("caf\xe9\n".encode("latin-1"))
+async def test_a_latin1_file_is_read_and_says_how(root: Path, ctx: ToolContext) -> None:
+    (root / "latin.txt").write_bytes("caf\xe9\nna\xefve\n".encode("latin-1"))
     result = await read(ctx, "latin.txt")
-    assert not result.ok
-    assert "binary" in result.output
+    assert result.ok
+    assert result.output.splitlines() == [
+        "[latin.txt is not plain UTF-8: Latin-1 (ISO-8859-1); changes are written back in it]",
+        "     1\tcafé",
+        "     2\tnaïve",
+    ]
 
 
 async def test_utf8_text_is_read(root: Path, ctx: ToolContext) -> None:

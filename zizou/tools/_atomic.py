@@ -11,10 +11,10 @@ import difflib
 NO_EOL = "\n\\ No newline at end of file\n"
 
 
-def detect_newline(data: bytes) -> str:
-    """`"\\r\\n"` when most of the file's line breaks are CRLF, else `"\\n"`."""
-    crlf = data.count(b"\r\n")
-    return "\r\n" if crlf and crlf >= data.count(b"\n") - crlf else "\n"
+def newline_of(text: str) -> str:
+    """`"\\r\\n"` when most of the text's line breaks are CRLF, else `"\\n"`."""
+    crlf = text.count("\r\n")
+    return "\r\n" if crlf and crlf >= text.count("\n") - crlf else "\n"
 
 
 def to_lf(text: str) -> str:

@@ -22,6 +22,7 @@ from zizou.confined import PathHandle
 from zizou.errors import PathError
 from zizou.tools._atomic import split_lines, to_lf, unified_diff
 from zizou.tools._edits import Edit, EditFailed, Made, apply_edits, line_list
+from zizou.tools._encoding import SHOWN_FOR_ESCAPED, EncodingProblem, FileText
 from zizou.tools.base import (
     Access,
     Tool,
@@ -137,32 +138,44 @@ def _edit(file: PathHandle, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
     if isinstance(seen, ToolResult):
         return seen
     _, decoded = seen
+    text = decoded.text
     edits = args.as_edits()
     try:
-        new_text, made = apply_edits(decoded, edits, rel)
+        new_text, made = apply_edits(text, edits, rel)
     except EditFailed as failed:
-        return ToolResult.error(_failure(rel, failed, len(edits)))
-    if new_text == decoded:
+        return ToolResult.error(_failure(rel, failed, len(edits), decoded, edits))
+    if new_text == text:
         return ToolResult.error(f"{rel} already has that text; the edit changes nothing")
+    try:
+        out = decoded.encode(new_text)
+    except EncodingProblem as err:
+        return ToolResult.error(f"cannot edit {rel}: {err}")
     for number, one in enumerate(made, 1):
         if one.normalised:
             log.info("edit_file %s: edit %d%s", rel, number, one.how)
-    out = new_text.encode("utf-8")
     file.atomic_write(out)
-    before, after = to_lf(decoded), to_lf(new_text)
+    shown_before, shown_after = decoded.shown, decoded.show(new_text)
+    before, after = to_lf(shown_before), to_lf(shown_after)
     ctx.state.file_written(path, rel, split_lines(before), split_lines(after), out)
     diff = unified_diff(rel, before, after)
     return ToolResult(
-        ok=True, output=_summary(rel, new_text, made), diff=diff, replaced=kept(decoded)
+        ok=True, output=_summary(rel, shown_after, made), diff=diff, replaced=kept(shown_before)
     )
 
 
-def _failure(rel: str, failed: EditFailed, count: int) -> str:
+def _failure(rel: str, failed: EditFailed, count: int, decoded: FileText, edits: list[Edit]) -> str:
+    """Why the edits were not made; the file's stray bytes shown as they are in read_file."""
+    reason = decoded.show(failed.reason)
+    if decoded.stray and SHOWN_FOR_ESCAPED in edits[failed.index].old:
+        reason += (
+            f" ({rel} has bytes that are not UTF-8, shown as {SHOWN_FOR_ESCAPED}: text that "
+            "holds one cannot be matched or rewritten; edit the lines around it)"
+        )
     if count == 1:
-        return failed.reason
+        return reason
     return (
         f"edit {failed.index + 1} of {count} failed, so none was made and {rel} is unchanged: "
-        f"{failed.reason}"
+        f"{reason}"
     )
 
 

@@ -15,6 +15,7 @@ from zizou.core.state import FileView
 from zizou.core.windows import WindowError
 from zizou.errors import PathError
 from zizou.tools._atomic import split_lines, to_lf
+from zizou.tools._encoding import FileText, decode
 from zizou.tools._windows import WindowArgs, locate
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult, file_access
 
@@ -22,21 +23,10 @@ MAX_LINES = 2_000
 MAX_OUTPUT_BYTES = 100_000
 MAX_LINE_CHARS = 2_000
 MAX_FILE_BYTES = 20_000_000
-BINARY_SNIFF_BYTES = 8_192
 
 
 class FileProblem(Exception):
     """A file cannot be shown as text; the message says why and what to do instead."""
-
-
-def decode_text(data: bytes) -> str | None:
-    """The file's text, or None when it looks binary (a NUL early on, or not UTF-8)."""
-    if b"\0" in data[:BINARY_SNIFF_BYTES]:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
 
 
 def format_line(number: int, line: str) -> str:
@@ -49,8 +39,15 @@ def format_line(number: int, line: str) -> str:
 
 
 def load_text(file: PathHandle) -> tuple[bytes, list[str]]:
-    """The bytes and lines of the file `file` holds, read by fd without following symlinks;
-    FileProblem names what to do instead, PathError says the path is unsafe."""
+    """The bytes and lines (as shown: see `_encoding`) of the file `file` holds, read by fd
+    without following symlinks; FileProblem names what to do instead, PathError says the path
+    is unsafe."""
+    data, text = load_file(file)
+    return data, split_lines(to_lf(text.shown))
+
+
+def load_file(file: PathHandle) -> tuple[bytes, FileText]:
+    """The bytes and decoded text of the file `file` holds (see `load_text`)."""
     rel = file.rel
     info = file.stat()
     if info is None:
@@ -63,15 +60,19 @@ def load_text(file: PathHandle) -> tuple[bytes, list[str]]:
         size = info.st_size
         raise FileProblem(f"{rel} is too large to read ({size:,} bytes); use grep to search it")
     data = file.read_bytes(MAX_FILE_BYTES)
-    text = decode_text(data)
+    text = decode(data)
     if text is None:
-        raise FileProblem(f"{rel} looks binary ({len(data):,} bytes); only text files can be read")
-    return data, split_lines(to_lf(text))
+        raise FileProblem(
+            f"{rel} looks binary ({len(data):,} bytes: a NUL byte, or bytes no text encoding "
+            "zizou reads gives back); only text files can be read"
+        )
+    return data, text
 
 
-def seen_text(file: PathHandle, ctx: ToolContext, tool: str) -> tuple[bytes, str] | ToolResult:
+def seen_text(file: PathHandle, ctx: ToolContext, tool: str) -> tuple[bytes, FileText] | ToolResult:
     """The bytes and text of a file a tool is about to change, or the error to return: it must
-    exist, be a regular text file, and be as the model last saw it (read, or shown whole)."""
+    exist, be a regular text file, and be as the model last saw it (read, or shown whole).
+    The text keeps the file's stray bytes (see `_encoding`); its `encode` writes it back."""
     rel = file.rel
     info = file.stat()
     if info is None:
@@ -84,7 +85,7 @@ def seen_text(file: PathHandle, ctx: ToolContext, tool: str) -> tuple[bytes, str
     reason = ctx.state.check_unchanged(file.path, data)
     if reason is not None:
         return ToolResult.error(f"cannot change {rel}: {reason}")
-    decoded = decode_text(data)
+    decoded = decode(data)
     if decoded is None:
         return ToolResult.error(f"{rel} looks binary; {tool} only changes text files")
     return data, decoded
@@ -130,11 +131,12 @@ class ReadFile(Tool[ReadFileArgs]):
         file = access.handle()
         rel = file.rel
         try:
-            data, lines = load_text(file)
+            data, text = load_file(file)
         except (PathError, FileProblem) as err:
             return ToolResult.error(str(err))
         except OSError as err:
             return ToolResult.error(f"could not read {args.path}: {err.strerror or err}")
+        lines = split_lines(to_lf(text.shown))
         start, end = args.start_line, args.end_line
         if args.window is not None:
             if start is not None or end is not None:
@@ -147,7 +149,11 @@ class ReadFile(Tool[ReadFileArgs]):
         ctx.state.record_view(file.path, data, FileView(rel, start, end))
         if not lines:
             return ToolResult(ok=True, output=f"{rel} is empty (0 lines, {len(data)} bytes).")
-        return _window(rel, lines, start or 1, end)
+        shown = _window(rel, lines, start or 1, end)
+        if shown.ok and not text.is_utf8:  # said first, before the lines it explains
+            note = f"[{rel} is not plain UTF-8: {text.describe()}]"
+            return ToolResult(ok=True, output=f"{note}\n{shown.output}")
+        return shown
 
 
 def _window(rel: str, lines: list[str], start: int, end: int | None) -> ToolResult:

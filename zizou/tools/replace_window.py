@@ -14,7 +14,8 @@ from zizou.confined import PathHandle
 from zizou.core.state import content_hash
 from zizou.core.windows import Found, WindowError
 from zizou.errors import PathError
-from zizou.tools._atomic import detect_newline, split_lines, to_lf, unified_diff
+from zizou.tools._atomic import newline_of, split_lines, to_lf, unified_diff
+from zizou.tools._encoding import EncodingProblem
 from zizou.tools._windows import WindowArgs, locate
 from zizou.tools.base import (
     Access,
@@ -78,13 +79,14 @@ def _replace(file: PathHandle, args: ReplaceWindowArgs, ctx: ToolContext) -> Too
     seen = seen_text(file, ctx, "replace_window")
     if isinstance(seen, ToolResult):
         return seen
-    data, decoded = seen
-    lines = split_lines(to_lf(decoded))
+    data, text = seen
+    decoded = text.text
+    lines = split_lines(to_lf(text.shown))
     found = _lines_of(args, rel, lines, content_hash(data), ctx)
     if isinstance(found, str):
         return ToolResult.error(found)
     start, end = found
-    newline = detect_newline(data)
+    newline = newline_of(decoded)
     raw = decoded.split("\n")  # each piece keeps its "\r" when the file is CRLF
     pieces = [piece + "\n" for piece in raw[:-1]] + ([raw[-1]] if raw[-1] else [])
     ending = _ending(pieces[end - 1])
@@ -96,11 +98,14 @@ def _replace(file: PathHandle, args: ReplaceWindowArgs, ctx: ToolContext) -> Too
     if not block and not ending and head:  # the last lines removed: still no final newline
         head = head[: -len(_ending(pieces[start - 2]))]
     out_text = head + block + "".join(pieces[end:])
-    out = out_text.encode("utf-8")
+    try:
+        out = text.encode(out_text)
+    except EncodingProblem as err:
+        return ToolResult.error(f"cannot change {rel}: {err}")
     if out == data:
         return ToolResult.error("the content is what those lines already hold; nothing changed")
     file.atomic_write(out)
-    after = split_lines(to_lf(out_text))
+    after = split_lines(to_lf(text.show(out_text)))
     ctx.state.file_written(path, rel, lines, after, out)
     which = f" ({args.window_id})" if args.window_id else ""
     summary = (
@@ -110,8 +115,8 @@ def _replace(file: PathHandle, args: ReplaceWindowArgs, ctx: ToolContext) -> Too
         if new_lines
         else f"Removed lines {start}-{end} of {rel}{which}."
     )
-    diff = unified_diff(rel, to_lf(decoded), to_lf(out_text))
-    return ToolResult(ok=True, output=summary, diff=diff, replaced=kept(decoded))
+    diff = unified_diff(rel, to_lf(text.shown), to_lf(text.show(out_text)))
+    return ToolResult(ok=True, output=summary, diff=diff, replaced=kept(text.shown))
 
 
 def _lines_of(

@@ -1,7 +1,9 @@
 """The write_file tool: create a file, or replace one whole, without ever leaving half of it.
 
-The write goes through a temp file and a rename (see `_atomic`), keeps an existing file's mode
-and CRLF style, and records the new content so the model may edit what it just wrote.
+The write goes through a temp file and a rename (see `_atomic`), keeps an existing file's mode,
+encoding (a byte-order mark, UTF-16, a legacy one-byte encoding: see `_encoding`), newline style
+and whether it ends with a newline, and records the new content so the model may edit what it
+just wrote.
 """
 
 from __future__ import annotations
@@ -13,12 +15,13 @@ from pydantic import Field
 from zizou.confined import PathHandle
 from zizou.errors import PathError
 from zizou.tools._atomic import (
-    detect_newline,
+    newline_of,
     split_lines,
     to_lf,
     unified_diff,
     with_newline,
 )
+from zizou.tools._encoding import EncodingProblem, FileText, decode
 from zizou.tools.base import (
     Access,
     Tool,
@@ -40,8 +43,8 @@ class WriteFile(Tool[WriteFileArgs]):
     """Create a file, or replace an existing file's whole content.
 
     Missing parent directories are created. To change part of an existing file, prefer
-    edit_file: it is safer and shows a smaller diff. An existing file keeps its mode and its
-    line-ending style (CRLF stays CRLF).
+    edit_file: it is safer and shows a smaller diff. An existing file keeps its mode, its
+    encoding, its line-ending style (CRLF stays CRLF) and whether it ends with a newline.
     """
 
     name = "write_file"
@@ -69,12 +72,19 @@ def _write(file: PathHandle, content: str, ctx: ToolContext) -> ToolResult:
     if info is not None and not stat.S_ISREG(info.st_mode):
         return ToolResult.error(f"{rel} is not a regular file; it cannot be overwritten")
     old = None if info is None else file.read_bytes(MAX_FILE_BYTES)
-    if old is not None and detect_newline(old) == "\r\n":
-        content = with_newline(content, "\r\n")
-    data = content.encode("utf-8")
+    was = None if old is None else decode(old)  # None too for a binary file: it is replaced
+    if was is not None:
+        content = _shaped_like(content, was.text)
+    try:
+        data = (was or UTF8).encode(content)
+    except EncodingProblem as err:
+        return ToolResult.error(f"cannot write {rel}: {err}")
     if old != data:
         file.atomic_write(data)
-    old_text = None if old is None else old.decode("utf-8", errors="replace")
+    if was is not None:
+        old_text: str | None = was.shown
+    else:
+        old_text = None if old is None else old.decode("utf-8", errors="replace")
     before = None if old_text is None else split_lines(to_lf(old_text))
     ctx.state.file_written(path, rel, before, split_lines(to_lf(content)), data)
     size = f"{len(split_lines(content))} lines, {len(data):,} bytes"
@@ -86,6 +96,22 @@ def _write(file: PathHandle, content: str, ctx: ToolContext) -> ToolResult:
         summary = f"Overwrote {rel} ({size}; it had {len(split_lines(old_text or ''))} lines)."
     diff = unified_diff(rel, old_text, content)
     return ToolResult(ok=True, output=summary, diff=diff, replaced=kept(old_text))
+
+
+UTF8 = FileText("", "utf-8")
+
+
+def _shaped_like(content: str, old: str) -> str:
+    """`content` with the old text's newline style, and its final newline or none."""
+    if not content or not old:
+        return content
+    newline = newline_of(old)
+    content = with_newline(content, newline)
+    if old.endswith("\n") and not content.endswith("\n"):
+        content += newline
+    elif not old.endswith("\n") and content.endswith("\n"):
+        content = content.removesuffix(newline).removesuffix("\n")
+    return content
 
 
 TOOL = WriteFile()

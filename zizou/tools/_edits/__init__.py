@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from zizou.tools._atomic import newline_of
 from zizou.tools._edits.edit import Change, Edit, Landed, Refused
-from zizou.tools._edits.engine import apply_edit, line_list, newline_of
+from zizou.tools._edits.engine import apply_edit, line_list
 from zizou.tools._edits.rules import LINE_RULES
 
 

@@ -12,16 +12,10 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from zizou.tools._atomic import to_lf, with_newline
+from zizou.tools._atomic import newline_of, to_lf, with_newline
 from zizou.tools._edits.blocks import MAX_LISTED, block_edit
 from zizou.tools._edits.closest import explain_no_match
 from zizou.tools._edits.edit import Change, Edit, Landed, Refused, Span
-
-
-def newline_of(text: str) -> str:
-    """The file's newline: CRLF when most of its line breaks are, else LF."""
-    crlf = text.count("\r\n")
-    return "\r\n" if crlf and crlf >= text.count("\n") - crlf else "\n"
 
 
 def apply_edit(text: str, edit: Edit, rel: str, newline: str | None = None) -> Landed:
