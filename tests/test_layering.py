@@ -79,7 +79,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("services", ("providers", "repomap")),
-    ("tools", ("tools",)),
+    ("tools", ("tools", "checks")),
     ("agent", ("core",)),
     ("hooks", ("hooks",)),
     ("decks", ("decks",)),

@@ -27,6 +27,7 @@ from zizou.config.options import OutputFormat, RunOptions
 from zizou.core.events import (
     AgentError,
     AnyEvent,
+    ChecksReported,
     Compacted,
     DeckSuspense,
     HookWarning,
@@ -334,6 +335,9 @@ class HeadlessRun:
                 self._say(f"the conversation was summarised to fit the context window ({size})")
             case HookWarning():
                 self._say(f"{event.hook}: {event.message}")  # stderr, in every output format
+            case ChecksReported():
+                if text:  # the model reads it and goes on; the person hears of it
+                    self._say("the checks found new problems in the changes; the model is told")
             case Nested(event=DeckSuspense() as suspense) | (DeckSuspense() as suspense):
                 if text:  # a slow deck's word on what it is doing, as it comes
                     self._say(f"{' > '.join(suspense.chain)}: {suspense.message}")

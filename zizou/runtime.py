@@ -12,12 +12,14 @@ import logging
 import os
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
 from zizou.checkpoints import Checkpoints
+from zizou.checks.checkers import narrowed
+from zizou.checks.service import EditChecks
 from zizou.config.options import RunOptions, SessionChoice
 from zizou.confined import open_handle
 from zizou.core.calls import CallRunner
@@ -185,6 +187,7 @@ def build_runtime(
     checkpoints = _checkpoints(options, session_id, state, writer, loaded)
     runner.changes = checkpoints
     agent.recorders.append(checkpoints)  # a new turn clears what could be redone
+    runner.checks = agent.checks = _checks(options, boxed, env, warnings)
     runtime = Runtime(
         session_id, agent, ctx, prompt, writer, warnings, log, schema_error, hooks, untrusted
     )
@@ -223,6 +226,7 @@ def _decks(
         rules=lambda: runner.rules,
         models=Models(lambda: agent.model, partial(_deck_model, options), options.model_force),
         changes=runtime.checkpoints,
+        checks=runner.checks,
         policy=lambda: runner.policy,
         read_only=runner.read_only,
         redact=redact,
@@ -234,6 +238,18 @@ def _decks(
         if runner.registry.get(tool.name) is None:
             runner.registry.register(tool)
     return env
+
+
+def _checks(
+    options: RunOptions, sandbox: Sandbox, env: Mapping[str, str], warnings: list[str]
+) -> EditChecks | None:
+    """The session's checks: the syntax check and the checkers the user turned on, as the
+    project's `.zizou/checks.toml` narrows them; None when all are off."""
+    settings, said = narrowed(options.checks, options.root)
+    warnings += said
+    if not settings.syntax and not settings.commands and not settings.presets:
+        return None
+    return EditChecks(options.root, settings, sandbox, env)
 
 
 def _adopt_rules(runner: CallRunner, rules: Rules) -> None:

@@ -92,6 +92,35 @@ async def test_edits_and_writes_show_their_diff(make_app: MakeApp, project: Path
         assert (project / "app.py").read_text() == "x = 2\n"
 
 
+async def test_a_change_that_breaks_the_syntax_shows_its_new_problem_under_the_diff(
+    make_app: MakeApp, project: Path
+) -> None:
+    (project / "app.py").write_text("def f(x):\n    return x\n")
+    app = make_app(
+        [
+            {"tool_calls": [call("read_file", path="app.py")]},
+            {
+                "tool_calls": [
+                    call("edit_file", path="app.py", old_string="return x", new_string="return (x")
+                ]
+            },
+            {"text": "Edited."},
+        ]
+    )
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "edit it")
+        await settle(pilot)
+        row = next(r for r in app.query(ToolRow) if r.tool == "edit_file")
+        assert row.ok  # applied: not shown as a failure
+        children = list(row.children)
+        [diff] = [c for c in children if isinstance(c, DiffView)]
+        [checks] = row.query(".tool-checks")
+        assert children.index(checks) > children.index(diff)
+        shown = str(checks.render())
+        assert shown.startswith("New syntax problems after this change (it was applied):")
+        assert "- line 2, column 5: cannot parse" in shown
+
+
 class RetryThenAnswer(Model):
     """A model that streams a partial answer, retries, then answers."""
 

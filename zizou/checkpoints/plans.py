@@ -161,8 +161,8 @@ def runs(records: Sequence[Message]) -> list[Run]:
     found: list[Run] = []
     users = -1
     for index, record in enumerate(records):
-        if not isinstance(record, UserMessage):
-            continue
+        if not isinstance(record, UserMessage) or not record.from_user:
+            continue  # a checks report belongs to the turn it came in
         users += 1
         if found and found[-1].end == index:  # right after the run's last user message
             last = found[-1]
@@ -175,12 +175,12 @@ def runs(records: Sequence[Message]) -> list[Run]:
 
 def users(records: Iterable[Message]) -> int:
     """How many user messages there are (the next turn's index, once its message is added)."""
-    return sum(1 for record in records if isinstance(record, UserMessage))
+    return sum(1 for record in records if isinstance(record, UserMessage) and record.from_user)
 
 
 def user_text(records: Iterable[Message]) -> str:
     """The turn's last user message: what was asked."""
-    texts = [record.content for record in records if isinstance(record, UserMessage)]
+    texts = [r.content for r in records if isinstance(r, UserMessage) and r.from_user]
     return texts[-1] if texts else ""
 
 

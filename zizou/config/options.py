@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from zizou.checks.checkers import CheckSettings
 from zizou.config.project_rules import ignored_project_file, load_prefixes
 from zizou.config.settings import (
     CheckpointsMaxAgeDays,
@@ -65,6 +66,7 @@ LAYERED = (
     "checkpoints_max_mb",  # these two: config.toml only, no flag
     "checkpoints_max_age_days",
     "compact_at_percent",  # config.toml only
+    "checks",  # config.toml only (a project's .zizou/checks.toml can narrow it)
 )
 Profile = Literal["stateful"] | None  # --profile stateful: history window 1, and the task state
 
@@ -145,6 +147,7 @@ class RunOptions(BaseModel):
     compact_at_percent: CompactAtPercent = 85  # of the context window: summarise before a turn
     checkpoints_max_mb: CheckpointsMaxMb = 500  # undo's kept bytes, pruned at start-up to this
     checkpoints_max_age_days: CheckpointsMaxAgeDays = 30  # and of those unused this long
+    checks: CheckSettings = CheckSettings()  # the syntax check, and the checkers turned on
     setup: SetupMode = None
     retry: RetrySettings = RetrySettings()
     timeouts: TimeoutSettings = TimeoutSettings()

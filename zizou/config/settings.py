@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from zizou.checks.checkers import CheckSettings
 from zizou.errors import UsageError
 from zizou.paths import user_config_dir
 from zizou.providers.settings import RetrySettings, TimeoutSettings
@@ -56,6 +57,8 @@ class Settings(BaseModel):
     # many megabytes, oldest first, and when unused for this many days.
     checkpoints_max_mb: CheckpointsMaxMb | None = None
     checkpoints_max_age_days: CheckpointsMaxAgeDays | None = None
+    # What is checked after the model changes a file ([checks]: see zizou/checks/checkers.py).
+    checks: CheckSettings | None = None
 
 
 def settings_path() -> Path:

@@ -31,14 +31,17 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from zizou.confined import PathHandle
 from zizou.core.approvers import serial
 from zizou.core.call_repair import repair_call
+from zizou.core.change_checks import after_checks, before_checks, prepare_checks
 from zizou.core.events import Nested, PermissionDecided, PermissionRequested, ToolProgress
 from zizou.core.messages import ERROR_PREFIX
 from zizou.core.permissions import RUN_BASH, Decision, Rules, decide
 from zizou.core.protocols import (
     Approval,
     Approver,
+    ChangeChecks,
     ChangeRecorder,
     PermissionRequest,
     ToolCall,
@@ -113,6 +116,7 @@ class CallRunner:
         # enforced here too, so it holds even when the hook that narrows the tools fails.
         self.read_only: Callable[[], str | None] | None = None
         self.changes: ChangeRecorder | None = None  # checkpoints: files kept before a change
+        self.checks: ChangeChecks | None = None  # what a change broke, added to its result
         self.chain: tuple[str, ...] = ()  # a deck's run: the decks it runs under (approvals)
 
     def offer(self, offered: tuple[str, ...], hidden: dict[str, str]) -> None:
@@ -256,14 +260,26 @@ class CallRunner:
                 if problem:
                     note = f"{handle.rel} is not kept for undo: {problem}"
                     yield ToolProgress(call.id, tool.name, note)
+        checked = self._checked(access)
+        if checked and self.checks is not None:
+            await before_checks(self.checks, checked)
         try:
             async with aclosing(_run_tool(resolved, ctx)) as items:
                 async for item in items:
+                    if isinstance(item, ToolResult) and self.checks is not None:
+                        if checked:
+                            item = await after_checks(self.checks, checked, item)
+                        elif access.kind == "read":
+                            await prepare_checks(self.checks, access.handles)
                     yield item
         finally:
             if changes is not None:
                 for handle in access.handles:
                     _kept(changes, handle.rel, partial(changes.after_change, handle))
+
+    def _checked(self, access: Access) -> list[PathHandle]:
+        """The files of a write call that the checks look at."""
+        return list(access.handles) if self.checks is not None and access.kind == "write" else []
 
     def _tightened(self, resolved: ResolvedCall, decision: Decision) -> Decision:
         """The rules' decision, tightened by the tool policy (hooks): a call the rules refuse

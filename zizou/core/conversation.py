@@ -59,6 +59,10 @@ class Conversation:
         self._append(UserMessage(content=text, shell=shell))
         return True
 
+    def add_checks_report(self, text: str) -> None:
+        """What the checks found once the model ended its turn; the turn goes on from it."""
+        self._append(UserMessage(content=text, checks=True))
+
     def add_assistant(self, text: str, tool_calls: tuple[ToolCall, ...] = ()) -> None:
         parts = tuple(
             ToolCallPart(id=call.id, name=call.name, arguments=_valid_json(call.arguments))
@@ -74,7 +78,7 @@ class Conversation:
     def latest_user_text(self) -> str:
         """What the user said last ("" before anything was said)."""
         for record in reversed(self.records):
-            if isinstance(record, UserMessage):
+            if isinstance(record, UserMessage) and record.from_user:
                 return record.content
         return ""
 

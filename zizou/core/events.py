@@ -242,6 +242,15 @@ class Compacted(Event):
 
 
 @dataclass(frozen=True)
+class ChecksReported(Event):
+    """The model ended its turn, and the checks the user configured found new problems in the
+    files it changed: `text` goes to the model (as a message from zizou), and the turn goes on."""
+
+    type: ClassVar[str] = "checks_reported"
+    text: str
+
+
+@dataclass(frozen=True)
 class TurnFinished(Event):
     type: ClassVar[str] = "turn_finished"
     reason: FinishReason
@@ -303,6 +312,7 @@ AnyEvent = (
     | AgentError
     | HookWarning
     | Compacted
+    | ChecksReported
     | DeckSuspense
     | Nested
     | TurnFinished
@@ -326,6 +336,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     AgentError,
     HookWarning,
     Compacted,
+    ChecksReported,
     DeckSuspense,
     Nested,
     TurnFinished,

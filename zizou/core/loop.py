@@ -30,6 +30,7 @@ from zizou.core.conversation import Conversation
 from zizou.core.events import (
     AgentError,
     AnyEvent,
+    ChecksReported,
     Compacted,
     FinishReason,
     HookWarning,
@@ -49,6 +50,7 @@ from zizou.core.messages import AssistantMessage, ToolMessage
 from zizou.core.parallel import CallDone, runs_alongside, side_by_side
 from zizou.core.prompt import CompiledPrompt
 from zizou.core.protocols import (
+    ChangeChecks,
     Model,
     ModelReply,
     ModelRequest,
@@ -132,6 +134,8 @@ class Agent:
         # Asked after each step's tool calls: True ends the turn there, done (a deck's run
         # ends once its output was returned, whatever else the model would do).
         self.finished: Callable[[], bool] | None = None
+        # The checks the user configured: asked when the model ends a turn (the main agent's).
+        self.checks: ChangeChecks | None = None
 
     def build_request(
         self, step: int = 1, usage: Usage | None = None
@@ -259,6 +263,8 @@ class Agent:
                     message = f"the conversation could not be compacted ({exc}); it is sent whole"
                     yield AgentError(message, fatal=False)
             self.prompt.new_turn()
+            if self.checks is not None:
+                self.checks.new_turn()
             self.conversation.add_user(user_text)
             while progress.step < self.config.max_steps:
                 progress.step += 1
@@ -277,9 +283,16 @@ class Agent:
                         yield tool_event
                 progress.step_open = False
                 yield StepFinished(progress.step, reply.usage, reply.finish_reason)
-                if not reply.tool_calls or (self.finished is not None and self.finished()):
+                if self.finished is not None and self.finished():
                     yield TurnFinished("done", reply.text, progress.step, progress.usage)
                     return
+                if not reply.tool_calls:
+                    report = await self._checks_report()
+                    if report is None:
+                        yield TurnFinished("done", reply.text, progress.step, progress.usage)
+                        return
+                    self.conversation.add_checks_report(report)
+                    yield ChecksReported(report)
             message = (
                 f"stopped after {progress.step} steps (the step cap); the work so far is kept. "
                 "Send another message to continue, or raise max_steps."
@@ -301,6 +314,17 @@ class Agent:
                 yield event
         finally:
             self.conversation.close_pending("not run: the turn was cancelled")
+
+    async def _checks_report(self) -> str | None:
+        """What the configured checks found in the turn's changes, to send back; None: the
+        turn ends (nothing new, no checks, or their rounds for this turn are spent)."""
+        if self.checks is None:
+            return None
+        try:
+            return await self.checks.turn_end()
+        except Exception:  # a broken checker must not end the turn as a failure
+            log.exception("the checks failed at the end of the turn")
+            return None
 
     async def _reply(self, progress: _Progress) -> AsyncGenerator[AnyEvent | ModelReply, None]:
         """One model call: its text and retry notices, then ModelReplied and the reply."""

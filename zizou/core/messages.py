@@ -38,6 +38,13 @@ class UserMessage(_Message):
     role: Literal["user"] = "user"
     content: str  # what the model reads
     shell: ShellRun | None = None  # set when the message shares a `!command`'s result
+    # True: not the user's words but zizou's, what the configured checks found after the
+    # model ended its turn; it belongs to that turn (undo, the transcript).
+    checks: bool | None = None
+
+    @property
+    def from_user(self) -> bool:
+        return not self.checks
 
 
 class AssistantMessage(_Message):

@@ -136,6 +136,29 @@ class ChangeRecorder(Protocol):
     def after_change(self, file: PathHandle) -> None: ...
 
 
+class ChangeChecks(Protocol):
+    """Looks at files as tools change them, and says what the changes broke (zizou/checks/
+    implements it: syntax problems, and the checkers the user configured). The call runner
+    calls `before_change` and `after_change` around each file a write call changes (with the
+    file's bytes; None: it did not exist) and appends what `after_change` returns to the call's
+    result, and `seen` (in a worker thread) with a file the model read that it `wants`. The
+    main agent's loop
+    calls `new_turn` as a turn starts, and `turn_end` when the model ends it: what that
+    returns is sent to the model, and the turn goes on."""
+
+    def wants(self, rel: str) -> bool: ...
+
+    def seen(self, rel: str, data: bytes) -> None: ...
+
+    async def before_change(self, rel: str, data: bytes | None) -> None: ...
+
+    async def after_change(self, rel: str, data: bytes) -> str | None: ...
+
+    def new_turn(self) -> None: ...
+
+    async def turn_end(self) -> str | None: ...
+
+
 @runtime_checkable
 class Model(Protocol):
     """A chat model. `stream` yields text pieces (and retry notices) and ends with a ModelReply;
@@ -201,6 +224,7 @@ class TurnRecorder(EventSink, Protocol):
 __all__ = [
     "Approval",
     "Approver",
+    "ChangeChecks",
     "ChangeRecorder",
     "EventSink",
     "Model",

@@ -389,6 +389,7 @@ def tool_runner(env: DeckEnv, deck: Deck, child: Caller) -> CallRunner:
     ctx = dataclasses.replace(env.ctx, state=SessionState(Conversation()), emit=None, nest=None)
     runner = CallRunner(registry, ctx, env.approver, env.rules())
     runner.changes = env.changes
+    runner.checks = env.checks
     runner.policy = env.policy()
     runner.read_only = env.read_only
     runner.chain = child.chain

@@ -40,6 +40,7 @@ from zizou.core.loop import Agent, AgentConfig
 from zizou.core.permissions import Rules
 from zizou.core.protocols import (
     Approver,
+    ChangeChecks,
     ChangeRecorder,
     Model,
     ModelRequest,
@@ -134,6 +135,7 @@ class DeckEnv:
     rules: Callable[[], Rules]  # the main runner's rules as they are now ("always" included)
     models: Models
     changes: ChangeRecorder | None = None  # checkpoints: a deck's edits are undone like any
+    checks: ChangeChecks | None = None  # and checked like any (their syntax, the checkers)
     policy: Callable[[], ToolPolicy | None] = lambda: None
     read_only: Callable[[], str | None] | None = None  # plan mode holds in a deck's run too
     budget: Budget = field(default_factory=Budget)
@@ -341,6 +343,7 @@ class DeckEnv:
         ctx = dataclasses.replace(self.ctx, state=state, emit=None, nest=None)
         runner = CallRunner(registry, ctx, self.approver, self.rules())
         runner.changes = self.changes
+        runner.checks = self.checks
         runner.policy = Ended(box, self.policy())
         runner.read_only = self.read_only
         runner.chain = child.chain

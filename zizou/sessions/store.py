@@ -31,6 +31,7 @@ from zizou import confined
 from zizou.core.events import (
     AgentError,
     AnyEvent,
+    ChecksReported,
     Compacted,
     DeckSuspense,
     HookWarning,
@@ -235,6 +236,7 @@ class SessionWriter:
                 | StepFinished()
                 | AgentError()
                 | HookWarning()
+                | ChecksReported()
                 | Nested()
                 | DeckSuspense()
             ):
@@ -399,7 +401,10 @@ class SessionStore:
                 continue
             if not loaded.messages:  # left by a run that ended before anything was said
                 continue
-            first = next((m.content for m in loaded.messages if isinstance(m, UserMessage)), "")
+            first = next(
+                (m.content for m in loaded.messages if isinstance(m, UserMessage) and m.from_user),
+                "",
+            )
             summaries.append(
                 SessionSummary(session_id, loaded.meta.created, str(first), loaded.turns)
             )

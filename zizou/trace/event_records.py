@@ -12,6 +12,7 @@ from typing import assert_never
 from zizou.core.events import (
     AgentError,
     AnyEvent,
+    ChecksReported,
     Compacted,
     DeckSuspense,
     HookWarning,
@@ -91,6 +92,8 @@ def event_record(event: AnyEvent) -> str:
         case Compacted(by=by, summary=summary):
             sizes = f"~{event.tokens_before:,} -> ~{event.tokens_after:,} tokens"
             return f"COMPACTED by {by}, the history {sizes}; the summary:\n{block(summary)}"
+        case ChecksReported(text=text):
+            return f"CHECKS the turn's changes, sent to the model:\n{block(text)}"
         case HookWarning(hook=hook, message=text, detail=detail):
             return f"HOOK-WARNING {hook}: {text}\n" + (block(detail) if detail else "")
         case DeckSuspense(chain=chain, message=text, elapsed_ms=elapsed):

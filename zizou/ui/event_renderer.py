@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol, assert_never
 from zizou.core.events import (
     AgentError,
     AnyEvent,
+    ChecksReported,
     Compacted,
     DeckSuspense,
     HookWarning,
@@ -127,6 +128,9 @@ class EventRenderer:
                 await self.chat.add_notice(compaction_notice(event), "info")
             case HookWarning(hook=hook, message=text):
                 await self.chat.add_notice(f"{hook}: {text}", "warning")
+            case ChecksReported(text=text):
+                await self._end_message()
+                await self.chat.add_notice(text, "warning")
             case DeckSuspense(chain=chain, message=text):
                 await self.chat.add_notice(f"{INTO.join(chain)}: {text}", "info")
             case Nested():

@@ -175,6 +175,8 @@ async def _message(
             await chat.add(row)
             await row.finish(run.ok, f"{run.result}\n{SHARED}", None)
             row.expanded = True
+        case UserMessage(checks=True, content=content):
+            await chat.add_notice(content, "warning")
         case UserMessage(content=content):
             await chat.add_user(content)
         case AssistantMessage(content=content, tool_calls=calls):

@@ -1,7 +1,8 @@
 """One row per tool call: `■ name · short args · duration ✓/✗`, which expands (Enter, a click, or
 Ctrl+O for every cut command output) to the full arguments and output. Under the row, a running
 call shows the latest progress line its tool reports, and a finished command the last lines it
-printed; edits and writes show their diff.
+printed; edits and writes show their diff, and under it the problems the change brought (new
+syntax problems, the checkers' new diagnostics: `zizou.checks`).
 
 The row's time counts from when the call could run: a call waiting for approval says so, and the
 clock starts again once it is approved. A finished call shows what the conversation recorded
@@ -22,6 +23,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
+from zizou.checks.report import split_report
 from zizou.ui.outcome import Outcome, Preview, command_preview
 from zizou.ui.text import clean, one_line, pretty_arguments
 from zizou.ui.widgets.diff_view import DiffView
@@ -150,6 +152,9 @@ class ToolRow(Widget, can_focus=True):
         self._show_preview()
         if diff:
             await self.mount(DiffView(diff))
+        _, found = split_report(self.output) if outcome.ok else ("", "")
+        if found:  # what the change broke, under its diff: shown whole, never folded
+            await self.mount(Static(Text(found), classes="tool-checks"))
         if self.expanded:
             self._show_body()
 

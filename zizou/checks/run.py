@@ -1,0 +1,112 @@
+"""Running one checker on one file: in the command sandbox, in a process group of its own, with
+a time budget, and reading its diagnostics back.
+
+Checkers print a diagnostic a line, `path:line:col: message` (ruff, mypy, eslint's unix format,
+go vet) or `path(line,col): message` (tsc); the lines about other files, and every other line,
+are dropped. A checker still running at its budget is stopped with everything it started, and
+says so: its diagnostics then are not known, which is not the same as none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from zizou.checks.checkers import Checker
+from zizou.checks.report import Finding
+from zizou.env import scrubbed_env
+from zizou.sandbox import Sandbox
+from zizou.tools._procgroup import kill_process_group
+
+OUTPUT_LIMIT = 1_000_000  # bytes of a checker's output read
+_COLON = re.compile(r"^(?P<path>[^:\n]+?):(?P<line>\d+):(?:(?P<col>\d+):)?\s*(?P<message>.+)$")
+_PARENS = re.compile(r"^(?P<path>[^(\n]+?)\((?P<line>\d+),(?P<col>\d+)\):\s*(?P<message>.+)$")
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    """What one run of a checker said about one file; `problem` when it could not say."""
+
+    checker: str
+    findings: tuple[Finding, ...] = ()
+    problem: str | None = None
+
+
+async def run_checker(
+    checker: Checker,
+    rel: str,
+    root: Path,
+    sandbox: Sandbox | None,
+    budget_s: float,
+    environ: Mapping[str, str] | None = None,
+) -> CheckRun:
+    """Run `checker` on the project file `rel` (from the project root) within `budget_s`."""
+    prefix = sandbox.prefix(network=False) if sandbox is not None and sandbox.active else []
+    argv = [*prefix, *checker.command(rel)]
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=root,
+            env=scrubbed_env(environ if environ is not None else os.environ),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+    except OSError as err:
+        return CheckRun(checker.name, problem=f"could not start {argv[len(prefix)]}: {err}")
+    try:
+        async with asyncio.timeout(budget_s):
+            output = await _read(proc)
+            await proc.wait()
+    except TimeoutError:
+        return CheckRun(
+            checker.name,
+            problem=f"stopped after {budget_s:g} s (checks.budget_s), before it finished",
+        )
+    finally:
+        if proc.returncode is None:
+            await kill_process_group(proc.pid, 0.5)
+            with contextlib.suppress(ProcessLookupError):
+                await proc.wait()
+    return CheckRun(checker.name, tuple(diagnostics(output, rel, root)))
+
+
+async def _read(proc: asyncio.subprocess.Process) -> str:
+    assert proc.stdout is not None
+    data = await proc.stdout.read(OUTPUT_LIMIT)
+    while await proc.stdout.read(65_536):  # the rest is not read, but not left to block it
+        pass
+    return data.decode("utf-8", "replace")
+
+
+def diagnostics(output: str, rel: str, root: Path) -> list[Finding]:
+    """The diagnostics in `output` about the file `rel`, in order, each once."""
+    found: list[Finding] = []
+    for line in output.splitlines():
+        match = _COLON.match(line.strip()) or _PARENS.match(line.strip())
+        if match is None or not _same_file(match["path"], rel, root):
+            continue
+        finding = Finding(int(match["line"]), int(match["col"] or 0), match["message"].strip())
+        if finding not in found:
+            found.append(finding)
+    return found
+
+
+def _same_file(path: str, rel: str, root: Path) -> bool:
+    path = path.strip()
+    if path.removeprefix("./") == rel:
+        return True
+    candidate = Path(path)
+    if candidate.is_absolute():
+        with contextlib.suppress(ValueError):
+            return candidate.relative_to(root).as_posix() == rel
+    return False
+
+
+__all__ = ["CheckRun", "diagnostics", "run_checker"]
