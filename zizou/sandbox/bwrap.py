@@ -6,6 +6,10 @@ the project's `.git` entries are bound read-only on top, its secret files and zi
 runtime dir (the keyring's D-Bus socket lives there). A new PID namespace shows no process from
 outside (so `/proc/$PPID/environ` reaches nothing), a new network namespace has only loopback
 unless the network is allowed, and the sandbox dies with zizou.
+
+zizou's own Python (its environment, and its package for an editable install) stays visible,
+read-only, even when it lives under `/tmp` (a CI checkout): what zizou runs in the sandbox (a
+compute deck's worker, a checker from the project's environment) needs it.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -38,6 +43,8 @@ def bwrap_argv(
     if not network:
         argv.append("--unshare-net")
     argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    for own in zizou_dirs_in(Path("/tmp")):
+        argv += ["--ro-bind-try", str(own), str(own)]
     for directory in hidden_dirs:
         if directory.is_dir() and not _contains(directory, root):
             argv += ["--tmpfs", str(directory), "--remount-ro", str(directory)]
@@ -52,6 +59,18 @@ def bwrap_argv(
             argv += ["--ro-bind", "/dev/null", str(secret)]
     argv += ["--chdir", str(root), "--"]
     return argv
+
+
+def zizou_dirs_in(folder: Path) -> list[Path]:
+    """zizou's Python environment and package directories that lie inside `folder`."""
+    import zizou
+
+    found: list[Path] = []
+    for place in (sys.prefix, sys.base_prefix, Path(zizou.__file__).parent):
+        path = Path(place).resolve()
+        if _contains(folder, path) and path != folder and path not in found:
+            found.append(path)
+    return found
 
 
 def _contains(outer: Path, inner: Path) -> bool:
