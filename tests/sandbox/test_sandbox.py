@@ -233,3 +233,14 @@ def test_zizou_state_is_hidden_even_before_zizou_made_it(tmp_path: Path) -> None
     out = run(root, "mkdir -p .zizou/sessions && echo forged > .zizou/sessions/x.jsonl; echo end")
     assert out.rstrip().endswith("end")
     assert (root / ".zizou").is_dir() and not (root / ".zizou" / "sessions").exists()
+
+
+def test_zizous_own_python_under_a_hidden_folder_stays_visible() -> None:
+    """A CI checkout under /tmp: the private /tmp must not hide the venv the worker runs on."""
+    import sys
+
+    from zizou.sandbox.bwrap import zizou_dirs_in
+
+    prefix = Path(sys.prefix).resolve()
+    assert prefix in zizou_dirs_in(prefix.parent)
+    assert zizou_dirs_in(Path("/nonexistent-folder")) == []
