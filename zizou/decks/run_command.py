@@ -115,12 +115,12 @@ def run_deck(
         caller = Caller(state=task)
         outcome = asyncio.run(env.call(deck, action_of(deck), value, caller, None))
         if log is not None:
-            _close_log(log, outcome, env.budget)
+            _close_log(log, outcome, env.deck_calls)
         if env.trace_problem:
             _warn(env.trace_problem)
         if task is not None and state_file is not None:
             _save_state(task, state_file)
-        usage = env.budget.usage
+        usage = env.deck_calls.usage
         if options.output_format == "text":
             if outcome.ok:  # the model's text reaches a terminal: no escape sequences
                 text = outcome.output
@@ -134,7 +134,7 @@ def run_deck(
                 "subtype": "success" if outcome.ok else _subtype(outcome.code),
                 "deck": deck.name,
                 "result": outcome.output if outcome.ok else None,
-                "model_calls": env.budget.used,
+                "model_calls": env.deck_calls.used,
                 "usage": {
                     "input_tokens": usage.input_tokens,
                     "output_tokens": usage.output_tokens,
@@ -183,14 +183,14 @@ def _save_state(task: Any, path: Path) -> None:
     write_whole(path, data, lambda why: _warn(f"--state {path}: {why}"))
 
 
-def _close_log(log: Any, outcome: Any, budget: Any) -> None:
+def _close_log(log: Any, outcome: Any, calls: Any) -> None:
     """The debug log of a `zizou run`: its nested requests, then how the run ended."""
     from zizou.core.events import TurnFinished
 
     text = json.dumps(outcome.output) if outcome.ok else ""
     message = None if outcome.ok else f"{outcome.code}: {outcome.message}"
     log.emit(
-        TurnFinished("done" if outcome.ok else "error", text, budget.used, budget.usage, message)
+        TurnFinished("done" if outcome.ok else "error", text, calls.used, calls.usage, message)
     )
 
 

@@ -31,6 +31,7 @@ from zizou import confined
 from zizou.core.events import (
     AgentError,
     AnyEvent,
+    BudgetWarning,
     Compacted,
     DeckSuspense,
     HookWarning,
@@ -235,6 +236,7 @@ class SessionWriter:
                 | StepFinished()
                 | AgentError()
                 | HookWarning()
+                | BudgetWarning()
                 | Nested()
                 | DeckSuspense()
             ):
