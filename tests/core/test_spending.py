@@ -114,7 +114,9 @@ async def test_the_gate_may_raise_the_cap_or_stop() -> None:
     admitted = await spending.admit("priced", request())
     [asked] = gate.asked
     assert (asked.unit, asked.cap, asked.model) == ("usd", 0.001, "priced")
-    assert asked.suggested >= 0.002
+    assert asked.suggested >= 0.002 and round(asked.suggested, 2) == asked.suggested
+    tokens = OverCap("tokens", 20_000, 16_200, 7_157, "m", 7_157)
+    assert tokens.suggested == 45_000  # room for a few more calls, in round thousands
     assert spending.caps.max_usd == 0.05 and admitted.max_output_tokens is not None
     refusing = Spending(SpendCaps(max_usd=0.001), priced, Gate(None))
     with pytest.raises(OverBudget):

@@ -34,6 +34,9 @@ async def test_the_status_bar_shows_the_spend_and_warns_at_80_percent(
         spent, share = app.status.spend
         assert spent.endswith("/40.0k tok") and share > 0.4
         assert "tok" in str(app.status.render())
+        await send(pilot, "/cost")
+        await settle(pilot)
+        assert any("of 40,000 tokens spent in this run." in n for n in notices(app))
     assert app.session.runtime.spending.tokens >= 16_000
 
 
@@ -47,7 +50,7 @@ async def test_a_call_that_would_pass_the_cap_asks_and_yes_raises_it(
         screen = app.screen
         assert isinstance(screen, ConfirmScreen)
         assert screen.question.startswith("Raise the spending cap to ")
-        assert "of the 20,000 tokens cap is spent" in screen.detail
+        assert "of the cap of 20,000 tokens" in screen.detail
         assert any("% of the spending cap is used" in n for n in notices(app))
         await pilot.press("y")
         await settle(pilot)

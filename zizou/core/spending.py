@@ -73,7 +73,9 @@ class OverCap:
     def suggested(self) -> float:
         """A cap to offer instead: twice this one, and room for a few more calls at least."""
         wanted = max(self.cap * 2, self.spent + 4 * self.next_cost)
-        return float(math.ceil(wanted)) if self.unit == "tokens" else round(wanted, 2) or 0.01
+        if self.unit == "tokens":
+            return float(math.ceil(wanted / 1_000) * 1_000)
+        return math.ceil(wanted * 100) / 100
 
     def message(self) -> str:
         cap, spent, nxt = (amount(self.unit, v) for v in (self.cap, self.spent, self.next_cost))
@@ -157,6 +159,16 @@ class Spending:
         if self.caps.max_tokens:
             shares.append(self.tokens / self.caps.max_tokens)
         return max(shares) if shares else None
+
+    def against_caps(self) -> tuple[str, ...]:
+        """The spend against each cap there is: "$0.4200 of $2.00", "12,000 tokens of ..."."""
+        used: list[str] = []
+        if self.caps.max_usd:
+            used.append(f"{amount('usd', self.spent_usd)} of {amount('usd', self.caps.max_usd)}")
+        if self.caps.max_tokens:
+            caps = amount("tokens", self.caps.max_tokens)
+            used.append(f"{amount('tokens', self.tokens)} of {caps}")
+        return tuple(used)
 
     def carry(self, other: Spending) -> None:
         """Go on from `other`'s spend and caps (the app's run goes on in a new conversation)."""

@@ -82,9 +82,10 @@ class TuiApprover:
         raised = over.suggested
         question = f"Raise the spending cap to {amount(over.unit, raised)} and go on?"
         detail = (
-            f"{amount(over.unit, over.spent)} of the {amount(over.unit, over.cap)} cap is "
-            f"spent, and the next call to {over.model} (~{over.request_tokens:,} tokens) could "
-            "pass it. n stops the turn here; the work so far is kept."
+            f"Spent so far: {amount(over.unit, over.spent)} of the cap of "
+            f"{amount(over.unit, over.cap)}. The next call to {over.model} "
+            f"(~{over.request_tokens:,} tokens) could pass it. n stops the turn here; the work "
+            "so far is kept."
         )
         screen = ConfirmScreen(question, detail)
         self.target.post_message(ShowScreen(screen, answered))
