@@ -5,7 +5,8 @@ an object input, text for a string input, `-` reads stdin) is checked against it
 before any request. The run is the same as a tool call's: guardrails, the trace under
 `.zizou/traces/`, approvals as `-p` gives them (nothing asked; `--allow` and `--yes` approve up
 front). Exit codes are `-p`'s: 0 done, 1 the run failed, 2 usage or configuration (a bad
-input, an unknown deck, a model that cannot be opened), 3 the deck spent its passes.
+input, an unknown deck, a model that cannot be opened), 3 the deck spent its passes, 4 a
+spending cap stopped it.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import click
 from zizou.cli import flags_from, run_flags
 from zizou.errors import UsageError, ZizouError
 
-EXIT_CODES = {"guardrail_passes": 3, "invalid_input": 2, "model": 2}
+EXIT_CODES = {"guardrail_passes": 3, "invalid_input": 2, "model": 2, "budget": 4}
 
 
 @click.command("run")
@@ -195,7 +196,7 @@ def _close_log(log: Any, outcome: Any, calls: Any) -> None:
 
 
 def _subtype(code: str) -> str:
-    return "max_steps" if code == "guardrail_passes" else "error"
+    return {"guardrail_passes": "max_steps", "budget": "budget"}.get(code, "error")
 
 
 def _line(out: TextIO, obj: dict[str, Any]) -> None:
