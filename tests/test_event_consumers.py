@@ -14,6 +14,7 @@ from zizou.core.events import (
     EVENT_TYPES,
     AgentError,
     AnyEvent,
+    BudgetWarning,
     ChecksReported,
     Compacted,
     DeckSuspense,
@@ -62,6 +63,7 @@ ONE_OF_EACH: list[AnyEvent] = [
     Compacted("auto", "## Goal\nship it", 5000, 300, ({"role": "user", "content": "s"},)),
     Nested("c2", ("greet",), ToolCallFinished("c9", "read_file", True, "     1\tA", 0.01)),
     DeckSuspense(("greet",), "greeting", "still looking up Ada", 1200),
+    BudgetWarning("82% of the spending cap is used: $0.8200 of $1.00", 0.82, 1.0, 9000, None),
     TurnFinished("done", "Done.", 1, Usage(10, 5)),
 ]
 

@@ -33,7 +33,8 @@ A setting comes from the first of: a flag, the environment ($ZIZOU_MODEL),
 the project (rules you saved for it), config.toml, the default; `zizou config`
 shows each value in effect and where it came from.
 Exit codes: 0 done, 1 provider or runtime failure, 2 usage or configuration
-error, 3 stopped at the step cap. --output-format json prints one result on every exit.
+error, 3 stopped at the step cap, 4 stopped at the spending cap (--max-budget-usd,
+--max-tokens). --output-format json prints one result on every exit.
 Examples:
   zizou -p "add a --verbose flag to cli.py" --model openai/gpt-4o
   zizou -p - --output-format json --allow 'run_bash:pytest' < task.txt
@@ -61,6 +62,20 @@ RUN_FLAGS = (
         "--max-steps",
         type=click.IntRange(1, 500),
         help="Step cap per turn (else `max_steps` in config.toml, or the default).",
+    ),
+    click.option(
+        "--max-budget-usd",
+        type=click.FloatRange(min=0, min_open=True, max=1_000_000),
+        metavar="N",
+        help="Dollars this run may spend on model calls (models litellm prices); it stops "
+        "before the call that would pass it, exit code 4 (else `max_budget_usd` in config.toml).",
+    ),
+    click.option(
+        "--max-tokens",
+        type=click.IntRange(1_000, 10_000_000_000),
+        metavar="N",
+        help="Tokens (input and output) this run may spend, for models without a known price; "
+        "exit code 4 past it (else `max_tokens` in config.toml).",
     ),
     click.option(
         "--allow",

@@ -40,8 +40,13 @@ class ProviderError(ZizouError):
         self.retry_after = retry_after
 
 
+class ShorteningRefused(ProviderError):
+    """The request overflowed the context window, and the turn may not shorten its history
+    once more (its compaction guard): the loop stops the turn with the guard's message."""
+
+
 class PathError(ZizouError):
     """A path a tool was given is unsafe or outside the project root."""
 
 
-__all__ = ["PathError", "ProviderError", "UsageError", "ZizouError"]
+__all__ = ["PathError", "ProviderError", "ShorteningRefused", "UsageError", "ZizouError"]

@@ -27,6 +27,7 @@ from zizou.config.options import OutputFormat, RunOptions
 from zizou.core.events import (
     AgentError,
     AnyEvent,
+    BudgetWarning,
     ChecksReported,
     Compacted,
     DeckSuspense,
@@ -55,8 +56,15 @@ from zizou.hooks.modes import plan_text
 from zizou.runtime import Runtime, build_runtime
 from zizou.tools.run_bash import strip_terminal_controls as _plain
 
-EXIT_CODES = {"done": 0, "error": 1, "loop_guard": 1, "max_steps": 3, "cancelled": 130}
-SUBTYPES = {"done": "success", "max_steps": "max_steps"}
+EXIT_CODES = {
+    "done": 0,
+    "error": 1,
+    "loop_guard": 1,
+    "max_steps": 3,
+    "budget": 4,
+    "cancelled": 130,
+}
+SUBTYPES = {"done": "success", "max_steps": "max_steps", "budget": "budget"}
 ERROR_KINDS = {"error": "provider", "loop_guard": "runtime", "cancelled": "interrupted"}
 
 
@@ -338,6 +346,9 @@ class HeadlessRun:
             case ChecksReported():
                 if text:  # the model reads it and goes on; the person hears of it
                     self._say("the checks found new problems in the changes; the model is told")
+            case BudgetWarning():
+                if text:
+                    self._say(event.message)
             case Nested(event=DeckSuspense() as suspense) | (DeckSuspense() as suspense):
                 if text:  # a slow deck's word on what it is doing, as it comes
                     self._say(f"{' > '.join(suspense.chain)}: {suspense.message}")
@@ -371,8 +382,8 @@ class HeadlessRun:
         """The run's result object, with the workspace and the task state as it left them."""
         task = self.runtime.state.task
         decks = self.runtime.decks
-        if decks is not None and decks.budget.used:  # what the turn's decks spent counts too
-            finished = dataclasses.replace(finished, usage=finished.usage + decks.budget.usage)
+        if decks is not None and decks.deck_calls.used:  # what the turn's decks spent counts too
+            finished = dataclasses.replace(finished, usage=finished.usage + decks.deck_calls.usage)
         return result_object(
             finished,
             self._saved_as,

@@ -30,6 +30,7 @@ from zizou.core.messages import Message
 from zizou.core.permissions import Rules
 from zizou.core.prompt import PromptBuilder
 from zizou.core.protocols import Approver, Model, TurnRecorder
+from zizou.core.spending import CapGate, SpendCaps, Spending, costs_of
 from zizou.core.state import MAX_STICKY, SessionState
 from zizou.core.task_state import (
     SCHEMA_FILE,
@@ -89,6 +90,13 @@ class Runtime:
         state = self.ctx.state
         assert isinstance(state, SessionState)
         return state
+
+    @property
+    def spending(self) -> Spending:
+        """The run's spend, its caps and the per-turn cap on model calls."""
+        spending = self.agent.spending
+        assert spending is not None
+        return spending
 
     @property
     def sandbox_status(self) -> SandboxStatus:
@@ -168,10 +176,16 @@ def build_runtime(
     recorders: list[TurnRecorder] = [writer] if writer else []
     window = None if options.history_window == "all" else options.history_window
     threshold = options.compact_at_percent / 100 or None
+    guards = options.guards
     limits = AgentConfig(
-        max_steps=options.max_steps, history_window=window, compact_threshold=threshold
+        max_steps=options.max_steps,
+        history_window=window,
+        compact_threshold=threshold,
+        loop_guard_repeats=guards.max_repeated_calls,
+        max_compactions=guards.max_compactions_per_turn,
     )
     agent = Agent(model, runner, prompt, state.conversation, limits, recorders)
+    agent.spending = _spending(options, model, approver)
     redact.agent = agent
     prompt.commands_note = _commands_note(status)
     reported = {"sandbox": status.describe()}
@@ -232,8 +246,9 @@ def _decks(
         redact=redact,
         debug_log=log,
         rules_back=partial(_adopt_rules, runner),
+        spending=agent.spending,
     )
-    agent.recorders.append(env)  # the budget of deck model calls is per turn
+    agent.recorders.append(env)  # the cap on model calls is per turn (the decks' too)
     for tool in main_tools(env):
         if runner.registry.get(tool.name) is None:
             runner.registry.register(tool)
@@ -262,6 +277,25 @@ def _adopt_rules(runner: CallRunner, rules: Rules) -> None:
     runner.rules = dataclasses.replace(
         mine, allowed_tools=mine.allowed_tools | rules.allowed_tools, bash_prefixes=prefixes
     )
+
+
+def _spending(options: RunOptions, model: Model, approver: Approver) -> Spending:
+    """The run's spending: its caps (`--max-budget-usd`, `--max-tokens`) and the per-turn cap
+    on model calls, priced by litellm's model map; the approver is asked before a call would
+    pass a cap when it can be (the app's). A dollar cap on a model the map does not price is a
+    usage error: it could not be kept."""
+    from zizou.providers.catalog import model_info
+
+    caps = SpendCaps(
+        options.max_budget_usd, options.max_tokens, options.guards.max_model_calls_per_turn
+    )
+    if caps.max_usd is not None and costs_of(model_info(model.id)) is None:
+        raise UsageError(
+            f"litellm does not know the price of {model.id}, so --max-budget-usd cannot be "
+            "kept; cap its tokens with --max-tokens N (max_tokens in config.toml) instead"
+        )
+    gate = approver if isinstance(approver, CapGate) else None
+    return Spending(caps, model_info, gate)
 
 
 def _deck_model(options: RunOptions, model_id: str) -> Model:

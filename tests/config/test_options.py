@@ -204,3 +204,39 @@ def test_zizou_version_imports_no_option_machinery() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_the_spending_caps_come_from_the_flags_then_config_toml(project: Path, home: Path) -> None:
+    configure(home, "max_budget_usd = 2.5\nmax_tokens = 50000\n")
+    options = resolved(project)
+    assert (options.max_budget_usd, options.max_tokens) == (2.5, 50_000)
+    assert options.origins["max_budget_usd"] == "user config"
+    flagged = resolved(project, max_budget_usd=0.5)
+    assert (flagged.max_budget_usd, flagged.origins["max_budget_usd"]) == (0.5, "flag")
+    assert resolved(project, max_tokens=2_000).max_tokens == 2_000
+    configure(home, "")
+    assert (resolved(project).max_budget_usd, resolved(project).max_tokens) == (None, None)
+
+
+def test_the_guards_and_notifications_are_config_toml_sections(project: Path, home: Path) -> None:
+    defaults = resolved(project)
+    assert defaults.guards.max_repeated_calls == 3
+    assert defaults.guards.max_compactions_per_turn == 2
+    assert defaults.guards.max_model_calls_per_turn == 100
+    assert (defaults.notify.bell, defaults.notify.desktop) == (True, "auto")
+    configure(
+        home,
+        "[guards]\nmax_repeated_calls = 5\nmax_model_calls_per_turn = 40\n"
+        '[notify]\nbell = false\ndesktop = "off"\nafter_s = 10\n',
+    )
+    options = resolved(project)
+    assert (options.guards.max_repeated_calls, options.guards.max_compactions_per_turn) == (5, 2)
+    assert options.guards.max_model_calls_per_turn == 40
+    assert (options.notify.bell, options.notify.desktop, options.notify.after_s) == (
+        False,
+        "off",
+        10,
+    )
+    configure(home, "[guards]\nmax_repeated_calls = 1\n")
+    with pytest.raises(UsageError, match=r"guards\.max_repeated_calls"):
+        resolved(project)

@@ -13,9 +13,9 @@ import pytest
 
 from zizou.config.options import RunOptions
 from zizou.core.events import Nested, PermissionDecided, ToolCallFinished, TurnFinished
+from zizou.core.guards import GuardSettings
 from zizou.core.permissions import Rules
 from zizou.core.protocols import Approval, PermissionRequest
-from zizou.decks.child import Budget
 from zizou.decks.display import INTO, nested_line
 from zizou.decks.run import MAX_DECK_TOOLS, NUDGE
 from zizou.decks.tools import Caller, action_of, input_from_text
@@ -108,16 +108,35 @@ async def test_an_input_the_schema_refuses_makes_no_request(tmp_path: Path) -> N
     assert model.requests == []
 
 
-async def test_the_turn_budget_caps_deck_model_calls(tmp_path: Path) -> None:
+async def test_the_turn_cap_on_model_calls_holds_for_decks(tmp_path: Path) -> None:
     deck(tmp_path, "summer", tools=[])
     model = ScriptedModel([{"text": "x"}] * 5)
-    runtime = session(tmp_path, model)
+    runtime = session(tmp_path, model, guards=GuardSettings(max_model_calls_per_turn=2))
     assert runtime.decks is not None
-    runtime.decks.budget = Budget(cap=2)
     outcome = await run(runtime, "summer", {"topic": "t"})
     assert outcome.code == "guardrail_budget" and len(model.requests) == 2
-    runtime.decks.begin_turn("next", [])  # the main agent's next turn: a new budget
-    assert runtime.decks.budget.used == 0 and runtime.decks.budget.cap == 2
+    assert "max_model_calls_per_turn" in outcome.message
+    runtime.decks.begin_turn("next", [])  # the main agent's next turn: a new count
+    assert runtime.decks.deck_calls.used == 0 and runtime.spending.turn_calls == 0
+
+
+async def test_the_main_agent_and_its_decks_share_the_turns_model_calls(tmp_path: Path) -> None:
+    deck(tmp_path, "summer", tools=[])
+    model = ScriptedModel(
+        [
+            {"tool_calls": [call("summer", topic="a")]},  # the main agent: call 1
+            {"text": "thinking"},  # the deck: 2, 3 (asked again for its output)
+            {"text": "still thinking"},
+            {"text": "never sent"},
+        ]
+    )
+    runtime = session(tmp_path, model, guards=GuardSettings(max_model_calls_per_turn=3))
+    events = [event async for event in runtime.agent.run_turn("sum it up")]
+    finished = events[-1]
+    assert isinstance(finished, TurnFinished) and finished.reason == "loop_guard"
+    assert "3 model calls" in (finished.message or "") and len(model.requests) == 3
+    [result] = [e for e in events if isinstance(e, ToolCallFinished) and e.name == "summer"]
+    assert not result.ok and "guardrail_budget" in result.output
 
 
 async def test_the_childs_events_flow_up_with_their_chain(tmp_path: Path) -> None:

@@ -50,3 +50,14 @@ async def test_a_headless_results_usage_counts_its_decks(project: Path) -> None:
     result = json.loads(out.getvalue().splitlines()[-1])
     assert result["result"] == "all done"
     assert result["usage"]["input_tokens"] == 1030
+
+
+def test_a_deck_run_stopped_by_the_spending_cap_exits_4(project: Path) -> None:
+    model = ScriptedModel([{"text": "never sent"}])
+    out = io.StringIO()
+    options = RunOptions(root=project, debug_log=False, output_format="json", max_tokens=1_000)
+    long = "a long input " * 400  # ~1,300 tokens: the cap leaves no room for the request
+    assert run_deck(options, "echo", long, out=out, model=model) == 4
+    result = json.loads(out.getvalue())
+    assert result["subtype"] == "budget" and result["error"]["code"] == "budget"
+    assert "--max-tokens" in result["error"]["message"] and model.requests == []

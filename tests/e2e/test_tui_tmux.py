@@ -437,3 +437,28 @@ def test_esc_during_a_decks_run_stops_it_and_the_next_message_completes(
     [result] = [m for m in sent if m["role"] == "tool"]
     assert call["function"]["name"] == "slowpoke" and result["tool_call_id"] == call["id"]
     assert _text_of(sent[-1]["content"]) == "after the stop"
+
+
+def test_an_approval_sets_the_windows_bell_flag(tmux: Tmux, project: Path) -> None:
+    """An approval that waits rings the terminal bell at once: tmux flags the window."""
+    command = {"command": "touch rung.txt"}
+    script = [
+        {"tool_calls": [{"name": "run_bash", "arguments": json.dumps(command)}]},
+        {"text": "Made it."},
+    ]
+    with LoopbackServer(script) as srv:
+        argv = [sys.executable, "-m", "zizou", "--api-base", srv.base_url, "--no-debug-log"]
+        argv += ["--model", "openai/test-model", "-C", str(project)]
+        tmux.run("new-session", "-d", "-s", "main", "-x", "200", "-y", "30", shlex.join(argv))
+        tmux.wait_for(lambda s: "Ask zizou" in s, "the prompt")
+        flag = "#{window_bell_flag}"
+        assert tmux.run("display-message", "-p", "-t", "main", flag).strip() == "0"
+        tmux.run("send-keys", "-t", "main", "-l", "make the file")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        tmux.wait_for(lambda s: "Run this command?" in s, "the approval dialog")
+        deadline = time.monotonic() + 10
+        while tmux.run("display-message", "-p", "-t", "main", flag).strip() != "1":
+            assert time.monotonic() < deadline, "the window's bell flag was never set"
+            time.sleep(0.05)
+        tmux.run("send-keys", "-t", "main", "y")
+        tmux.wait_for(lambda s: "Made it." in s, "the answer")

@@ -12,7 +12,7 @@ import pytest
 from zizou.core.compaction import TOOL_PLACEHOLDER, TURN_PLACEHOLDER
 from zizou.core.events import Retrying
 from zizou.core.protocols import Model, ModelReply, ModelRequest, TextPiece
-from zizou.errors import ProviderError
+from zizou.errors import ProviderError, ShorteningRefused
 from zizou.providers import ScriptedModel
 from zizou.providers.errors import ContextOverflowError
 from zizou.providers.retry import RetryingModel
@@ -278,3 +278,10 @@ async def test_an_overflow_with_nothing_to_drop_stops_at_once() -> None:
     assert len(inner.requests) == 1
     assert "about 2,0" in str(err) and "context window of openai/gpt-4o is unknown" in str(err)
     assert "nothing older can be dropped" in str(err) and "new session" in str(err)
+
+
+async def test_an_overflow_the_turn_may_not_shorten_stops_at_once() -> None:
+    model, inner, _ = retrying([overflow(), {"text": "never"}])
+    request = ModelRequest(system="s", messages=history(), tools=[], may_shorten=False)
+    err = await failure(model, request)
+    assert isinstance(err, ShorteningRefused) and len(inner.requests) == 1

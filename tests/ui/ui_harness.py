@@ -57,16 +57,23 @@ def scripted_session(
     rules: Rules | None = None,
     model_id: str = "scripted",
     missing: tuple[str, ...] = ("nokey/",),
+    options: dict[str, Any] | None = None,
 ) -> tuple[UiSession, TuiApprover]:
-    """A session around a scripted model, as the app would open it, and its approver."""
+    """A session around a scripted model, as the app would open it, and its approver;
+    `options`: more of the run's options (a spending cap...)."""
     model = ScriptedModel(replies, id="scripted")
     approver = TuiApprover(root, save_prefix)
     merged, warnings = with_saved_rules(root, rules or Rules())  # as resolve_options does
-    options = RunOptions(
-        root=root, model=model_id, debug_log=False, rules=merged, warnings=tuple(warnings)
+    run = RunOptions(
+        root=root,
+        model=model_id,
+        debug_log=False,
+        rules=merged,
+        warnings=tuple(warnings),
+        **(options or {}),
     )
     models = scripted_factory(model, missing)
-    session = build_session(options, approver, models=models, persist=False)
+    session = build_session(run, approver, models=models, persist=False)
     session.runtime.session_id = SESSION_ID
     session.runtime.prompt.write_compiled = False
     return session, approver
@@ -83,10 +90,12 @@ def build_app(
     setup: SetupMode = None,
     keys: KeyServices | None = None,
     typed_ahead: str = "",
+    options: dict[str, Any] | None = None,
 ) -> ZizouApp:
     session, approver = scripted_session(
-        root, replies, rules=rules, model_id=model_id, missing=missing
+        root, replies, rules=rules, model_id=model_id, missing=missing, options=options
     )
+    notify = (options or {}).get("notify")  # the app's own: the bell and notifications
     keys = keys or KeyServices(environ={})
     return ZizouApp(
         session,
@@ -96,6 +105,7 @@ def build_app(
         fade=False,
         setup=setup,
         keys=keys,
+        notify=notify,
     )
 
 

@@ -55,6 +55,8 @@ def option_rows(options: RunOptions) -> list[Row]:
         row("api_base", options.api_base),
         _key_row(options),
         row("max_steps", options.max_steps),
+        row("max_budget_usd", options.max_budget_usd),
+        row("max_tokens", options.max_tokens),
         row("sandbox", f"{options.sandbox} ({status.describe() if status else 'not checked'})"),
         row("sandbox_network", options.sandbox_network),
         row("debug_log", options.debug_log),
@@ -70,6 +72,8 @@ def option_rows(options: RunOptions) -> list[Row]:
         *_rule_rows(options),
         *_section_rows("retry", options.retry, origin_of(options, "retry")),
         *_section_rows("timeouts", options.timeouts, origin_of(options, "timeouts")),
+        *_section_rows("guards", options.guards, origin_of(options, "guards")),
+        *_section_rows("notify", options.notify, origin_of(options, "notify")),
     ]
 
 

@@ -32,9 +32,13 @@ from zizou.config.settings import (
     CheckpointsMaxAgeDays,
     CheckpointsMaxMb,
     CompactAtPercent,
+    GuardSettings,
     HistoryWindow,
+    MaxBudgetUsd,
     MaxSteps,
+    MaxTokens,
     Mode,
+    NotifySettings,
     PlanReminderSteps,
     Protocol,
     Settings,
@@ -67,6 +71,10 @@ LAYERED = (
     "checkpoints_max_age_days",
     "compact_at_percent",  # config.toml only
     "checks",  # config.toml only (a project's .zizou/checks.toml can narrow it)
+    "max_budget_usd",
+    "max_tokens",
+    "guards",  # these two: config.toml only
+    "notify",
 )
 Profile = Literal["stateful"] | None  # --profile stateful: history window 1, and the task state
 
@@ -114,6 +122,8 @@ class Flags(BaseModel):
     model_force: str | None = None  # `zizou run --model-force ID`: every deck runs on ID
     plan_reminder_steps: PlanReminderSteps | None = None  # not a flag: config.toml only
     compact_at_percent: CompactAtPercent | None = None  # not a flag: config.toml only
+    max_budget_usd: MaxBudgetUsd | None = None  # --max-budget-usd N
+    max_tokens: MaxTokens | None = None  # --max-tokens N
 
 
 class RunOptions(BaseModel):
@@ -148,6 +158,10 @@ class RunOptions(BaseModel):
     checkpoints_max_mb: CheckpointsMaxMb = 500  # undo's kept bytes, pruned at start-up to this
     checkpoints_max_age_days: CheckpointsMaxAgeDays = 30  # and of those unused this long
     checks: CheckSettings = CheckSettings()  # the syntax check, and the checkers turned on
+    max_budget_usd: MaxBudgetUsd | None = None  # dollars one run may spend (None: no cap)
+    max_tokens: MaxTokens | None = None  # tokens one run may spend, input and output together
+    guards: GuardSettings = GuardSettings()  # the runaway guards
+    notify: NotifySettings = NotifySettings()  # the bell and desktop notifications (the app)
     setup: SetupMode = None
     retry: RetrySettings = RetrySettings()
     timeouts: TimeoutSettings = TimeoutSettings()

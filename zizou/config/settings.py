@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from zizou.checks.checkers import CheckSettings
+from zizou.core.guards import GuardSettings
 from zizou.errors import UsageError
 from zizou.paths import user_config_dir
 from zizou.providers.settings import RetrySettings, TimeoutSettings
@@ -27,6 +28,20 @@ PlanReminderSteps = Annotated[int, Field(ge=0, le=500)]
 CompactAtPercent = Annotated[int, Field(ge=0, le=99)]
 CheckpointsMaxMb = Annotated[int, Field(ge=1, le=1_000_000)]
 CheckpointsMaxAgeDays = Annotated[int, Field(ge=1, le=36_500)]
+MaxBudgetUsd = Annotated[float, Field(gt=0, le=1_000_000)]  # dollars a run may spend
+MaxTokens = Annotated[int, Field(ge=1_000, le=10_000_000_000)]  # tokens a run may spend
+
+
+class NotifySettings(BaseModel):
+    """`[notify]`: how zizou calls you back to the terminal when a turn that ran longer than
+    `after_s` finishes, or an approval waits: the bell, and a desktop notification (OSC 9 or
+    OSC 777; "auto": where the terminal is known to show one)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    bell: bool = True
+    desktop: Literal["auto", "osc9", "osc777", "off"] = "auto"
+    after_s: float = Field(default=30.0, ge=0, le=86_400)
 
 
 class Settings(BaseModel):
@@ -59,6 +74,12 @@ class Settings(BaseModel):
     checkpoints_max_age_days: CheckpointsMaxAgeDays | None = None
     # What is checked after the model changes a file ([checks]: see zizou/checks/checkers.py).
     checks: CheckSettings | None = None
+    # What one run may spend, in dollars (models litellm prices) and in tokens (input and
+    # output together); past either, the run stops before the call that would cross it.
+    max_budget_usd: MaxBudgetUsd | None = None
+    max_tokens: MaxTokens | None = None
+    guards: GuardSettings | None = None  # the runaway guards (core/guards.py)
+    notify: NotifySettings | None = None
 
 
 def settings_path() -> Path:
@@ -86,9 +107,13 @@ __all__ = [
     "CheckpointsMaxAgeDays",
     "CheckpointsMaxMb",
     "CompactAtPercent",
+    "GuardSettings",
     "HistoryWindow",
+    "MaxBudgetUsd",
     "MaxSteps",
+    "MaxTokens",
     "Mode",
+    "NotifySettings",
     "PlanReminderSteps",
     "Protocol",
     "RetrySettings",

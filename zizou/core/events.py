@@ -6,7 +6,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-FinishReason = Literal["done", "max_steps", "loop_guard", "cancelled", "error"]
+FinishReason = Literal["done", "max_steps", "loop_guard", "budget", "cancelled", "error"]
 
 
 @dataclass(frozen=True)
@@ -251,6 +251,19 @@ class ChecksReported(Event):
 
 
 @dataclass(frozen=True)
+class BudgetWarning(Event):
+    """The run has used 80% of a spending cap (`--max-budget-usd`, `--max-tokens`): said once
+    per cap, and again after the cap is raised."""
+
+    type: ClassVar[str] = "budget_warning"
+    message: str
+    spent_usd: float
+    max_usd: float | None
+    tokens: int
+    max_tokens: int | None
+
+
+@dataclass(frozen=True)
 class TurnFinished(Event):
     type: ClassVar[str] = "turn_finished"
     reason: FinishReason
@@ -313,6 +326,7 @@ AnyEvent = (
     | HookWarning
     | Compacted
     | ChecksReported
+    | BudgetWarning
     | DeckSuspense
     | Nested
     | TurnFinished
@@ -337,6 +351,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     HookWarning,
     Compacted,
     ChecksReported,
+    BudgetWarning,
     DeckSuspense,
     Nested,
     TurnFinished,
@@ -347,6 +362,7 @@ __all__ = [
     "EVENT_TYPES",
     "AgentError",
     "AnyEvent",
+    "BudgetWarning",
     "Compacted",
     "DeckSuspense",
     "Event",

@@ -2,8 +2,9 @@
 
 Each step renders the system prompt afresh, streams the model's reply as events, runs the tool
 calls it asked for (consecutive reads side by side, see core/parallel.py), and feeds the results
-back, until the model answers without tool calls, the step cap is hit, or a guard stops it: the
-same call three times, or three calls in a row to tools that do not exist. A history the retry
+back, until the model answers without tool calls, the step cap is hit, or a guard stops it
+(core/guards.py: the same call three times in a row, calls to tools that do not exist, too many
+compactions or model calls in one turn; core/spending.py: a spending cap). A history the retry
 layer shortened to fit the context window becomes the conversation, so the next step does not
 overflow again (the session writer, a recorder, sees the same Retrying event and records the
 shortening). The TUI and headless mode both consume `Agent.run_turn`; neither adds agent logic
@@ -17,7 +18,6 @@ import dataclasses
 import logging
 import time
 import traceback
-from collections import Counter
 from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
@@ -30,6 +30,7 @@ from zizou.core.conversation import Conversation
 from zizou.core.events import (
     AgentError,
     AnyEvent,
+    BudgetWarning,
     ChecksReported,
     Compacted,
     FinishReason,
@@ -46,6 +47,7 @@ from zizou.core.events import (
     TurnStarted,
     Usage,
 )
+from zizou.core.guards import RepeatGuard, StopTurn, UnknownToolGuard, compactions_exceeded
 from zizou.core.messages import AssistantMessage, ToolMessage
 from zizou.core.parallel import CallDone, runs_alongside, side_by_side
 from zizou.core.prompt import CompiledPrompt
@@ -61,8 +63,9 @@ from zizou.core.protocols import (
     ToolCall,
     TurnRecorder,
 )
+from zizou.core.spending import Metered, Spending
 from zizou.core.summary import summarise
-from zizou.errors import ProviderError
+from zizou.errors import ProviderError, ShorteningRefused
 from zizou.tools import ToolResult
 
 log = logging.getLogger(__name__)
@@ -74,7 +77,8 @@ class AgentConfig(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     max_steps: int = Field(ge=1, le=500)  # its default is RunOptions' (config/options.py)
-    loop_guard_repeats: int = Field(default=3, ge=2)
+    loop_guard_repeats: int = Field(default=3, ge=2)  # the same call this many times in a row
+    max_compactions: int = Field(default=2, ge=0)  # automatic ones, per turn
     unknown_tool_limit: int = Field(default=3, ge=1)  # consecutive calls to tools that do not exist
     # How many earlier user turns each request sends, whole; None: all. The turn running now
     # is always sent in full (its tool calls and results).
@@ -94,12 +98,6 @@ class PromptSource(Protocol):
     def new_turn(self) -> None: ...
 
 
-class _StopTurn(Exception):
-    def __init__(self, reason: str, message: str) -> None:
-        super().__init__(message)
-        self.reason = reason
-
-
 @dataclass
 class _Progress:
     """How far the turn got: what a turn that ends early (cancelled, failed) reports."""
@@ -109,6 +107,7 @@ class _Progress:
     step_open: bool = False  # StepStarted sent, StepFinished not yet
     step_usage: Usage = field(default_factory=Usage)
     finished: bool = False  # TurnFinished went out
+    compactions: int = 0  # automatic ones in this turn: the summary, the overflow shortenings
 
 
 class Agent:
@@ -131,6 +130,8 @@ class Agent:
         self.effects: StepEffects = effects or NoEffects()
         self.turns = 0  # the turns this process ran, for the step effects
         self.last_input_tokens = 0  # the latest request's, for automatic compaction
+        # The run's spend and caps, shared with its decks; None: nothing is counted.
+        self.spending: Spending | None = None
         # Asked after each step's tool calls: True ends the turn there, done (a deck's run
         # ends once its output was returned, whatever else the model would do).
         self.finished: Callable[[], bool] | None = None
@@ -252,16 +253,19 @@ class Agent:
 
     async def _turn(self, user_text: str, progress: _Progress) -> AsyncGenerator[AnyEvent, None]:
         yield TurnStarted(user_text)
-        seen: Counter[tuple[str, str]] = Counter()
-        unknown: list[str] = []  # the names of the latest consecutive calls to unknown tools
+        repeats = RepeatGuard(self.config.loop_guard_repeats)
+        unknown = UnknownToolGuard(self.config.unknown_tool_limit, self.runner.registry.names)
         self.turns += 1
         try:
             if self._compaction_due():
+                progress.compactions += 1
                 try:
                     yield await self._compacted("auto")
                 except ProviderError as exc:  # the turn goes on with the whole history
                     message = f"the conversation could not be compacted ({exc}); it is sent whole"
                     yield AgentError(message, fatal=False)
+                if warning := self._budget_warning():
+                    yield warning
             self.prompt.new_turn()
             if self.checks is not None:
                 self.checks.new_turn()
@@ -278,7 +282,9 @@ class Agent:
                         else:
                             yield event
                 assert reply is not None
-                async with aclosing(self._calls(reply.tool_calls, seen, unknown)) as calling:
+                if warning := self._budget_warning():
+                    yield warning
+                async with aclosing(self._calls(reply.tool_calls, repeats, unknown)) as calling:
                     async for tool_event in calling:
                         yield tool_event
                 progress.step_open = False
@@ -299,8 +305,8 @@ class Agent:
             )
             text = _last_text(self.conversation)
             yield TurnFinished("max_steps", text, progress.step, progress.usage, message)
-        except _StopTurn as stop:
-            for event in self._ending(progress, "loop_guard", str(stop)):
+        except StopTurn as stop:
+            for event in self._ending(progress, stop.reason, str(stop)):
                 yield event
         except ProviderError as exc:
             yield AgentError(str(exc))
@@ -333,25 +339,25 @@ class Agent:
         yield plan  # the recorders see how the request was planned, then the request itself
         for warning in warnings:
             yield warning
+        shorten = progress.compactions < self.config.max_compactions
+        request = dataclasses.replace(request, may_shorten=shorten)
+        model = self.model
+        if self.spending is not None:  # the caps may refuse it, or limit its reply
+            request = await self.spending.admit(model.id, request)
         for recorder in self.recorders:
             recorder.record_request(progress.step, request)
-        async for item in self.model.stream(request):
-            if isinstance(item, TextPiece):
-                yield TextDelta(item.text)
-            elif isinstance(item, Retrying):
-                if item.resent_messages is not None and request.whole_history:
-                    # Shortened to fit: the conversation is kept so (without the reminders).
-                    end = len(item.resent_messages) - request.ephemeral
-                    self.conversation.replace(item.resent_messages[:end])
-                    records = tuple(self.conversation.records)
-                    item = dataclasses.replace(item, resent_records=records)
-                elif item.resent_messages is not None:  # a window or a hook's: not the history
-                    item = dataclasses.replace(item, resent_messages=None)
-                yield item
-            else:
-                reply = item
+        try:
+            async for item in self._streamed(model, request, progress):
+                if isinstance(item, ModelReply):
+                    reply = item
+                else:
+                    yield item
+        except ShorteningRefused:
+            raise compactions_exceeded(progress.compactions, self.config.max_compactions) from None
         if reply is None:
             raise ProviderError("the model's stream ended without a reply")
+        if self.spending is not None:
+            self.spending.record(model.id, reply.usage)
         reply = _with_unique_ids(reply, self.conversation.call_ids())
         progress.usage += reply.usage
         progress.step_usage = reply.usage
@@ -363,6 +369,32 @@ class Agent:
         names = tuple(call.name for call in reply.tool_calls)
         yield ModelReplied(progress.step, reply.text, names, reply.usage, reply.finish_reason)
         yield reply
+
+    async def _streamed(
+        self, model: Model, request: ModelRequest, progress: _Progress
+    ) -> AsyncGenerator[AnyEvent | ModelReply, None]:
+        """The model's stream as the turn's events; a history shortened to fit becomes the
+        conversation, and counts as one of the turn's compactions."""
+        async for item in model.stream(request):
+            if isinstance(item, TextPiece):
+                yield TextDelta(item.text)
+            elif isinstance(item, Retrying):
+                if item.resent_messages is not None:
+                    progress.compactions += 1
+                if item.resent_messages is not None and request.whole_history:
+                    # Shortened to fit: the conversation is kept so (without the reminders).
+                    end = len(item.resent_messages) - request.ephemeral
+                    self.conversation.replace(item.resent_messages[:end])
+                    records = tuple(self.conversation.records)
+                    item = dataclasses.replace(item, resent_records=records)
+                elif item.resent_messages is not None:  # a window or a hook's: not the history
+                    item = dataclasses.replace(item, resent_messages=None)
+                yield item
+            elif isinstance(item, ModelReply):
+                yield item
+
+    def _budget_warning(self) -> BudgetWarning | None:
+        return self.spending.take_warning() if self.spending is not None else None
 
     async def compact(self, instructions: str = "") -> Compacted:
         """`/compact`: the conversation so far becomes the model's summary of it (the
@@ -381,56 +413,34 @@ class Agent:
         threshold = self.config.compact_threshold
         if not threshold or not isinstance(window, int) or window <= 0:
             return False
+        if self.config.max_compactions < 1:  # the guard allows no automatic one
+            return False
         return self.last_input_tokens > threshold * window and len(self.conversation) > 2
 
     async def _compacted(self, by: str, instructions: str = "") -> Compacted:
-        """Summarise the history and make the summary the conversation."""
-        summary = await summarise(self.model, self.conversation.messages, instructions)
+        """Summarise the history and make the summary the conversation (the call is admitted
+        and counted by the run's spending, as every step's)."""
+        model = self.model if self.spending is None else Metered(self.model, self.spending)
+        summary = await summarise(model, self.conversation.messages, instructions)
         self.conversation.replace(summary.messages)
         self.last_input_tokens = 0
         return Compacted(
             by, summary.text, summary.tokens_before, summary.tokens_after, tuple(summary.messages)
         )
 
-    def _guard(self, seen: Counter[tuple[str, str]], parsed: ParsedCall) -> None:
-        call = parsed.call
-        key = (call.name, parsed.canonical())
-        seen[key] += 1
-        if seen[key] >= self.config.loop_guard_repeats:
-            raise _StopTurn(
-                "loop_guard",
-                f"the model called {call.name} with the same arguments {seen[key]} times in "
-                "this turn, so the turn was stopped; rephrase the request or give more detail.",
-            )
-
-    def _guard_unknown(self, unknown: list[str], parsed: ParsedCall) -> None:
-        if parsed.tool is not None:
-            unknown.clear()
-            return
-        unknown.append(parsed.call.name)
-        if len(unknown) >= self.config.unknown_tool_limit:
-            names = ", ".join(repr(name) for name in dict.fromkeys(unknown))
-            raise _StopTurn(
-                "loop_guard",
-                f"the model called tools that do not exist {len(unknown)} times in a row "
-                f"({names}), so the turn was stopped; the tools are: "
-                f"{', '.join(self.runner.registry.names())}. Try another model, or rephrase "
-                "the request.",
-            )
-
     async def _calls(
-        self, calls: tuple[ToolCall, ...], seen: Counter[tuple[str, str]], unknown: list[str]
+        self, calls: tuple[ToolCall, ...], repeats: RepeatGuard, unknown: UnknownToolGuard
     ) -> AsyncGenerator[AnyEvent, None]:
         """Run a step's calls: consecutive reads side by side, any other call alone once the
         calls before it finished. The guards hold in call order: a call the loop guard stops
         never runs, nor any after it; the calls before it do."""
         batches: list[list[ParsedCall]] = []
-        stop: _StopTurn | None = None
+        stop: StopTurn | None = None
         for call in calls:
             parsed = self.runner.parse(call)
             try:
-                self._guard(seen, parsed)
-            except _StopTurn as exc:
+                repeats.check(call.name, parsed.canonical())
+            except StopTurn as exc:
                 stop = exc
                 break
             if batches and runs_alongside(parsed) and runs_alongside(batches[-1][-1]):
@@ -446,7 +456,7 @@ class Agent:
                 async for event in events:
                     yield event
             for parsed in batch:
-                self._guard_unknown(unknown, parsed)
+                unknown.check(parsed.call, parsed.tool is not None)
         if stop is not None:
             raise stop
 

@@ -35,6 +35,12 @@ class ModelRequest:
     # it or a hook's replacement (only then may a shortened copy become the conversation).
     ephemeral: int = 0
     whole_history: bool = True
+    # The reply's length limit, in tokens (None: the provider's default); a spending cap sets
+    # it to the room it leaves (core/spending.py).
+    max_output_tokens: int | None = None
+    # Whether a context overflow may be answered by shortening the history and sending again;
+    # False once the turn compacted as often as its guard allows (core/guards.py).
+    may_shorten: bool = True
 
     @property
     def system_parts(self) -> tuple[str, str]:

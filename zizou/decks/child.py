@@ -1,5 +1,5 @@
-"""The parts of a deck's child run: its system prompt, its model (counted against the turn's
-budget and traced), the recorder that passes its events up, and its turn 0.
+"""The parts of a deck's child run: its system prompt, its model (counted for the turn and
+traced), the recorder that passes its events up, and its turn 0.
 
 The child's prompt is DECK (the deck's body and cards') and DECK CONTEXT (which deck it is,
 where in the chain, how it ends), plus TASK STATE when the deck declares one. Its turn 0 is an
@@ -44,35 +44,21 @@ from zizou.core.task_state import TaskState
 from zizou.decks.spec import Deck
 from zizou.decks.tools import ActionInfo, Caller, RunBox
 from zizou.decks.trace import Trace
-from zizou.errors import ProviderError
 
 REFERENCE_TOOL = "zizou_reference_context"
 REFERENCE_MAX_CHARS = 8 * 1024
-TURN_CAP = 100  # deck model calls per turn of the main agent
 
 
 @dataclass
-class Budget:
-    """The deck model calls one turn of the main agent may make, all runs together."""
+class DeckCalls:
+    """The deck model calls one turn of the main agent made, all runs together, and what they
+    cost. Their cap is the run's (core/spending.py: the main agent's and its decks' calls)."""
 
-    cap: int = TURN_CAP
     used: int = 0
-    usage: Usage = field(default_factory=Usage)  # what the calls cost, all runs together
+    usage: Usage = field(default_factory=Usage)
 
     def take(self) -> None:
-        if self.used >= self.cap:
-            raise BudgetSpent(
-                f"the decks made {self.used} model calls in this turn, the cap per turn"
-            )
         self.used += 1
-
-    @property
-    def spent(self) -> bool:
-        return self.used >= self.cap
-
-
-class BudgetSpent(ProviderError):
-    """No deck model call is left in this turn."""
 
 
 def task_state_for(deck: Deck) -> TaskState | None:
@@ -150,18 +136,18 @@ class DeckPrompt:
 
 
 class CountedModel:
-    """The child's model: each call taken from the turn's budget and traced (sizes, not text)."""
+    """The child's model: each call counted for the turn and traced (sizes, not text)."""
 
-    def __init__(self, model: Model, budget: Budget, trace: Trace, action_call_id: str) -> None:
+    def __init__(self, model: Model, tally: DeckCalls, trace: Trace, action_call_id: str) -> None:
         self.inner = model
         self.id = model.id
         self.context_window = getattr(model, "context_window", None)
-        self.budget = budget
+        self.tally = tally
         self.trace = trace
         self.action_call_id = action_call_id
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        self.budget.take()
+        self.tally.take()
         started = time.monotonic()
         self.trace.event(
             "model.request",
@@ -172,7 +158,7 @@ class CountedModel:
         )
         async for item in self.inner.stream(request):
             if isinstance(item, ModelReply):
-                self.budget.usage += item.usage
+                self.tally.usage += item.usage
                 self.trace.event(
                     "model.response",
                     actionCallId=self.action_call_id,
@@ -302,11 +288,9 @@ class Ended:
 
 __all__ = [
     "REFERENCE_TOOL",
-    "TURN_CAP",
     "ActionRun",
-    "Budget",
-    "BudgetSpent",
     "CountedModel",
+    "DeckCalls",
     "DeckPrompt",
     "Ended",
     "Forward",

@@ -2,7 +2,8 @@
 
 `DeckEnv` is what every deck run of a session shares: the project's decks, the parent's tool
 context, approver, rules and hooks' policy (a child asks as the main agent would), the model
-resolution, the per-turn budget of deck model calls, and where traces go. `DeckEnv.call` runs
+resolution, the turn's tally of deck model calls, the run's spending (whose caps hold in every
+child: core/spending.py), and where traces go. `DeckEnv.call` runs
 one action:
 
 1. guardrails first: a call that would run deeper than the deck's `guardrails.depth` is
@@ -46,11 +47,12 @@ from zizou.core.protocols import (
     ModelRequest,
     ToolPolicy,
 )
+from zizou.core.spending import Metered, Spending
 from zizou.core.state import SessionState
 from zizou.decks.child import (
     ActionRun,
-    Budget,
     CountedModel,
+    DeckCalls,
     DeckPrompt,
     Ended,
     Forward,
@@ -138,7 +140,8 @@ class DeckEnv:
     checks: ChangeChecks | None = None  # and checked like any (their syntax, the checkers)
     policy: Callable[[], ToolPolicy | None] = lambda: None
     read_only: Callable[[], str | None] | None = None  # plan mode holds in a deck's run too
-    budget: Budget = field(default_factory=Budget)
+    deck_calls: DeckCalls = field(default_factory=DeckCalls)  # this turn's
+    spending: Spending | None = None  # the run's: its caps and its per-turn call cap
     sink: Callable[[dict[str, Any]], None] | None = None  # trace events as they happen
     redact: Callable[[str], str] | None = None
     persist_traces: bool = True
@@ -151,10 +154,12 @@ class DeckEnv:
     runs: dict[str, RunRecord] = field(default_factory=dict)  # the latest, by actionCallId
     pruned: bool = False
 
-    # The main agent's turns: the budget is per turn.
+    # The main agent's turns: the tally, and the cap on model calls, are per turn.
 
     def begin_turn(self, user_text: str, history: list[dict[str, Any]]) -> None:
-        self.budget = Budget(self.budget.cap)
+        self.deck_calls = DeckCalls()
+        if self.spending is not None:
+            self.spending.begin_turn(user_text, history)
 
     def record_request(self, step: int, request: ModelRequest) -> None:
         pass
@@ -348,7 +353,9 @@ class DeckEnv:
         runner.read_only = self.read_only
         runner.chain = child.chain
         prompt = DeckPrompt(deck, child, self.root, state)
-        counted = CountedModel(model, self.budget, run.trace, run.action_call_id)
+        counted: Model = CountedModel(model, self.deck_calls, run.trace, run.action_call_id)
+        if self.spending is not None:  # the run's caps hold in every child
+            counted = Metered(counted, self.spending)
         config = AgentConfig(max_steps=deck.guardrails.passes)
         recorder = Forward(child.chain, run.nest, run.trace, run.action_call_id, self.debug_log)
         return Agent(counted, runner, prompt, state.conversation, config, [recorder])
@@ -374,9 +381,10 @@ class DeckEnv:
                 if not problems:
                     return Outcome(True, finished.text)
             if finished.reason == "error":
-                code = "guardrail_budget" if self.budget.spent else "provider"
-                code = "runtime" if finished.error_kind == "runtime" else code
+                code = "runtime" if finished.error_kind == "runtime" else "provider"
                 return Outcome(False, code=code, message=finished.message or "the run failed")
+            if finished.reason == "budget":
+                return Outcome(False, code="budget", message=finished.message or "")
             if finished.reason not in ("done", "max_steps") or used >= passes:
                 if problems:
                     return _invalid("invalid_output", problems)
@@ -384,7 +392,9 @@ class DeckEnv:
             agent.config = agent.config.model_copy(update={"max_steps": passes - used})
             message = NUDGE if not problems else _text_nudge(problems)
         if finished.reason == "loop_guard":
-            return Outcome(False, code="loop_guard", message=finished.message or "")
+            spent = self.spending is not None and self.spending.calls_spent
+            code = "guardrail_budget" if spent else "loop_guard"
+            return Outcome(False, code=code, message=finished.message or "")
         return Outcome(
             False,
             code="guardrail_passes",

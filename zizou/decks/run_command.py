@@ -5,7 +5,8 @@ an object input, text for a string input, `-` reads stdin) is checked against it
 before any request. The run is the same as a tool call's: guardrails, the trace under
 `.zizou/traces/`, approvals as `-p` gives them (nothing asked; `--allow` and `--yes` approve up
 front). Exit codes are `-p`'s: 0 done, 1 the run failed, 2 usage or configuration (a bad
-input, an unknown deck, a model that cannot be opened), 3 the deck spent its passes.
+input, an unknown deck, a model that cannot be opened), 3 the deck spent its passes, 4 a
+spending cap stopped it.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import click
 from zizou.cli import flags_from, run_flags
 from zizou.errors import UsageError, ZizouError
 
-EXIT_CODES = {"guardrail_passes": 3, "invalid_input": 2, "model": 2}
+EXIT_CODES = {"guardrail_passes": 3, "invalid_input": 2, "model": 2, "budget": 4}
 
 
 @click.command("run")
@@ -115,12 +116,12 @@ def run_deck(
         caller = Caller(state=task)
         outcome = asyncio.run(env.call(deck, action_of(deck), value, caller, None))
         if log is not None:
-            _close_log(log, outcome, env.budget)
+            _close_log(log, outcome, env.deck_calls)
         if env.trace_problem:
             _warn(env.trace_problem)
         if task is not None and state_file is not None:
             _save_state(task, state_file)
-        usage = env.budget.usage
+        usage = env.deck_calls.usage
         if options.output_format == "text":
             if outcome.ok:  # the model's text reaches a terminal: no escape sequences
                 text = outcome.output
@@ -134,7 +135,7 @@ def run_deck(
                 "subtype": "success" if outcome.ok else _subtype(outcome.code),
                 "deck": deck.name,
                 "result": outcome.output if outcome.ok else None,
-                "model_calls": env.budget.used,
+                "model_calls": env.deck_calls.used,
                 "usage": {
                     "input_tokens": usage.input_tokens,
                     "output_tokens": usage.output_tokens,
@@ -183,19 +184,19 @@ def _save_state(task: Any, path: Path) -> None:
     write_whole(path, data, lambda why: _warn(f"--state {path}: {why}"))
 
 
-def _close_log(log: Any, outcome: Any, budget: Any) -> None:
+def _close_log(log: Any, outcome: Any, calls: Any) -> None:
     """The debug log of a `zizou run`: its nested requests, then how the run ended."""
     from zizou.core.events import TurnFinished
 
     text = json.dumps(outcome.output) if outcome.ok else ""
     message = None if outcome.ok else f"{outcome.code}: {outcome.message}"
     log.emit(
-        TurnFinished("done" if outcome.ok else "error", text, budget.used, budget.usage, message)
+        TurnFinished("done" if outcome.ok else "error", text, calls.used, calls.usage, message)
     )
 
 
 def _subtype(code: str) -> str:
-    return "max_steps" if code == "guardrail_passes" else "error"
+    return {"guardrail_passes": "max_steps", "budget": "budget"}.get(code, "error")
 
 
 def _line(out: TextIO, obj: dict[str, Any]) -> None:

@@ -37,6 +37,7 @@ RESERVED_CODES = frozenset(
         "runtime",
         "cancelled",
         "loop_guard",
+        "budget",
     }
 )
 LABEL_CHARS = 60

@@ -164,6 +164,8 @@ class LiteLLMModel:
             "max_retries": 0,
             "timeout": self.timeout_s,
         }
+        if request.max_output_tokens is not None:  # a spending cap's room for the reply
+            arguments["max_tokens"] = request.max_output_tokens
         if self.api_base:
             arguments["api_base"] = self.api_base
         if self.api_key:

@@ -9,7 +9,8 @@ litellm's and the OpenAI SDK's own retries are off (FACTS.md), so this is the wh
   base_delay_s * 2**(attempt-1)))`, unless the provider sent Retry-After: then that, when it is
   at most `max_retry_after_s`; a longer one stops at once and says when to try again;
 - a context overflow is not resent as it is: the request is shortened once (core/compaction.py)
-  and sent again; a second overflow stops with the token counts;
+  and sent again; a second overflow stops with the token counts, and so does the first when the
+  request may not be shortened (`may_shorten`: the turn's compaction guard, core/guards.py);
 - before each new attempt it yields a Retrying event, then waits in a cancellable sleep.
 
 Text pieces from a failed attempt were already yielded; the Retrying event tells the front end to
@@ -29,7 +30,7 @@ from typing import Any
 from zizou.core.compaction import compact, estimate_tokens
 from zizou.core.events import Retrying
 from zizou.core.protocols import Model, ModelEvent, ModelRequest
-from zizou.errors import ProviderError
+from zizou.errors import ProviderError, ShorteningRefused
 from zizou.providers.catalog import provider_of
 from zizou.providers.errors import ContextOverflowError
 from zizou.providers.settings import RetrySettings
@@ -131,6 +132,8 @@ class RetryingModel:
         self, err: ProviderError, attempt: int, request: ModelRequest, compacted: bool
     ) -> Plan | ProviderError:
         """What follows a failed attempt: another one, or the error that ends the stream."""
+        if isinstance(err, ContextOverflowError) and not request.may_shorten:
+            return ShorteningRefused(str(err), status=err.status)
         if isinstance(err, ContextOverflowError):
             shorter = self._compacted(request, err, again=compacted)
             if isinstance(shorter, ProviderError):

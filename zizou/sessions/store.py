@@ -31,6 +31,7 @@ from zizou import confined
 from zizou.core.events import (
     AgentError,
     AnyEvent,
+    BudgetWarning,
     ChecksReported,
     Compacted,
     DeckSuspense,
@@ -237,6 +238,7 @@ class SessionWriter:
                 | AgentError()
                 | HookWarning()
                 | ChecksReported()
+                | BudgetWarning()
                 | Nested()
                 | DeckSuspense()
             ):

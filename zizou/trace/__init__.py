@@ -7,6 +7,7 @@ mid-session is logged as it is.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -52,10 +53,14 @@ def open_debug_log(
     """The debug log for `agent`, to add to its recorders."""
 
     def parameters() -> dict[str, Any]:
+        spending = agent.spending
+        caps = dataclasses.asdict(spending.caps) if spending is not None else None
         return {
             **model_call_parameters(agent.model),
             "max_steps": agent.config.max_steps,
             "loop_guard_repeats": agent.config.loop_guard_repeats,
+            "max_compactions": agent.config.max_compactions,
+            "spending_caps": caps,
             **(extra_parameters or {}),
         }
 

@@ -1,7 +1,7 @@
 """The records of section 6 of `zizou-debug.log`, LIVE STREAM EVENTS: one per event the loop
 yields, labelled as context.md lists them (STEP-START, TEXT-DELTA, TOOL-CALL, TOOL-RESULT,
 TOOL-ERROR, RETRY, STEP-FINISH, FINISH, ERROR, and TURN-START, MODEL-REPLY, TOOL-PROGRESS,
-PERMISSION-ASK, PERMISSION-DECIDED), then the usage
+PERMISSION-ASK, PERMISSION-DECIDED, BUDGET-WARNING), then the usage
 and cost of the whole message. Pure text; debug_log.py stamps, redacts and writes them.
 """
 
@@ -12,6 +12,7 @@ from typing import assert_never
 from zizou.core.events import (
     AgentError,
     AnyEvent,
+    BudgetWarning,
     ChecksReported,
     Compacted,
     DeckSuspense,
@@ -96,6 +97,8 @@ def event_record(event: AnyEvent) -> str:
             return f"CHECKS the turn's changes, sent to the model:\n{block(text)}"
         case HookWarning(hook=hook, message=text, detail=detail):
             return f"HOOK-WARNING {hook}: {text}\n" + (block(detail) if detail else "")
+        case BudgetWarning(message=text):
+            return f"BUDGET-WARNING {text}\n"
         case DeckSuspense(chain=chain, message=text, elapsed_ms=elapsed):
             return f"SUSPENSE {' > '.join(chain)} after {elapsed:,} ms: {text}\n"
         case Nested(call_id=call_id, chain=chain, event=inner):

@@ -10,6 +10,7 @@ and worker events. Slow work runs in the controllers' workers, so the prompt sta
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
@@ -20,8 +21,10 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.worker import Worker
 
+from zizou.config.settings import NotifySettings
 from zizou.ui.app_keys import KeyedApp
 from zizou.ui.approver import TuiApprover
+from zizou.ui.attention import Attention
 from zizou.ui.commands import SlashCommands
 from zizou.ui.completion import Completer
 from zizou.ui.context_commands import ContextCommands
@@ -52,6 +55,7 @@ from zizou.ui.widgets.prompt_area import PromptArea
 from zizou.ui.widgets.queue_panel import QueueList, QueuePanel
 from zizou.ui.widgets.sidebar import Sidebar, sidebar_info
 from zizou.ui.widgets.status_bar import StatusBar
+from zizou.ui.window_text import spend_use
 from zizou.ui.workspace_commands import WorkspaceCommands
 
 if TYPE_CHECKING:
@@ -84,9 +88,11 @@ class ZizouApp(KeyedApp):
         fade: bool = True,
         setup: SetupMode = None,
         keys: KeyServices | None = None,
+        notify: NotifySettings | None = None,
     ) -> None:
         super().__init__()
-        approver.bind(self)
+        self.attention = Attention(notify or NotifySettings(), self._to_terminal, os.environ)
+        approver.bind(self, self.attention)
         self.first_prompt = first_prompt
         self.typed_ahead = typed_lines(typed_ahead)
         self.fade = fade
@@ -111,6 +117,7 @@ class ZizouApp(KeyedApp):
         self.conversations = Conversations(self, self.opening, self.chat, self.turns, self.status)
         self.modes = ModeController(self, self.opening, self.chat, self.turns, self.typing)
         self.turns.on_finished = self.modes.turn_done  # the plan gate
+        self.turns.attention = self.attention
         self.hooks = HookCommands(self, self.opening, self.chat, self.typing)
         self.commands = SlashCommands(
             self,
@@ -216,6 +223,18 @@ class ZizouApp(KeyedApp):
             self.sidebar.info = sidebar_info(session)
             used = session.last_request_tokens
             self.status.context = (used, session.context_window if used else None)
+            spending = session.runtime.spending
+            caps = spending.caps
+            self.status.spend = spend_use(
+                spending.spent_usd, caps.max_usd, spending.tokens, caps.max_tokens
+            )
+
+    def _to_terminal(self, text: str) -> None:
+        """Write `text` (the bell, a notification's escape sequence) to the terminal as it is.
+        Textual has no public call for this; its own `bell()` writes through the driver too."""
+        driver = self._driver
+        if driver is not None and not self.is_headless:
+            driver.write(text)
 
     def _workspace_changed(self, event: StateEvent) -> None:
         """The state (its workspace, task state, mode...) tells from the thread that changed it

@@ -256,6 +256,8 @@ class SlashCommands:
                 f"Last turn: {tokens(last.input_tokens)} in, "
                 f"{tokens(last.output_tokens)} out, cost {cost(last.cost_usd)}."
             )
+        for used in session.runtime.spending.against_caps():
+            lines.append(f"Spending cap: {used} spent in this run.")
         await self.say("\n".join(lines))
 
     async def permissions(self, args: list[str]) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from zizou.core.guards import StopTurn
 from zizou.errors import ProviderError
 from zizou.ui.event_renderer import compaction_notice
 from zizou.ui.host import SessionChanged
@@ -49,7 +50,7 @@ class ContextCommands:
         self.turns.set_status("compacting…")
         try:
             event = await agent.compact(" ".join(args))
-        except ProviderError as exc:
+        except (ProviderError, StopTurn) as exc:  # the model failed, or a spending cap held
             await self.notices.add_notice(
                 f"The conversation was not compacted: {exc}", "error", "It is unchanged."
             )

@@ -98,7 +98,7 @@ class DeckCommands:
         row = DeckRow(call_id, deck.name, arguments, summary=label, runs=lambda: env.runs)
         await self.chat.add(row)
         self.turns.set_status(f"running the deck {deck.name}…")
-        env.begin_turn(f"/run {deck.name}", [])  # the budget of deck model calls is per run
+        env.begin_turn(f"/run {deck.name}", [])  # the cap on model calls is per run
         # Undo takes back turns of the conversation, and a /run is none: its edits are not
         # kept for it (rather than kept under the turn before, which /undo would then revert).
         changes, env.changes = env.changes, None
@@ -141,7 +141,7 @@ class DeckCommands:
     def _count(self, env: DeckEnv) -> None:
         """What the run's model calls cost counts in the session's totals (/cost)."""
         if self.opening.session is not None:
-            self.opening.session.totals += env.budget.usage
+            self.opening.session.totals += env.deck_calls.usage
 
 
 def shown_on(row: ToolRow, status: Callable[[str], None] | None = None) -> Any:

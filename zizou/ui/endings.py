@@ -13,6 +13,7 @@ ENDINGS: dict[str, tuple[str, NoticeKind]] = {
     "cancelled": (INTERRUPTED, "warning"),
     "max_steps": ("The turn stopped at the step cap; the work so far is kept.", "warning"),
     "loop_guard": ("The turn was stopped by a loop guard.", "warning"),
+    "budget": ("The turn stopped at the spending cap; the work so far is kept.", "warning"),
     "error": ("The turn ended with an error.", "error"),
 }
 UNFINISHED = "This turn did not finish: zizou was stopped while it ran."

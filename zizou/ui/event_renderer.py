@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol, assert_never
 from zizou.core.events import (
     AgentError,
     AnyEvent,
+    BudgetWarning,
     ChecksReported,
     Compacted,
     DeckSuspense,
@@ -56,9 +57,10 @@ if TYPE_CHECKING:
     from zizou.decks.run import RunRecord
 
 ERROR_FIX = "Send a message to try again, or switch models with /model or /models."
+RAISE_CAP = "Before a call would pass the cap, you are asked whether to raise it."
 CANCELLED = "not run: the turn was cancelled"  # what the loop records for an unfinished call
 NO_DURATION = frozenset({"denied", "refused", "not run"})  # the time was spent waiting, not running
-TOLD_BY_NOTICE = frozenset({"max_steps", "loop_guard"})  # endings whose message is shown
+TOLD_BY_NOTICE = frozenset({"max_steps", "loop_guard", "budget"})  # endings told as notices
 STATE_TOOL = "update_state"  # shown as the plan line
 
 
@@ -131,6 +133,9 @@ class EventRenderer:
             case ChecksReported(text=text):
                 await self._end_message()
                 await self.chat.add_notice(text, "warning")
+            case BudgetWarning(message=text):
+                await self.chat.add_notice(text, "warning", RAISE_CAP)
+                self.host.session_changed()
             case DeckSuspense(chain=chain, message=text):
                 await self.chat.add_notice(f"{INTO.join(chain)}: {text}", "info")
             case Nested():
@@ -300,8 +305,8 @@ class EventRenderer:
         await self._end_message()
         self.session.record_turn(event.usage)
         decks = self.session.runtime.decks
-        if decks is not None and decks.budget.used:  # what the turn's decks spent counts too
-            self.session.totals += decks.budget.usage
+        if decks is not None and decks.deck_calls.used:  # what the turn's decks spent counts too
+            self.session.totals += decks.deck_calls.usage
         hooks = self.session.runtime.hooks
         for warning in hooks.pending_warnings() if hooks is not None else ():
             await self.chat.add_notice(f"{warning.hook}: {warning.message}", "warning")

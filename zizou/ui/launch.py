@@ -45,6 +45,7 @@ def run_tui(options: RunOptions, *, typed_ahead: str = "") -> int:
         warmup=Warmup(_preload),
         setup=options.setup,
         keys=KeyServices(api_base=options.api_base),
+        notify=options.notify,
     )
     try:
         code = app.run()

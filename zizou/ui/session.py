@@ -140,8 +140,9 @@ class UiSession:
     def adopt(self, runtime: Runtime) -> None:
         """Go on in `runtime` (from `open_runtime`), with the same open windows unless it has
         its own (a resumed session keeps those); the old one is closed and the running totals
-        start again."""
+        start again, but not the run's spend: its caps hold for the whole run of the app."""
         old = self.runtime
+        runtime.spending.carry(old.spending)
         for watcher in self.watchers:
             runtime.state.subscribe(watcher)
         if not runtime.state.windows:

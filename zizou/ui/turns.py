@@ -8,10 +8,14 @@ interrupt the queue waits until the user sends again. Each turn's events are dra
 Before a turn's first step, `prepare` sees its message (the app opens the files it names as
 `@PATH`): in the turn's worker, so a message sent meanwhile is queued, whether the message was
 sent now or waited in the queue.
+
+A turn that ran longer than `[notify] after_s` calls the person back when it ends (the bell, a
+desktop notification: `zizou.ui.attention`), unless they interrupted it themselves.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import TYPE_CHECKING
 
@@ -27,6 +31,7 @@ from zizou.ui.widgets.queue_panel import QueuePanel
 
 if TYPE_CHECKING:
     from zizou.core.events import TurnFinished
+    from zizou.ui.attention import Attention
     from zizou.ui.host import Host
     from zizou.ui.opening import Opening
     from zizou.ui.widgets.chat_view import ChatView
@@ -60,6 +65,8 @@ class TurnController:
         self.notes: list[ShellRun] = []  # `!command` results for the model, kept while a turn runs
         # Told how each turn that ran to its end finished, before the queue goes on.
         self.on_finished: Callable[[TurnFinished], Awaitable[None]] | None = None
+        self.attention: Attention | None = None  # calls the person back after a long turn
+        self.started = 0.0  # when the running turn started (time.monotonic)
 
     @property
     def running(self) -> bool:
@@ -83,6 +90,7 @@ class TurnController:
     async def start(self, text: str) -> None:
         await self.chat.add_user(text)
         self.status.busy = True
+        self.started = time.monotonic()
         self.worker = self.host.run_worker(self._run(text), group="turn", exit_on_error=False)
 
     async def _run(self, text: str) -> None:
@@ -121,6 +129,10 @@ class TurnController:
                 f"The turn failed: {worker.error}", "error", "Send a message to try again."
             )
         self.worker = None
+        if self.attention is not None and event.state != WorkerState.CANCELLED:
+            how = "failed" if event.state == WorkerState.ERROR else "finished"
+            how = _how(renderer.finished if renderer is not None else None, how)
+            self.attention.turn_finished(time.monotonic() - self.started, how)
         self._add_notes()
         self.status.busy = False
         self.set_status("ready")
@@ -210,6 +222,18 @@ class TurnController:
         """An empty Enter: a queue paused by an interrupt goes on."""
         self.queue.paused = False
         await self.changed()
+
+
+def _how(finished: TurnFinished | None, otherwise: str) -> str:
+    """How a turn ended, in the words of its notification."""
+    if finished is None or finished.reason == "done":
+        return otherwise
+    return {
+        "error": "failed",
+        "budget": "stopped at the spending cap",
+        "max_steps": "stopped at the step cap",
+        "loop_guard": "was stopped by a loop guard",
+    }.get(finished.reason, "ended")
 
 
 __all__ = ["EDITING", "TurnController"]

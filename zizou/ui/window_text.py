@@ -93,6 +93,22 @@ def context_use(tokens: int, window: int | None) -> str:
     return f"ctx {share(tokens, window) if window else _count(tokens)}"
 
 
+def spend_use(
+    spent_usd: float, max_usd: float | None, tokens: int, max_tokens: int | None
+) -> tuple[str, float]:
+    """The spend against the run's caps, `$0.42/$2.00` and `12.3k/50.0k tok`, and the larger
+    share of a cap used; ("", 0.0) without a cap."""
+    parts: list[str] = []
+    shares: list[float] = []
+    if max_usd:
+        parts.append(f"${spent_usd:.2f}/${max_usd:.2f}")
+        shares.append(spent_usd / max_usd)
+    if max_tokens:
+        parts.append(f"{_count(tokens)}/{_count(max_tokens)} tok")
+        shares.append(tokens / max_tokens)
+    return " ".join(parts), max(shares, default=0.0)
+
+
 def share(tokens: int, window: int) -> str:
     """`12%` of the context window (`<1%` rather than a misleading 0%)."""
     percent = 100 * tokens / window
@@ -113,4 +129,5 @@ __all__ = [
     "open_names",
     "reason",
     "share",
+    "spend_use",
 ]

@@ -1,5 +1,5 @@
 """The bottom line: the session's mode, what zizou is doing now, how full the model's context
-is, and the keys that matter."""
+is, the spend against a spending cap (when there is one), and the keys that matter."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ IDLE_HINTS = ("/help", "⇧tab mode", "^p commands", "^b sidebar", "^c^c quit")
 SPARE = ("^b sidebar", "^p commands")  # left out, in this order, where the line is short
 FILLING = 0.7  # of the context window: the share turns yellow
 FULL = 0.9  # and red, when a request is near the model's limit
+SPEND_WARN = 0.8  # of a spending cap: the spend turns yellow (and red at the cap)
 # The mode badge: build is the usual mode and stays quiet; plan (read-only) stands out.
 MODE_STYLES = {"build": "bold", "plan": "bold black on yellow"}
 
@@ -25,6 +26,8 @@ class StatusBar(Static):
     warning: reactive[str] = reactive("")  # a standing caveat, e.g. "no sandbox"
     # The last request's input tokens and the model's context window (None: unknown).
     context: reactive[tuple[int, int | None]] = reactive((0, None))
+    # The spend against the cap ("$0.42/$2.00") and the share of the cap used; "" without one.
+    spend: reactive[tuple[str, float]] = reactive(("", 0.0))
 
     def render(self) -> Text:
         text = Text()
@@ -36,6 +39,11 @@ class StatusBar(Static):
         if shown := context_use(used, window):
             text.append(" · ", style="dim")
             text.append(shown, style=_level_style(used / window if window else 0.0))
+        spent, level = self.spend
+        if spent:
+            text.append(" · ", style="dim")
+            style = "bold red" if level >= 1 else "yellow" if level >= SPEND_WARN else ""
+            text.append(spent, style=style)
         if self.warning:
             text.append(" · ", style="dim")
             text.append(self.warning, style="bold yellow")
