@@ -5,12 +5,14 @@ adds the undo API the front ends use (the app's /undo, /redo, /rewind and `zizou
 it between turns, never while one runs. Undo puts back every file the conversation's last turn
 changed, the turn's messages leave the conversation (an `undone` line), and what redo needs is
 kept; a file changed outside zizou since the turn makes it refuse (`UndoRefused`) unless forced.
-Commands the turn ran are not undone: the previews list them.
+The files the turn's commands changed are among its files (commands.py); what they changed that
+no snapshot keeps, and the commands whose changes stay, are in the previews.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,17 +27,17 @@ from zizou.checkpoints.plans import (
     UndoError,
     UndoRefused,
     UndoResult,
-    commands,
     plan_file,
+    ran,
     runs,
     user_text,
     users,
 )
 from zizou.checkpoints.recorder import ChangeLog
 from zizou.core.conversation import Conversation
-from zizou.core.messages import from_wire, stored
+from zizou.core.messages import Message, from_wire, stored
 from zizou.errors import PathError
-from zizou.sessions.records import RedoneRecord, UndoneRecord
+from zizou.sessions.records import CommandNote, RedoneRecord, UndoneRecord
 from zizou.sessions.store import SessionStore
 
 DAMAGED = "its saved copy is damaged or gone from .zizou/checkpoints/, so it cannot be put back"
@@ -57,6 +59,14 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
+def _preview(
+    turn: int, records: Sequence[Message], plans: tuple[FilePlan, ...], notes: Sequence[CommandNote]
+) -> TurnPreview:
+    did = ran(records, notes)
+    text = user_text(records)
+    return TurnPreview(turn, text, plans, did.commands, did.not_undone, did.unkept, did.more_unkept)
+
+
 class Checkpoints(ChangeLog):
     """The checkpoints of one session, and its undo: its conversation, the file that keeps it
     (`writer`; None: kept in memory only) and the lines that file already holds."""
@@ -73,15 +83,23 @@ class Checkpoints(ChangeLog):
         """Every turn undo can reach, oldest first, with the files it changed (the turns a
         summary replaced are not among them)."""
         records = self.conversation.records
-        return [
-            TurnInfo(
-                run.last,
-                user_text(records[run.start : run.end]),
-                tuple(change.path for change in self.changes(run)),
-                commands(records[run.start : run.end]),
+        found: list[TurnInfo] = []
+        for run in self._runs():
+            turn = records[run.start : run.end]
+            did = ran(turn, self.notes(run))
+            files = tuple(change.path for change in self.changes(run))
+            found.append(
+                TurnInfo(
+                    run.last,
+                    user_text(turn),
+                    files,
+                    did.commands,
+                    did.not_undone,
+                    did.unkept,
+                    did.more_unkept,
+                )
             )
-            for run in self._runs()
-        ]
+        return found
 
     def undo_preview(self) -> TurnPreview | None:
         """What `undo` would do to the last turn; None when there is no turn to undo."""
@@ -142,7 +160,7 @@ class Checkpoints(ChangeLog):
             return None
         messages = [from_wire(m) for m in entry.messages]
         plans = tuple(self._redo_plan(change) for change in entry.files)
-        return TurnPreview(entry.turn, user_text(messages), plans, commands(messages))
+        return _preview(entry.turn, messages, plans, entry.commands)
 
     def redo(self, force: bool = False) -> UndoResult:
         """Do the last undone turn again: its files as undo found them, its messages back.
@@ -174,11 +192,14 @@ class Checkpoints(ChangeLog):
             redone.append(change)
         records = [stored(m) for m in self.conversation.records]
         self.conversation.replace([*records, *entry.messages])
-        self.history.redone(entry.turn, redone)
+        self.history.redone(entry.turn, redone, entry.commands)
         if self.writer is not None:
             files = replace(entry, files=tuple(redone)).changed()
             messages = list(entry.messages)
-            done = RedoneRecord(ts=_now(), turn=entry.turn, messages=messages, files=files)
+            notes = list(entry.commands)
+            done = RedoneRecord(
+                ts=_now(), turn=entry.turn, messages=messages, files=files, commands=notes
+            )
             self.writer.record_undo(done, len(self.conversation))
         return UndoResult((preview,), tuple(outcomes))
 
@@ -190,7 +211,7 @@ class Checkpoints(ChangeLog):
 
     def _preview(self, run: Run, plans: tuple[FilePlan, ...]) -> TurnPreview:
         records = self.conversation.records[run.start : run.end]
-        return TurnPreview(run.last, user_text(records), plans, commands(records))
+        return _preview(run.last, records, plans, self.notes(run))
 
     def _plan(self, change: FileChange, now: Found, *, undo: bool) -> FilePlan:
         """The plan for one file as it is `now`; a file whose bytes cannot be read (too large,
@@ -249,12 +270,17 @@ class Checkpoints(ChangeLog):
             kept.append(replace(change, after=after))
         records = self.conversation.records
         removed = tuple(stored(m) for m in records[run.start :])
+        notes = tuple(self.notes(run))
         self.conversation.replace([stored(m) for m in records[: run.start]])
-        entry = Undone(preview.turn, removed, tuple(kept))
+        entry = Undone(preview.turn, removed, tuple(kept), notes)
         self.history.undone(entry)
         if self.writer is not None:
             undone = UndoneRecord(
-                ts=_now(), turn=entry.turn, messages=list(removed), files=entry.changed()
+                ts=_now(),
+                turn=entry.turn,
+                messages=list(removed),
+                files=entry.changed(),
+                commands=list(notes),
             )
             self.writer.record_undo(undone, len(self.conversation))
         return outcomes, None

@@ -65,6 +65,7 @@ LAYERED = (
     "checkpoints_max_mb",  # these two: config.toml only, no flag
     "checkpoints_max_age_days",
     "compact_at_percent",  # config.toml only
+    "snapshot_commands",  # config.toml only
 )
 Profile = Literal["stateful"] | None  # --profile stateful: history window 1, and the task state
 
@@ -145,6 +146,7 @@ class RunOptions(BaseModel):
     compact_at_percent: CompactAtPercent = 85  # of the context window: summarise before a turn
     checkpoints_max_mb: CheckpointsMaxMb = 500  # undo's kept bytes, pruned at start-up to this
     checkpoints_max_age_days: CheckpointsMaxAgeDays = 30  # and of those unused this long
+    snapshot_commands: bool = True  # keep the project's files before each command, for undo
     setup: SetupMode = None
     retry: RetrySettings = RetrySettings()
     timeouts: TimeoutSettings = TimeoutSettings()

@@ -56,6 +56,9 @@ class Settings(BaseModel):
     # many megabytes, oldest first, and when unused for this many days.
     checkpoints_max_mb: CheckpointsMaxMb | None = None
     checkpoints_max_age_days: CheckpointsMaxAgeDays | None = None
+    # Snapshot the project's files before each command the model runs, so undo restores what
+    # commands changed too (false: commands are not undone).
+    snapshot_commands: bool | None = None
 
 
 def settings_path() -> Path:

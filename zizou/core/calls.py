@@ -11,7 +11,8 @@ see core/call_repair.py) runs as that tool: logged, and said in the result's fir
 Every call that asked, that a rule or `--yes` let through, or that the policy refused yields a
 `PermissionDecided` saying what decided it; a running tool's progress lines come as
 `ToolProgress` events. Once a write or delete is allowed, the `ChangeRecorder` (checkpoints, for
-undo) keeps each file it touches right before it runs, and notes what it left after.
+undo) keeps each file it touches right before it runs, and notes what it left after; once a
+command is allowed, it keeps the project's files before it runs and what it changed after.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from pydantic import ValidationError
 
 from zizou.core.approvers import serial
 from zizou.core.call_repair import repair_call
+from zizou.core.command_watch import end_watch, end_watch_now, start_watch
 from zizou.core.events import Nested, PermissionDecided, PermissionRequested, ToolProgress
 from zizou.core.messages import ERROR_PREFIX
 from zizou.core.permissions import RUN_BASH, Decision, Rules, decide
@@ -246,7 +248,9 @@ class CallRunner:
         self, resolved: ResolvedCall, ctx: ToolContext
     ) -> AsyncGenerator[RunnerItem, None]:
         """Run the allowed call; a write or delete has its files kept first (for undo), through
-        the handles it resolved, and what it left noted after, however it ended."""
+        the handles it resolved, and what it left noted after, however it ended. A command has
+        the project's files kept before it runs, and what it changed kept before its result
+        is given (however it ended)."""
         call, tool, access = resolved.call, resolved.tool, resolved.access
         changes = self.changes if access.kind in CHANGING else None
         if changes is not None:
@@ -256,11 +260,22 @@ class CallRunner:
                 if problem:
                     note = f"{handle.rel} is not kept for undo: {problem}"
                     yield ToolProgress(call.id, tool.name, note)
+        watch = None
+        if access.kind == "exec":
+            watch = await start_watch(self.changes, access.command or tool.label(resolved.args))
+            if watch is not None and watch.problem:
+                note = f"the files it changes are not kept for undo: {watch.problem}"
+                yield ToolProgress(call.id, tool.name, note)
         try:
             async with aclosing(_run_tool(resolved, ctx)) as items:
                 async for item in items:
+                    if isinstance(item, ToolResult) and watch is not None:
+                        problem, watch = await end_watch(watch), None
+                        if problem:
+                            yield ToolProgress(call.id, tool.name, problem)
                     yield item
         finally:
+            end_watch_now(watch)  # cancelled before the result: kept all the same
             if changes is not None:
                 for handle in access.handles:
                     _kept(changes, handle.rel, partial(changes.after_change, handle))
