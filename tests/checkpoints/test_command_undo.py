@@ -212,3 +212,19 @@ def test_a_nested_repository_without_a_commit_does_not_stop_the_snapshot(
     session.checkpoints.undo()
     assert (repo / "a.txt").read_text() == "move me\n"
     assert (repo / SHADOW_DIR / "index").is_file()
+
+
+def test_many_files_are_undone_and_redone_in_one_batch(session: Session) -> None:
+    root = session.root
+    (root / "gen").mkdir()
+    for n in range(60):  # more than undo writes one by one, synced each
+        (root / "gen" / f"f{n}.txt").write_bytes(bytes([n]) * (n + 1))
+    before = tree_of(root)
+    session.commands("regenerate", ("rm -rf gen && mkdir gen && echo new > gen/only.txt",))
+    assert session.checkpoints.undo().failed == ()
+    assert tree_of(root) == before
+    reopened = session.reopened()
+    assert reopened.redo().failed == ()
+    assert sorted(p.name for p in (root / "gen").iterdir()) == ["only.txt"]
+    assert reopened.undo().failed == ()
+    assert tree_of(root) == before

@@ -71,7 +71,8 @@ class BlobStore:
         the blob only at `flush()`, which must come before any record names it: a blob lost
         in a crash is then one undo says it cannot restore, never one it restores wrong."""
         sha = digest(data)
-        project_dir(self.root)
+        if durable or not self._unlisted:  # a batch's `.zizou` is checked at its first blob
+            project_dir(self.root)
         if not self._holds(sha, len(data)):
             if _exists(self.root, self.path(sha)):  # planted or damaged: its place is ours
                 _unlink(self.root, self.path(sha))

@@ -12,6 +12,7 @@ no snapshot keeps, and the commands whose changes stay, are in the previews.
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -41,6 +42,7 @@ from zizou.sessions.records import CommandNote, RedoneRecord, UndoneRecord
 from zizou.sessions.store import SessionStore
 
 DAMAGED = "its saved copy is damaged or gone from .zizou/checkpoints/, so it cannot be put back"
+BULK = 16  # a turn of more files is written without a sync per file, then synced once
 
 
 def _stopped(verb: str, failed: FileOutcome, outcomes: list[FileOutcome], done: int) -> str:
@@ -176,20 +178,24 @@ class Checkpoints(ChangeLog):
         changes = {change.path: change for change in entry.files}
         outcomes: list[FileOutcome] = []
         redone: list[FileChange] = []
-        for plan in preview.files:
-            change = changes[plan.path]
-            now = look(self.root, plan.path)
-            outcome = self._keep_for_undo(plan, change, now)
-            if outcome is None:
-                outcome = self._apply(plan, saved)
-            if outcome.ok and plan.action != "none" and now.sha != change.before:
-                change = replace(change, before=now.sha)  # undo brings the user's bytes back
-            elif not outcome.ok and now.problem is None:
-                change = replace(change, before=now.sha, after=now.sha)  # left as it is
-            outcomes.append(outcome)
-            if not outcome.ok and not force:
-                raise UndoError(_stopped("redo", outcome, outcomes, 0))
-            redone.append(change)
+        durable = len(preview.files) <= BULK
+        try:
+            for plan in preview.files:
+                change = changes[plan.path]
+                now = look(self.root, plan.path)
+                outcome = self._keep_for_undo(plan, change, now, durable)
+                if outcome is None:
+                    outcome = self._apply(plan, saved, durable)
+                if outcome.ok and plan.action != "none" and now.sha != change.before:
+                    change = replace(change, before=now.sha)  # undo brings the user's bytes back
+                elif not outcome.ok and now.problem is None:
+                    change = replace(change, before=now.sha, after=now.sha)  # left as it is
+                outcomes.append(outcome)
+                if not outcome.ok and not force:
+                    raise UndoError(_stopped("redo", outcome, outcomes, 0))
+                redone.append(change)
+        finally:
+            self._settle(durable)
         records = [stored(m) for m in self.conversation.records]
         self.conversation.replace([*records, *entry.messages])
         self.history.redone(entry.turn, redone, entry.commands)
@@ -256,18 +262,22 @@ class Checkpoints(ChangeLog):
         changes = {change.path: change for change in self.changes(run)}
         outcomes: list[FileOutcome] = []
         kept: list[FileChange] = []
-        for plan in preview.files:
-            change = changes[plan.path]
-            now = look(self.root, plan.path)
-            as_planned = plan.action == "none" and now.sha == plan.target
-            after = change.after if now.problem is not None or as_planned else now.sha
-            outcome = self._keep_for_undo(plan, change, now)  # for redo
-            if outcome is None:
-                outcome = self._apply(plan, saved)
-            outcomes.append(outcome)
-            if not outcome.ok and not force:
-                return outcomes, outcome
-            kept.append(replace(change, after=after))
+        durable = len(preview.files) <= BULK
+        try:
+            for plan in preview.files:
+                change = changes[plan.path]
+                now = look(self.root, plan.path)
+                as_planned = plan.action == "none" and now.sha == plan.target
+                after = change.after if now.problem is not None or as_planned else now.sha
+                outcome = self._keep_for_undo(plan, change, now, durable)  # for redo
+                if outcome is None:
+                    outcome = self._apply(plan, saved, durable)
+                outcomes.append(outcome)
+                if not outcome.ok and not force:
+                    return outcomes, outcome
+                kept.append(replace(change, after=after))
+        finally:
+            self._settle(durable)
         records = self.conversation.records
         removed = tuple(stored(m) for m in records[run.start :])
         notes = tuple(self.notes(run))
@@ -285,7 +295,16 @@ class Checkpoints(ChangeLog):
             self.writer.record_undo(undone, len(self.conversation))
         return outcomes, None
 
-    def _keep_for_undo(self, plan: FilePlan, change: FileChange, now: Found) -> FileOutcome | None:
+    def _settle(self, durable: bool) -> None:
+        """After a batch written without syncs: list its blobs, and make every write durable
+        (one sync) before any record says it was done."""
+        if not durable:
+            self.blobs.flush()
+            os.sync()
+
+    def _keep_for_undo(
+        self, plan: FilePlan, change: FileChange, now: Found, durable: bool = True
+    ) -> FileOutcome | None:
         """Keep the file's bytes now, which undo (or redo) is about to overwrite, so the step
         after can bring them back; a failed outcome when they cannot be kept (the file is left
         as it is), None when they were kept or need no keeping."""
@@ -297,13 +316,13 @@ class Checkpoints(ChangeLog):
         if now.data is None:
             return None
         try:
-            self.blobs.put(now.data)
+            self.blobs.put(now.data, durable=durable)
         except (PathError, OSError) as err:
             why = f"its bytes now could not be kept, so it was left as it is: {err}"
             return FileOutcome(plan.path, plan.action, False, why)
         return None
 
-    def _apply(self, plan: FilePlan, saved: dict[str, bytes]) -> FileOutcome:
+    def _apply(self, plan: FilePlan, saved: dict[str, bytes], durable: bool = True) -> FileOutcome:
         if plan.action == "none":
             return FileOutcome(plan.path, "none", True, "already as it was")
         if plan.problem is not None:
@@ -315,7 +334,7 @@ class Checkpoints(ChangeLog):
                 data = saved.get(plan.target)
                 if data is None:
                     raise PathError(DAMAGED)
-                put_back(self.root, plan.path, data, plan.mode)
+                put_back(self.root, plan.path, data, plan.mode, durable=durable)
         except (PathError, OSError) as err:
             return FileOutcome(plan.path, plan.action, False, str(err) or type(err).__name__)
         note = "it had changed outside zizou; overwritten" if plan.outside else ""
