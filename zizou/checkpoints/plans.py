@@ -269,13 +269,13 @@ def caveats(turn: TurnInfo | TurnPreview, verb: str = "undo") -> tuple[str, ...]
     changed that no snapshot keeps, the commands whose changes stay, and what lies outside the
     project's files."""
     lines: list[str] = []
-    if turn.unkept or turn.more_unkept:
+    if (turn.unkept or turn.more_unkept) and verb != "redo":  # redo has nothing of them to do
         named = [f"{u.path} ({WHY[u.why]}, {u.change})" for u in turn.unkept[:SHOWN_UNKEPT]]
         more = len(turn.unkept) - SHOWN_UNKEPT + turn.more_unkept
         named += [f"{more} more"] if more > 0 else []
         lines.append(f"not restored, no snapshot keeps them: {', '.join(named)}")
     if turn.not_undone:
-        what = "not done again" if verb == "redo" else "not undone (their changes stay)"
+        what = "not run again" if verb == "redo" else "not undone (their changes stay)"
         lines.append(f"commands {what}: {'; '.join(turn.not_undone)}")
     if turn.commands and verb != "redo":
         lines.append(

@@ -52,6 +52,7 @@ from zizou.tools.base import ArgsProblem
 
 RunnerItem = PermissionRequested | PermissionDecided | ToolProgress | Nested | ToolResult
 CHANGING = ("write", "delete")  # the access kinds whose files are kept before the call runs
+SLOW_WATCH_S = 1.0  # a command's snapshot taking longer is said (the first in a large project)
 log = logging.getLogger(__name__)
 
 
@@ -262,7 +263,15 @@ class CallRunner:
                     yield ToolProgress(call.id, tool.name, note)
         watch = None
         if access.kind == "exec":
-            watch = await start_watch(self.changes, access.command or tool.label(resolved.args))
+            label = access.command or tool.label(resolved.args)
+            starting = asyncio.ensure_future(start_watch(self.changes, label))
+            try:
+                if not (await asyncio.wait({starting}, timeout=SLOW_WATCH_S))[0]:  # a first one
+                    yield ToolProgress(call.id, tool.name, "keeping the project's files for undo…")
+                watch = await starting
+            except BaseException:  # cancelled: the command never runs
+                starting.cancel()
+                raise
             if watch is not None and watch.problem:
                 note = f"the files it changes are not kept for undo: {watch.problem}"
                 yield ToolProgress(call.id, tool.name, note)
