@@ -9,9 +9,9 @@ under .zizou/checkpoints/snapshots.git):
    unchanged tree (warm). Target: warm <= 150 ms.
 2. A whole command that changed nothing: the snapshot before it, and keeping what it changed
    after it (the snapshot after, the diff, the records).
-3. Commands that changed the tree: `sed -i` on 100 files, `rm -rf` of 1,000 files, and `rm -rf`
-   of every file: the cost after the command (snapshot, diff, blobs kept, the session lines),
-   then what `undo` of that turn takes to put every file back (checked byte for byte).
+3. Commands that changed the tree: `sed -i` on 100 files, `rm` of 1,000 files, and `rm -rf` of
+   everything: the cost after the command (snapshot, diff, blobs kept, the session lines), then
+   what `undo` of that turn takes to put every file back (each checked byte for byte).
 
 Prints the best and the median of N runs where a step repeats.
 
@@ -21,6 +21,7 @@ Prints the best and the median of N runs where a step repeats.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import random
 import shutil
@@ -35,6 +36,7 @@ from zizou.checkpoints import Checkpoints
 from zizou.checkpoints.shadow import SHADOW_DIR, ShadowRepo
 from zizou.core.conversation import Conversation
 from zizou.sessions import SessionStore
+from zizou.skipped_dirs import SKIPPED_DIRS
 
 TARGET_WARM_MS = 150.0
 DIRS, PER_DIR = 550, 20
@@ -85,8 +87,8 @@ def session(root: Path) -> tuple[Checkpoints, Conversation]:
 
 
 def changed_tree(root: Path, name: str, command: str) -> None:
-    """One turn running `command`: the cost after it, then undo's, checked byte for byte."""
-    before = {p: p.read_bytes() for p in root.rglob("*.py") if ".zizou" not in p.parts}
+    """One turn running `command`: the cost after it, then undo's, every file the preview
+    planned checked byte for byte (its hash) afterwards."""
     checkpoints, conversation = session(root)
     checkpoints.begin_turn(name, [])
     conversation.add_user(name)
@@ -96,14 +98,37 @@ def changed_tree(root: Path, name: str, command: str) -> None:
     after_ms = timed(watch.finished)
     conversation.add_assistant("done")
     preview = checkpoints.undo_preview()
-    files = len(preview.files) if preview else 0
+    assert preview is not None and preview.conflicts == ()
     undo_ms = timed(checkpoints.undo)
-    now = {p: p.read_bytes() for p in root.rglob("*.py") if ".zizou" not in p.parts}
-    assert now == before, f"{name}: undo did not put every file back"
+    for plan in preview.files:
+        path = root / plan.path
+        now = hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
+        assert now == plan.target, f"{name}: undo did not put {plan.path} back"
     assert checkpoints.writer is not None
     checkpoints.writer.close()
     took = f"after the command {after_ms:>6.0f} ms   undo {undo_ms:>6.0f} ms"
-    print(f"  {name:<26} {files:>6} files   {took}")
+    print(f"  {name:<26} {len(preview.files):>6} files   {took}")
+
+
+def kept_files(root: Path) -> list[str]:
+    """The files a snapshot keeps (git's view: the ignored ones and the skipped dirs left
+    out), sorted."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=root,
+        capture_output=True,
+        check=True,
+        env={k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
+    )
+    names = listed.stdout.decode("utf-8", "surrogateescape").split("\0")
+    return sorted(n for n in names if n and not SKIPPED_DIRS.intersection(n.split("/")[:-1]))
+
+
+def in_list(tmp: Path, name: str, paths: list[str]) -> str:
+    """A file listing `paths` (NUL-separated), for `xargs -0 -a`."""
+    where = tmp / name
+    where.write_bytes(b"".join(path.encode() + b"\0" for path in paths))
+    return str(where)
 
 
 def main() -> None:
@@ -115,6 +140,8 @@ def main() -> None:
         root = Path(tmp) / "tree"
         if args.tree:
             shutil.copytree(args.tree, root, symlinks=True, ignore=shutil.ignore_patterns(".zizou"))
+            if not (root / ".git").exists():
+                git(root, "init", "-q")  # its files untracked: what the bench picks from
         else:
             make_tree(root)
         where = f"a copy of {args.tree}" if args.tree else "generated"
@@ -152,11 +179,16 @@ def main() -> None:
         )
 
         print("3. commands that changed the tree")
-        sed = "sed -i s/x/y/ " + " ".join(f"pkg{d % 20}/mod{d}/file1.py" for d in range(100))
-        changed_tree(root, "sed -i on 100 files", sed)
-        doomed = " ".join(f"pkg{d % 20}/mod{d}" for d in range(50))  # 50 x 20 files
-        changed_tree(root, "rm -rf of 1,000 files", f"rm -rf {doomed}")
-        changed_tree(root, "rm -rf of every file", "rm -rf pkg*")
+        files = kept_files(root)
+        texts = [name for name in files if name.endswith((".py", ".txt", ".md"))][::7][:100]
+        sed = f"xargs -0 -a {in_list(Path(tmp), 'sed', texts)} sed -i s/e/E/"
+        changed_tree(root, f"sed -i on {len(texts)} files", sed)
+        doomed = files[:: max(1, len(files) // 1000)][:1000]
+        changed_tree(
+            root, "rm of 1,000 files", f"xargs -0 -a {in_list(Path(tmp), 'rm', doomed)} rm -f"
+        )
+        every = "find . -mindepth 1 -maxdepth 1 ! -name .git ! -name .zizou -exec rm -rf {} +"
+        changed_tree(root, "rm -rf of every file", every)
 
 
 if __name__ == "__main__":

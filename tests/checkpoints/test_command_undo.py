@@ -228,3 +228,18 @@ def test_many_files_are_undone_and_redone_in_one_batch(session: Session) -> None
     assert sorted(p.name for p in (root / "gen").iterdir()) == ["only.txt"]
     assert reopened.undo().failed == ()
     assert tree_of(root) == before
+
+
+def test_files_a_command_un_ignored_are_not_taken_for_new_ones(
+    session: Session, repo: Path
+) -> None:
+    """The command deletes .gitignore: the ignored files now show in the snapshot after it,
+    but they were there before; undo brings .gitignore back and leaves them be."""
+    session.commands("drop the ignore rules", ("rm .gitignore",))
+    preview = session.checkpoints.undo_preview()
+    assert preview is not None
+    assert [(plan.path, plan.action) for plan in preview.files] == [(".gitignore", "recreate")]
+    assert preview.unkept == ()
+    session.checkpoints.undo()
+    assert (repo / "build.log").read_text() == "ignored\n"
+    assert (repo / "data" / "cache" / "big.bin").read_bytes() == BINARY

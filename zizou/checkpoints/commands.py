@@ -16,7 +16,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from zizou.checkpoints.history import FileChange
-from zizou.checkpoints.shadow import Blob, Changed, ShadowRepo, Snapshot, SnapshotError
+from zizou.checkpoints.shadow import Blob, Changed, ShadowRepo, Snapshot, SnapshotError, was_ignored
 from zizou.checkpoints.shadow import ignored_changes as ignored
 from zizou.errors import PathError
 from zizou.sessions.records import (
@@ -72,7 +72,10 @@ class CommandWatch:
     def _keep(self, before: Snapshot) -> str | None:
         after = self.shadow.snapshot()
         changed = self.shadow.changes(before.tree, after.tree)
-        unkept = [UnkeptPath(path=p, why="ignored", change=c) for p, c in ignored(before, after)]
+        found = ignored(self.shadow.root, before, after)
+        unkept = [UnkeptPath(path=p, why="ignored", change=c) for p, c in found]
+        hidden = was_ignored(before)  # a file the command un-ignored was there before it
+        changed = [c for c in changed if c.before is not None or not hidden(c.path)]
         files = [item for item in changed if _restorable(item, unkept)]
         blobs = self._blobs(files)
         self.changes.blobs.flush()

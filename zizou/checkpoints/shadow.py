@@ -25,7 +25,7 @@ import shutil
 import subprocess
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -71,6 +71,7 @@ OWN = (f"{PROJECT_DIR_NAME}/", DEBUG_LOG_NAME)
 EXCLUDE = "".join(f"/{name}\n" for name in OWN) + "".join(
     f"{name}/\n" for name in sorted(SKIPPED_DIRS)
 )
+IGNORED = ("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
 EMPTY_MODE = "000000"
 REGULAR = ("100644", "100755")
 LINK, GITLINK = "120000", "160000"
@@ -79,6 +80,7 @@ _locks: dict[Path, threading.Lock] = {}
 _locks_lock = threading.Lock()
 
 Stamp = tuple[int, int, int, int]  # an ignored entry's mode, size, mtime and inode
+MISSING: Stamp = (0, 0, 0, 0)
 
 
 class SnapshotError(Exception):
@@ -142,10 +144,22 @@ class ShadowRepo:
         """The project's files now (one zizou snapshot at a time per project)."""
         with self._lock:
             self._prepare()
-            self._add()
-            tree = self._git(["write-tree"]).stdout.decode("ascii").strip()
-            ignored, cut = self._ignored()
-        return Snapshot(tree, ignored, cut)
+            # The ignored entries are listed meanwhile: listing takes no lock, and what `add`
+            # adds was never ignored.
+            listing = self._popen(IGNORED, feed=False)
+            try:
+                self._add()
+                tree = self._git(["write-tree"]).stdout.decode("ascii").strip()
+                listed, _ = listing.communicate(timeout=self.timeout_s)
+            except subprocess.TimeoutExpired as err:
+                raise SnapshotError(f"listing the ignored files took over {err.timeout} s") from err
+            finally:
+                if listing.poll() is None:
+                    listing.kill()
+                listing.wait()
+            if listing.returncode != 0:
+                raise SnapshotError(f"git ls-files failed ({listing.returncode})")
+        return Snapshot(tree, *self._stamps(listed))
 
     def changes(self, before: str, after: str) -> list[Changed]:
         """The paths whose kept bytes or mode differ between two snapshots' trees."""
@@ -237,17 +251,17 @@ class ShadowRepo:
         except OSError:
             pass
 
-    def _ignored(self) -> tuple[dict[str, Stamp], bool]:
-        """Each ignored entry, zizou's own files left out, with its stat data."""
-        args = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]
-        listed = self._git(args).stdout.decode("utf-8", "surrogateescape").split("\0")
+    def _stamps(self, listed: bytes) -> tuple[dict[str, Stamp], bool]:
+        """Each ignored entry listed, zizou's own files left out, with its stat data; and
+        whether there were more than MAX_IGNORED."""
         found: dict[str, Stamp] = {}
-        for name in listed:
+        base = str(self.root)
+        for name in listed.decode("utf-8", "surrogateescape").split("\0"):
             if not name or name in OWN or name.startswith(OWN[0]):
                 continue
             if len(found) == MAX_IGNORED:
                 return found, True
-            found[name] = _stamp(self.root / name)
+            found[name] = _stamp(f"{base}/{name}")
         return found, False
 
     def _remove(self) -> None:
@@ -287,13 +301,13 @@ class ShadowRepo:
             raise SnapshotError(_said(done, f"git {args[0]}"))
         return done
 
-    def _popen(self, args: Sequence[str]) -> subprocess.Popen[bytes]:
+    def _popen(self, args: Sequence[str], feed: bool = True) -> subprocess.Popen[bytes]:
         try:
             return subprocess.Popen(
                 self._argv(args),
                 cwd=self.root,
                 env=self._env(),
-                stdin=subprocess.PIPE,
+                stdin=subprocess.PIPE if feed else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
             )
@@ -301,36 +315,32 @@ class ShadowRepo:
             raise SnapshotError(f"git could not be started: {err}") from err
 
 
-def ignored_changes(before: Snapshot, after: Snapshot) -> list[tuple[str, UnkeptChange]]:
-    """The ignored entries a command created, changed or deleted: (path, which)."""
+def ignored_changes(
+    root: Path, before: Snapshot, after: Snapshot
+) -> list[tuple[str, UnkeptChange]]:
+    """The ignored entries a command created, changed or deleted: (path, which). An entry no
+    longer listed as it was (the ignore rules changed, or a directory is now listed file by
+    file) is looked at where it is."""
     found: list[tuple[str, UnkeptChange]] = []
-    after_dirs = _dirs(after.ignored)
-    after_collapsed = {name for name in after.ignored if name.endswith("/")}
     for name, stamp in before.ignored.items():
         now = after.ignored.get(name)
         if now is None:
-            # Listed differently now (a directory now listed file by file, or the other way
-            # round): it is still there, changed.
-            there = name.rstrip("/") + "/" in after_dirs or _above(name, after_collapsed)
-            found.append((name, "changed" if there else "deleted"))
-        elif now != stamp:
+            now = _stamp(root / name)
+            if now == MISSING:
+                found.append((name, "deleted"))
+                continue
+        if now != stamp:
             found.append((name, "changed"))
-    before_collapsed = {name for name in before.ignored if name.endswith("/")}
-    for name in after.ignored:
-        if name not in before.ignored and not _above(name, before_collapsed):
-            found.append((name, "created"))
+    hidden = was_ignored(before)
+    found += [(name, "created") for name in after.ignored if not hidden(name)]
     return sorted(found)
 
 
-def _dirs(names: Iterable[str]) -> set[str]:
-    """Every directory (`a/`, `a/b/`) that holds one of `names`, or is one."""
-    found: set[str] = set()
-    for name in names:
-        parts = name.rstrip("/").split("/")
-        found.update("/".join(parts[:n]) + "/" for n in range(1, len(parts)))
-        if name.endswith("/"):
-            found.add(name)
-    return found
+def was_ignored(snapshot: Snapshot) -> Callable[[str], bool]:
+    """Whether a path was ignored in `snapshot` (listed, or in a directory listed whole): one
+    that a later snapshot keeps is then not new, only no longer ignored."""
+    collapsed = {name for name in snapshot.ignored if name.endswith("/")}
+    return lambda name: name in snapshot.ignored or _above(name, collapsed)
 
 
 def _above(name: str, dirs: set[str]) -> bool:
@@ -339,11 +349,11 @@ def _above(name: str, dirs: set[str]) -> bool:
     return any("/".join(parts[:n]) + "/" in dirs for n in range(1, len(parts)))
 
 
-def _stamp(path: Path) -> Stamp:
+def _stamp(path: str | Path) -> Stamp:
     try:
-        info = path.lstat()
+        info = os.lstat(path)
     except OSError:
-        return (0, 0, 0, 0)
+        return MISSING
     return (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ino)
 
 
@@ -405,4 +415,5 @@ __all__ = [
     "Snapshot",
     "SnapshotError",
     "ignored_changes",
+    "was_ignored",
 ]
