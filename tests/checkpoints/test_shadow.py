@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from zizou.checkpoints.shadow import CONFIG, SHADOW_DIR, ShadowRepo, Snapshot, ignored_changes
+from zizou.checkpoints.shadow import CONFIG, SHADOW_DIR, ShadowRepo
+from zizou.checkpoints.snapshot_diff import Snapshot, ignored_changes
 
 CRLF = b"one\r\ntwo\r\n"
 

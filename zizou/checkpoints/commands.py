@@ -16,8 +16,16 @@ import threading
 from typing import TYPE_CHECKING
 
 from zizou.checkpoints.history import FileChange
-from zizou.checkpoints.shadow import Blob, Changed, ShadowRepo, Snapshot, SnapshotError, was_ignored
-from zizou.checkpoints.shadow import ignored_changes as ignored
+from zizou.checkpoints.shadow import ShadowRepo
+from zizou.checkpoints.snapshot_diff import (
+    LINK,
+    Blob,
+    Changed,
+    Snapshot,
+    SnapshotError,
+    was_ignored,
+)
+from zizou.checkpoints.snapshot_diff import ignored_changes as ignored
 from zizou.errors import PathError
 from zizou.sessions.records import (
     CheckpointRecord,
@@ -119,7 +127,7 @@ def _restorable(item: Changed, unkept: list[UnkeptPath]) -> bool:
         except (UnicodeEncodeError, ValueError):
             why = "name"
     else:
-        why = "link" if any(entry.mode == "120000" for entry in sides) else "repository"
+        why = "link" if any(entry.mode == LINK for entry in sides) else "repository"
     shown = item.path.encode("utf-8", "replace").decode("utf-8", "replace")
     unkept.append(UnkeptPath(path=shown, why=why, change=change))
     return False

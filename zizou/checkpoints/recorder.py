@@ -23,7 +23,8 @@ from zizou.checkpoints.blobs import DAY_S, MAX_SAVED_BYTES, BlobStore, Pruned, d
 from zizou.checkpoints.commands import CommandWatch
 from zizou.checkpoints.history import FileChange, History
 from zizou.checkpoints.plans import Run, users
-from zizou.checkpoints.shadow import ShadowRepo, SnapshotError
+from zizou.checkpoints.shadow import ShadowRepo
+from zizou.checkpoints.snapshot_diff import SnapshotError
 from zizou.confined import PathHandle
 from zizou.core.conversation import Conversation
 from zizou.core.events import AnyEvent, Compacted

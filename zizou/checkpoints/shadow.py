@@ -19,23 +19,30 @@ switched off by the repository's own `info/attributes`, so the bytes kept are th
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import IO
 
 from zizou import confined
-from zizou.checkpoints.blobs import CHECKPOINTS_DIR, MAX_SAVED_BYTES
+from zizou.checkpoints.blobs import CHECKPOINTS_DIR
+from zizou.checkpoints.snapshot_diff import (
+    Blob,
+    Changed,
+    Snapshot,
+    SnapshotError,
+    Stamp,
+    feed,
+    parse_raw,
+    read_blob,
+    stamp_of,
+)
 from zizou.errors import PathError
 from zizou.git import Repository, git_command, git_environment
 from zizou.paths import DEBUG_LOG_NAME, PROJECT_DIR_NAME, project_dir
-from zizou.sessions.records import UnkeptChange
 from zizou.skipped_dirs import SKIPPED_DIRS
 from zizou.trace.git_exclude import exclude_file
 
@@ -72,60 +79,8 @@ EXCLUDE = "".join(f"/{name}\n" for name in OWN) + "".join(
     f"{name}/\n" for name in sorted(SKIPPED_DIRS)
 )
 IGNORED = ("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
-EMPTY_MODE = "000000"
-REGULAR = ("100644", "100755")
-LINK, GITLINK = "120000", "160000"
-
 _locks: dict[Path, threading.Lock] = {}
 _locks_lock = threading.Lock()
-
-Stamp = tuple[int, int, int, int]  # an ignored entry's mode, size, mtime and inode
-MISSING: Stamp = (0, 0, 0, 0)
-
-
-class SnapshotError(Exception):
-    """The project's files could not be snapshotted; the message says why."""
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """The project's files at one moment: the tree of what is kept, and the stat data of each
-    ignored entry (a wholly ignored directory is one entry, `dir/`)."""
-
-    tree: str
-    ignored: dict[str, Stamp] = field(default_factory=dict)
-    ignored_cut: bool = False  # there were more than MAX_IGNORED
-
-
-@dataclass(frozen=True)
-class Entry:
-    """A path in a tree: its git mode (`100644`, `100755`, `120000` a link, `160000` a nested
-    repository) and object id."""
-
-    mode: str
-    oid: str
-
-    @property
-    def regular(self) -> bool:
-        return self.mode in REGULAR
-
-
-@dataclass(frozen=True)
-class Changed:
-    """A path that differs between two snapshots (None: it was not there)."""
-
-    path: str
-    before: Entry | None
-    after: Entry | None
-
-
-@dataclass(frozen=True)
-class Blob:
-    """A file's bytes read back from a snapshot: their SHA-256, and the bytes themselves unless
-    they are over MAX_SAVED_BYTES (then only hashed)."""
-
-    sha256: str
-    data: bytes | None
 
 
 class ShadowRepo:
@@ -159,12 +114,12 @@ class ShadowRepo:
                 listing.wait()
             if listing.returncode != 0:
                 raise SnapshotError(f"git ls-files failed ({listing.returncode})")
-        return Snapshot(tree, *self._stamps(listed))
+        return Snapshot(tree, self._stamps(listed))
 
     def changes(self, before: str, after: str) -> list[Changed]:
         """The paths whose kept bytes or mode differ between two snapshots' trees."""
         args = ["diff-tree", "-r", "-z", "--no-renames", "--raw", before, after]
-        return list(_parse_raw(self._git(args).stdout))
+        return list(parse_raw(self._git(args).stdout))
 
     def blobs(self, oids: Sequence[str]) -> Iterator[tuple[str, Blob | None]]:
         """The bytes of each object (None: it is gone), in order, streamed."""
@@ -172,11 +127,11 @@ class ShadowRepo:
             return
         proc = self._popen(["cat-file", "--batch"])
         assert proc.stdin is not None and proc.stdout is not None
-        feeder = threading.Thread(target=_feed, args=(proc.stdin, oids), daemon=True)
+        feeder = threading.Thread(target=feed, args=(proc.stdin, oids), daemon=True)
         feeder.start()
         try:
             for oid in oids:
-                yield oid, _read_blob(proc.stdout)
+                yield oid, read_blob(proc.stdout)
         finally:
             proc.kill()
             proc.wait()
@@ -251,18 +206,17 @@ class ShadowRepo:
         except OSError:
             pass
 
-    def _stamps(self, listed: bytes) -> tuple[dict[str, Stamp], bool]:
-        """Each ignored entry listed, zizou's own files left out, with its stat data; and
-        whether there were more than MAX_IGNORED."""
+    def _stamps(self, listed: bytes) -> dict[str, Stamp]:
+        """Each ignored entry listed (the first MAX_IGNORED), zizou's own files left out, with
+        its stat data."""
         found: dict[str, Stamp] = {}
         base = str(self.root)
         for name in listed.decode("utf-8", "surrogateescape").split("\0"):
-            if not name or name in OWN or name.startswith(OWN[0]):
-                continue
             if len(found) == MAX_IGNORED:
-                return found, True
-            found[name] = _stamp(f"{base}/{name}")
-        return found, False
+                break
+            if name and name not in OWN and not name.startswith(OWN[0]):
+                found[name] = stamp_of(f"{base}/{name}")
+        return found
 
     def _remove(self) -> None:
         try:
@@ -315,105 +269,10 @@ class ShadowRepo:
             raise SnapshotError(f"git could not be started: {err}") from err
 
 
-def ignored_changes(
-    root: Path, before: Snapshot, after: Snapshot
-) -> list[tuple[str, UnkeptChange]]:
-    """The ignored entries a command created, changed or deleted: (path, which). An entry no
-    longer listed as it was (the ignore rules changed, or a directory is now listed file by
-    file) is looked at where it is."""
-    found: list[tuple[str, UnkeptChange]] = []
-    for name, stamp in before.ignored.items():
-        now = after.ignored.get(name)
-        if now is None:
-            now = _stamp(root / name)
-            if now == MISSING:
-                found.append((name, "deleted"))
-                continue
-        if now != stamp:
-            found.append((name, "changed"))
-    hidden = was_ignored(before)
-    found += [(name, "created") for name in after.ignored if not hidden(name)]
-    return sorted(found)
-
-
-def was_ignored(snapshot: Snapshot) -> Callable[[str], bool]:
-    """Whether a path was ignored in `snapshot` (listed, or in a directory listed whole): one
-    that a later snapshot keeps is then not new, only no longer ignored."""
-    collapsed = {name for name in snapshot.ignored if name.endswith("/")}
-    return lambda name: name in snapshot.ignored or _above(name, collapsed)
-
-
-def _above(name: str, dirs: set[str]) -> bool:
-    """Whether a directory that holds `name` is one of `dirs`."""
-    parts = name.rstrip("/").split("/")
-    return any("/".join(parts[:n]) + "/" in dirs for n in range(1, len(parts)))
-
-
-def _stamp(path: str | Path) -> Stamp:
-    try:
-        info = os.lstat(path)
-    except OSError:
-        return MISSING
-    return (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ino)
-
-
 def _said(done: subprocess.CompletedProcess[bytes], what: str) -> str:
     text = done.stderr.decode("utf-8", "replace").strip().splitlines()
     errors = [line for line in text if line.startswith(("fatal:", "error:"))] or text
     return f"{what} failed ({done.returncode}): {' '.join(errors[-2:]) or 'no message'}"
 
 
-def _parse_raw(out: bytes) -> Iterator[Changed]:
-    """`diff-tree --raw -z`: `:MODE MODE OID OID STATUS\\0PATH\\0` per path."""
-    parts = out.split(b"\0")
-    for head, raw in zip(parts[0::2], parts[1::2], strict=False):
-        fields = head.decode("ascii").lstrip(":").split()
-        if len(fields) < 5:
-            continue
-        old_mode, new_mode, old_oid, new_oid = fields[:4]
-        before = None if old_mode == EMPTY_MODE else Entry(old_mode, old_oid)
-        after = None if new_mode == EMPTY_MODE else Entry(new_mode, new_oid)
-        yield Changed(raw.decode("utf-8", "surrogateescape"), before, after)
-
-
-def _feed(stdin: IO[bytes], oids: Iterable[str]) -> None:
-    try:
-        for oid in oids:
-            stdin.write(f"{oid}\n".encode("ascii"))
-        stdin.close()
-    except (OSError, ValueError):
-        pass  # git was stopped early: the reader gave up
-
-
-def _read_blob(out: IO[bytes]) -> Blob | None:
-    """One answer of `cat-file --batch`: `OID TYPE SIZE\\n` and the bytes, or `OID missing`."""
-    header = out.readline().split()
-    if len(header) != 3:
-        if not header:
-            raise SnapshotError("git cat-file ended early")
-        return None
-    size, hasher, kept = int(header[2]), hashlib.sha256(), bytearray()
-    left = size
-    while left:
-        chunk = out.read(min(left, 1 << 20))
-        if not chunk:
-            raise SnapshotError("git cat-file ended early")
-        hasher.update(chunk)
-        if size <= MAX_SAVED_BYTES:
-            kept += chunk
-        left -= len(chunk)
-    out.read(1)  # the newline after the bytes
-    return Blob(hasher.hexdigest(), bytes(kept) if size <= MAX_SAVED_BYTES else None)
-
-
-__all__ = [
-    "SHADOW_DIR",
-    "Blob",
-    "Changed",
-    "Entry",
-    "ShadowRepo",
-    "Snapshot",
-    "SnapshotError",
-    "ignored_changes",
-    "was_ignored",
-]
+__all__ = ["SHADOW_DIR", "ShadowRepo"]
