@@ -113,3 +113,11 @@ def test_a_repository_unused_too_long_goes_and_one_in_use_is_pruned_once_a_day(
     shadow.prune(max_age_s=3600, now=time.time() + 7200)
     assert not (tmp_path / SHADOW_DIR).exists()
     assert shadow.snapshot().tree  # made again on next use
+
+
+def test_a_damaged_index_is_made_again_from_the_files(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    shadow = ShadowRepo(tmp_path)
+    first = shadow.snapshot()
+    (tmp_path / SHADOW_DIR / "index").write_bytes(b"DIRC garbage")
+    assert ShadowRepo(tmp_path).snapshot().tree == first.tree

@@ -112,8 +112,8 @@ class ShadowRepo:
                 if listing.poll() is None:
                     listing.kill()
                 listing.wait()
-            if listing.returncode != 0:
-                raise SnapshotError(f"git ls-files failed ({listing.returncode})")
+            if listing.returncode != 0:  # it read the index `add` then made again: once more
+                listed = self._git(IGNORED).stdout
         return Snapshot(tree, self._stamps(listed))
 
     def changes(self, before: str, after: str) -> list[Changed]:
@@ -187,13 +187,20 @@ class ShadowRepo:
 
     def _add(self) -> None:
         """Update the index from the work tree; a file git cannot read (or a nested repository
-        without a commit) is left out and the rest added. Waits for another zizou's snapshot."""
+        without a commit) is left out and the rest added. Waits for another zizou's snapshot;
+        a damaged index is dropped once (the next snapshot hashes every file again)."""
         deadline = time.monotonic() + LOCK_WAIT_S
+        fresh = False
         while True:
             done = self._git(["add", "-A", "--ignore-errors"], check=False)
-            if done.returncode in (0, 1) and b"index.lock" not in done.stderr:
+            locked = b"index.lock" in done.stderr
+            if done.returncode in (0, 1) and not locked:
                 return
-            if b"index.lock" not in done.stderr or time.monotonic() > deadline:
+            if not locked and not fresh:  # a damaged index: start again from the files
+                fresh = True
+                (self.git_dir / "index").unlink(missing_ok=True)
+                continue
+            if not locked or time.monotonic() > deadline:
                 raise SnapshotError(_said(done, "git add"))
             self._clear_stale_lock()
             time.sleep(0.05)
