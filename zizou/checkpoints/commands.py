@@ -11,7 +11,6 @@ and its changes are said to stay.
 
 from __future__ import annotations
 
-import logging
 import threading
 from typing import TYPE_CHECKING
 
@@ -41,15 +40,14 @@ if TYPE_CHECKING:
 MAX_NAMED = 200  # paths named per command as not restorable; the others are counted
 TOO_LARGE = "it is larger than 64 MB"
 GONE = "its bytes were not in the snapshot"
-log = logging.getLogger(__name__)
 
 
 class CommandWatch:
     """One command of turn `turn`: the snapshot taken before it ran (None: `problem` says why
     there is none), and `finished` to keep what it changed."""
 
-    def __init__(self, log_: ChangeLog, shadow: ShadowRepo, command: str, turn: int) -> None:
-        self.changes = log_
+    def __init__(self, owner: ChangeLog, shadow: ShadowRepo, command: str, turn: int) -> None:
+        self.owner = owner
         self.shadow = shadow
         self.command = command
         self.turn = turn
@@ -71,13 +69,14 @@ class CommandWatch:
                 self._record([], CommandNote(command=self.command, problem=self.problem))
                 return None
             try:
-                return self._keep(self.before)
+                self._keep(self.before)
+                return None
             except (SnapshotError, PathError, OSError) as err:
                 why = str(err) or type(err).__name__
                 self._record([], CommandNote(command=self.command, problem=why))
                 return f"what it changed is not kept for undo: {why}"
 
-    def _keep(self, before: Snapshot) -> str | None:
+    def _keep(self, before: Snapshot) -> None:
         after = self.shadow.snapshot()
         changed = self.shadow.changes(before.tree, after.tree)
         found = ignored(self.shadow.root, before, after)
@@ -86,13 +85,12 @@ class CommandWatch:
         changed = [c for c in changed if c.before is not None or not hidden(c.path)]
         files = [item for item in changed if _restorable(item, unkept)]
         blobs = self._blobs(files)
-        self.changes.blobs.flush()
+        self.owner.blobs.flush()
         changes = [_change(item, blobs) for item in files]
         note = CommandNote(
             command=self.command, unkept=unkept[:MAX_NAMED], more=max(0, len(unkept) - MAX_NAMED)
         )
         self._record(changes, note)
-        return None
 
     def _blobs(self, files: list[Changed]) -> dict[str, tuple[Blob | None, bool]]:
         """Each object the changes name: its bytes' hash, and whether they were kept as a blob
@@ -103,13 +101,13 @@ class CommandWatch:
         for oid, blob in self.shadow.blobs(oids):
             kept = blob is not None and blob.data is not None and oid in wanted
             if kept and blob is not None and blob.data is not None:
-                self.changes.blobs.put(blob.data, durable=False)
+                self.owner.blobs.put(blob.data, durable=False)
             found[oid] = (None if blob is None else Blob(blob.sha256, None), kept)
         return found
 
     def _record(self, changes: list[FileChange], note: CommandNote) -> None:
         if self.turn >= 0:
-            self.changes.note_command(self.turn, changes, note)
+            self.owner.note_command(self.turn, changes, note)
 
 
 def _restorable(item: Changed, unkept: list[UnkeptPath]) -> bool:
