@@ -325,6 +325,8 @@ def _checkpoints(
     """The session's checkpoints (what undo restores), the project's store pruned first."""
     lines = loaded.checkpoints if loaded is not None else ()
     checkpoints = Checkpoints(options.root, session_id, state.conversation, writer, lines)
+    if not options.snapshot_commands:
+        checkpoints.shadow = None
     try:
         checkpoints.prune(options.checkpoints_max_mb, options.checkpoints_max_age_days)
     except (OSError, PathError) as exc:  # a read-only or unsafe `.zizou`: nothing to prune

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 from zizou.checkpoints import Checkpoints
@@ -50,6 +51,28 @@ class Session:
                 self.conversation.add_tool_result(ToolMessage(tool_call_id=call.id, content="ok"))
         for rel, data in changes.items():
             self.change(rel, data)
+        self.conversation.add_assistant("done")
+
+    def commands(self, text: str, commands: tuple[str, ...]) -> None:
+        """One turn whose model runs `commands` (bash, in the project) as the call runner
+        would: each watched, run, and what it changed kept."""
+        self.writer.begin_turn(text, self.conversation.messages)
+        self.checkpoints.begin_turn(text, self.conversation.messages)
+        self.conversation.add_user(text)
+        for n, command in enumerate(commands):
+            call = ToolCall(
+                f"c{len(self.conversation)}-{n}", "run_bash", json.dumps({"command": command})
+            )
+            self.conversation.add_assistant("", (call,))
+            watch = self.checkpoints.before_command(command)
+            assert watch is None or watch.problem is None, watch.problem
+            done = subprocess.run(
+                ["bash", "-c", command], cwd=self.root, capture_output=True, check=False
+            )
+            if watch is not None:
+                assert watch.finished() is None
+            output = done.stdout.decode() + done.stderr.decode()
+            self.conversation.add_tool_result(ToolMessage(tool_call_id=call.id, content=output))
         self.conversation.add_assistant("done")
 
     def reopened(self) -> Checkpoints:

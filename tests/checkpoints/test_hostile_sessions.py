@@ -81,3 +81,33 @@ def test_a_session_open_in_another_process_is_not_written_by_this_one(tmp_path: 
     finally:
         proc.communicate("")
     SessionStore(tmp_path).writer("s1").close()  # let go of, it is free again
+
+
+def command(turn: int = 0, **note: Any) -> dict[str, Any]:
+    return {"kind": "command", "turn": turn, "note": {"command": "make", **note}}
+
+
+def test_command_lines_are_checked_and_what_they_name_is_only_shown(tmp_path: Path) -> None:
+    from zizou.checkpoints import Checkpoints
+    from zizou.sessions.records import CommandRecord
+
+    unkept = {"path": "../../etc/passwd", "why": "ignored", "change": "deleted"}
+    planted(
+        tmp_path,
+        command(turn=1),  # not the turn that runs
+        command(unkept=[{"path": "x", "why": "anything", "change": "deleted"}]),
+        command(unkept=[unkept]),
+    )
+    loaded = SessionStore(tmp_path).load("s1")
+    lines = [line for line in loaded.checkpoints if isinstance(line, CommandRecord)]
+    assert [line.note.unkept[0].path for line in lines] == ["../../etc/passwd"]
+    assert any("names turn 1 where turn 0 runs" in warning for warning in loaded.warnings)
+    assert any("could not be read" in warning for warning in loaded.warnings)
+    checkpoints = Checkpoints.open(tmp_path, "s1")
+    try:
+        preview = checkpoints.undo_preview()
+        assert preview is not None and preview.files == ()  # named, never written
+        assert preview.unkept[0].path == "../../etc/passwd"
+    finally:
+        assert checkpoints.writer is not None
+        checkpoints.writer.close()

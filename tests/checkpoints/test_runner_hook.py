@@ -1,5 +1,6 @@
 """The call runner keeps a write's or a delete's files for undo through the handles the call
-resolved, only once the call is allowed; a recorder that fails never stops the call."""
+resolved, and a command's from before it runs to before its result, only once the call is
+allowed; a recorder that fails never stops the call."""
 
 from __future__ import annotations
 
@@ -17,10 +18,29 @@ from zizou.providers.fake import ScriptedModel
 from zizou.runtime import build_runtime
 
 
+class Watch:
+    """A command's watch: says what it found when the command ended."""
+
+    def __init__(self, watching: Watching, command: str, problem: str | None) -> None:
+        self.watching = watching
+        self.command = command
+        self.problem = problem
+
+    def finished(self) -> str | None:
+        made = (self.watching.root / "made.txt").exists()
+        self.watching.seen.append(("finished", self.command, made))
+        return "what it changed is not kept for undo: full" if self.watching.fail else None
+
+
 class Watching:
-    def __init__(self, fail: bool = False) -> None:
+    def __init__(self, fail: bool = False, root: Path | None = None) -> None:
         self.fail = fail
+        self.root = root or Path("/nonexistent")
         self.seen: list[tuple[str, str, bool]] = []  # (step, rel, whether the file existed)
+
+    def before_command(self, command: str) -> Watch:
+        self.seen.append(("command", command, (self.root / "made.txt").exists()))
+        return Watch(self, command, "no room" if self.fail else None)
 
     def before_change(self, file: PathHandle) -> str | None:
         self.seen.append(("before", file.rel, file.stat() is not None))
@@ -63,6 +83,59 @@ async def test_a_failing_recorder_is_said_and_the_call_still_runs(tmp_path: Path
     assert notes == ["a.txt is not kept for undo: OSError: disk full"]
     assert [e.ok for e in events if isinstance(e, ToolCallFinished)] == [True]
     assert (tmp_path / "a.txt").read_text() == "x\n"
+
+
+async def test_a_command_is_watched_from_before_it_runs_to_before_its_result(
+    tmp_path: Path,
+) -> None:
+    replies = [
+        {"tool_calls": [call("run_bash", command="touch made.txt")]},
+        {"tool_calls": [call("run_bash", command="rm made.txt")]},  # denied: not watched
+        {"text": "done"},
+    ]
+    approver = ScriptedApprover([Approval("once"), Approval("deny")])
+    agent, _ = make_agent(tmp_path, replies, approver)
+    watching = Watching(root=tmp_path)
+    agent.runner.changes = watching
+    events = await collect(agent, "go")
+    assert watching.seen == [
+        ("command", "touch made.txt", False),
+        ("finished", "touch made.txt", True),
+    ]
+    assert [e.ok for e in events if isinstance(e, ToolCallFinished)] == [True, False]
+
+
+async def test_a_command_whose_files_are_not_kept_still_runs_and_says_so(tmp_path: Path) -> None:
+    replies = [{"tool_calls": [call("run_bash", command="touch made.txt")]}, {"text": "ok"}]
+    agent, _ = make_agent(tmp_path, replies, rules=Rules(yes=True))
+    agent.runner.changes = Watching(fail=True, root=tmp_path)
+    events = await collect(agent, "go")
+    notes = [e.text for e in events if isinstance(e, ToolProgress)]
+    assert "the files it changes are not kept for undo: no room" in notes
+    assert "what it changed is not kept for undo: full" in notes
+    assert [e.ok for e in events if isinstance(e, ToolCallFinished)] == [True]
+    assert (tmp_path / "made.txt").exists()
+
+
+async def test_a_command_run_by_the_runtime_is_undone(project: Path, zizou_home: Path) -> None:
+    (project / "keep.txt").write_bytes(b"kept\r\n")
+    model = ScriptedModel(
+        [
+            {"tool_calls": [call("run_bash", command="rm keep.txt && touch made.txt")]},
+            {"text": "done"},
+        ]
+    )
+    options = RunOptions(root=project, rules=Rules(yes=True), debug_log=False)
+    runtime = build_runtime(options, model, ScriptedApprover())
+    try:
+        await collect(runtime.agent, "swap them")
+        assert not (project / "keep.txt").exists() and (project / "made.txt").exists()
+        checkpoints = runtime.checkpoints
+        assert checkpoints is not None and checkpoints.undo().failed == ()
+        assert (project / "keep.txt").read_bytes() == b"kept\r\n"
+        assert not (project / "made.txt").exists()
+    finally:
+        runtime.close()
 
 
 async def test_a_turn_run_by_the_runtime_is_undone_and_redone(

@@ -25,10 +25,12 @@ def blob_path(root: Path, sha: str) -> Path:
 def failing_put_back(monkeypatch: pytest.MonkeyPatch, path: str, error: BaseException) -> None:
     real = undo_module.put_back
 
-    def put_back(root: Path, rel: str, data: bytes, mode: int | None) -> None:
+    def put_back(
+        root: Path, rel: str, data: bytes, mode: int | None, *, durable: bool = True
+    ) -> None:
         if rel == path:
             raise error
-        real(root, rel, data, mode)
+        real(root, rel, data, mode, durable=durable)
 
     monkeypatch.setattr(undo_module, "put_back", put_back)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
@@ -25,7 +26,7 @@ from zizou.checkpoints import (
 from zizou.core.conversation import Conversation
 from zizou.core.permissions import Rules
 from zizou.sessions import SessionStore
-from zizou.sessions.records import TurnRecord
+from zizou.sessions.records import TurnRecord, UnkeptPath
 from zizou.ui.app import ZizouApp
 from zizou.ui.resumed import session_records
 from zizou.ui.screens.approval import ApprovalScreen
@@ -163,8 +164,8 @@ async def test_rewind_to_the_first_of_three_turns(make_app: MakeApp, project: Pa
     script: list[dict[str, Any]] = []
     for n in (1, 2, 3):
         script += [call("write_file", path=f"f{n}.txt", content=f"{n}\n"), {"text": f"did {n}"}]
-    script[2:2] = [call("run_bash", command="echo two")]  # the second turn runs a command too
-    app = make_app(script, rules=Rules(bash_prefixes=("echo",)))
+    script[2:2] = [call("run_bash", command="touch two.txt")]  # the second turn runs a command
+    app = make_app(script, rules=Rules(bash_prefixes=("touch",)))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         for n in (1, 2, 3):
@@ -176,13 +177,15 @@ async def test_rewind_to_the_first_of_three_turns(make_app: MakeApp, project: Pa
         assert isinstance(picker, PickerScreen)
         assert [e.label for e in picker.entries] == [f"write file {n}" for n in (3, 2, 1)]
         assert picker.entries[0].note == "turn 3 · 1 file: f3.txt"
-        assert picker.entries[1].note == "turn 2 · 1 file: f2.txt · ran 1 command"
+        assert picker.entries[1].note == "turn 2 · 2 files: two.txt, f2.txt · ran 1 command"
         await pilot.press("down", "down", "enter")
         await settle(pilot, lambda: "Rewound 3 turns" in said(app))
         assert not any((project / f"f{n}.txt").exists() for n in (1, 2, 3))
+        assert not (project / "two.txt").exists()  # what the command made is undone too
         assert asked(app) == [] and app.composer.text == "write file 1"
         assert app.session.runtime.agent.conversation.messages == []
-        assert "Commands are not undone (their effects stay): `echo two`." in said(app)
+        assert "deleted f3.txt, two.txt, f2.txt, f1.txt." in said(app)
+        assert "outside the project's files (other directories, databases" in said(app)
         await send(pilot, "/redo")  # one turn at a time: the earliest first
         await settle(pilot, lambda: "Redid turn" in said(app))
         assert (project / "f1.txt").exists() and not (project / "f2.txt").exists()
@@ -250,14 +253,19 @@ def test_the_dialog_names_each_file_and_the_commands() -> None:
         FilePlan("b.py", "recreate", problem="its saved copy is gone"),
         FilePlan("c.py", "delete"),
     )
-    refused = UndoRefused([TurnPreview(1, "do it", plans, ("make",))])
+    ignored = UnkeptPath(path="build.log", why="ignored", change="deleted")
+    preview = TurnPreview(1, "do it", plans, ("make", "!deploy"), ("!deploy (your own command)",))
+    refused = UndoRefused([replace(preview, unkept=(ignored,))])
     assert question("undo", refused) == (
         "Undo anyway? 1 file changed outside zizou since the turn and 1 file cannot be put back."
     )
     text = dialog_text("undo", refused)
     assert "  restore     a.py\n      ⚠ changed outside zizou since the turn (kept" in text
     assert "  bring back  b.py\n      ⚠ cannot be put back, left as it is: its saved" in text
-    assert "  delete      c.py\n" in text and "ran (not undone): make" in text
+    assert "  delete      c.py\n" in text and "ran: make; !deploy" in text
+    assert "Not restored, no snapshot keeps them: build.log (ignored, deleted)." in text
+    assert "Commands not undone (their changes stay): !deploy (your own command)." in text
+    assert "outside the project's files (other directories, databases, services)" in text
     assert "changed since the undo: overwritten\n" in dialog_text("redo", refused)
 
 

@@ -1,6 +1,6 @@
-"""Checkpoints and undo: the bytes of every file a tool is about to change, kept per user turn,
-so a turn can be undone (its files put back, its messages removed), redone, or several turns
-rewound at once.
+"""Checkpoints and undo: the bytes of every file a tool is about to change, and of every file a
+command changed (snapshots taken before and after it), kept per user turn, so a turn can be
+undone (its files put back, its messages removed), redone, or several turns rewound at once.
 
 The blobs live under `.zizou/checkpoints/` (content-addressed, pruned by age and size at
 start-up); which file each turn changed, and every undo and redo, are lines of the session file,
@@ -19,6 +19,7 @@ from zizou.checkpoints.plans import (
     UndoError,
     UndoRefused,
     UndoResult,
+    caveats,
 )
 from zizou.checkpoints.undo import Checkpoints
 
@@ -36,4 +37,5 @@ __all__ = [
     "UndoError",
     "UndoRefused",
     "UndoResult",
+    "caveats",
 ]

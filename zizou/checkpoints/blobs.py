@@ -59,21 +59,34 @@ class BlobStore:
         self.root = root
         self.session_id = session_id
         self._listed: set[str] = set()  # hashes this process added to the session's list
+        self._unlisted: list[str] = []  # put without a sync, listed at `flush`
 
     @staticmethod
     def path(sha: str) -> str:
         return f"{BLOBS_DIR}/{sha[:2]}/{sha[2:]}"
 
-    def put(self, data: bytes) -> str:
-        """Keep `data`; its hash. A PathError (UnsafeProjectDir) when `.zizou` is unsafe."""
+    def put(self, data: bytes, *, durable: bool = True) -> str:
+        """Keep `data`; its hash. A PathError (UnsafeProjectDir) when `.zizou` is unsafe.
+        `durable=False` (the thousands of files a command changed) skips the syncs and lists
+        the blob only at `flush()`, which must come before any record names it: a blob lost
+        in a crash is then one undo says it cannot restore, never one it restores wrong."""
         sha = digest(data)
-        project_dir(self.root)
+        if durable or not self._unlisted:  # a batch's `.zizou` is checked at its first blob
+            project_dir(self.root)
         if not self._holds(sha, len(data)):
             if _exists(self.root, self.path(sha)):  # planted or damaged: its place is ours
                 _unlink(self.root, self.path(sha))
-            confined.atomic_write(self.root, self.path(sha), data, new_mode=0o600)
-        self._list(sha)
+            confined.atomic_write(self.root, self.path(sha), data, new_mode=0o600, durable=durable)
+        if durable:
+            self._list([sha])
+        else:
+            self._unlisted.append(sha)
         return sha
+
+    def flush(self) -> None:
+        """List the blobs put with `durable=False` in the session's list, synced once."""
+        unlisted, self._unlisted = self._unlisted, []
+        self._list(unlisted)
 
     def has(self, sha: str) -> bool:
         try:
@@ -111,18 +124,19 @@ class BlobStore:
             os.close(fd)
         return True
 
-    def _list(self, sha: str) -> None:
-        if sha in self._listed:
+    def _list(self, shas: list[str]) -> None:
+        new = list(dict.fromkeys(sha for sha in shas if sha not in self._listed))
+        if not new:
             return
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
         name = f"{REFS_DIR}/{self.session_id}"
         fd = confined.open_file(self.root, name, flags, 0o600, parents=True)
         try:
-            os.write(fd, f"{sha}\n".encode())
+            os.write(fd, "".join(f"{sha}\n" for sha in new).encode())
             os.fsync(fd)
         finally:
             os.close(fd)
-        self._listed.add(sha)
+        self._listed.update(new)
 
     def prune(self, max_bytes: int, max_age_s: float, now: float | None = None) -> Pruned:
         """Remove the blobs no session lists, those unused for `max_age_s`, then the oldest

@@ -4,8 +4,10 @@ project as `zizou -c` does.
 
 It refuses, changing nothing, when a file changed outside zizou since the turn (or its saved
 copy is gone), and names each one; `--force` overwrites those changes (their bytes are kept, so
-redo brings them back) and leaves the files it has no copy of. Commands the turn ran are not
-undone: it says which. Exit codes: 0 undone (or listed), 1 a file could not be written back (the
+redo brings them back) and leaves the files it has no copy of. The files the turn's commands
+changed are restored too; what no snapshot keeps (ignored files, what lies outside the project)
+is named, never claimed. `--dry-run` shows every file and what would happen to it, and changes
+nothing. Exit codes: 0 undone (or listed, or shown), 1 a file could not be written back (the
 others were), 2 nothing to undo or refused.
 """
 
@@ -15,7 +17,14 @@ from pathlib import Path
 
 import click
 
-from zizou.checkpoints.plans import FileOutcome, TurnInfo, UndoResult
+from zizou.checkpoints.plans import (
+    FileOutcome,
+    TurnInfo,
+    TurnPreview,
+    UndoResult,
+    caveats,
+    reason,
+)
 from zizou.checkpoints.undo import Checkpoints
 from zizou.errors import UsageError
 from zizou.sessions import SessionStore, find_project
@@ -26,6 +35,7 @@ DONE = {
     "recreate": "brought back",  # the turn deleted it
     "none": "unchanged",
 }
+PLANNED = {"restore": "restore", "delete": "delete", "recreate": "bring back", "none": "leave"}
 
 
 @click.command(name="undo", context_settings={"help_option_names": ["-h", "--help"]})
@@ -42,11 +52,17 @@ DONE = {
     "overwritten (and kept, for redo).",
 )
 @click.option("--list", "list_turns", is_flag=True, help="List the turns and their files.")
+@click.option(
+    "--dry-run", is_flag=True, help="Show what undo would do to each file; change nothing."
+)
 @click.option("-C", "--cwd", type=click.Path(file_okay=False, path_type=Path))
-def undo(session_id: str | None, force: bool, list_turns: bool, cwd: Path | None) -> int:
-    """Undo the last turn of a session: put back the files it changed and remove it from the
-    conversation. Exit 0 undone, 1 a file could not be written back, 2 nothing to undo or
-    refused (a file changed outside zizou since the turn: --force overwrites it)."""
+def undo(
+    session_id: str | None, force: bool, list_turns: bool, dry_run: bool, cwd: Path | None
+) -> int:
+    """Undo the last turn of a session: put back the files it changed (those its commands
+    changed too) and remove it from the conversation. Exit 0 undone, 1 a file could not be
+    written back, 2 nothing to undo or refused (a file changed outside zizou since the turn:
+    --force overwrites it)."""
     root = find_project((cwd or Path.cwd()).resolve())
     store = SessionStore(root)
     chosen = store.resolve(session_id) if session_id else store.active_id()
@@ -56,6 +72,12 @@ def undo(session_id: str | None, force: bool, list_turns: bool, cwd: Path | None
     try:
         if list_turns:
             _list(chosen, checkpoints.turns())
+            return 0
+        if dry_run:
+            preview = checkpoints.undo_preview()
+            if preview is None:
+                raise UsageError("there is nothing to undo in this session")
+            _preview(chosen, preview)
             return 0
         result = checkpoints.undo(force=force)
     finally:
@@ -72,7 +94,27 @@ def _list(session_id: str, turns: list[TurnInfo]) -> None:
         files = ", ".join(info.files) or "no files changed"
         click.echo(f"  {info.turn:>3}  {_quoted(info.text)}  [{files}]")
         if info.commands:
-            click.echo(f"       ran (not undone): {_short('; '.join(info.commands))}")
+            click.echo(f"       ran: {_short('; '.join(info.commands))}")
+        for line in caveats(info):
+            click.echo(f"       {line}")
+
+
+def _preview(session_id: str, preview: TurnPreview) -> None:
+    """Every file of the last turn and what undo would do to it; nothing is changed."""
+    count = f"{len(preview.files)} file{'s' * (len(preview.files) != 1)}"
+    click.echo(
+        f"undo would undo turn {preview.turn + 1} of session {session_id}: "
+        f"{_quoted(preview.text)} ({count}; nothing was changed)"
+    )
+    for plan in preview.files:
+        why = f": {reason(plan)}" if plan.blocked else ""
+        click.echo(f"  {PLANNED[plan.action]:<12}  {plan.path}{why}")
+    if preview.commands:
+        click.echo(f"ran: {_short('; '.join(preview.commands))}")
+    for line in caveats(preview):
+        click.echo(line)
+    if preview.conflicts:
+        click.echo("undo would refuse: `zizou undo --force` overwrites or skips the files marked")
 
 
 def _report(session_id: str, result: UndoResult) -> None:
@@ -82,8 +124,8 @@ def _report(session_id: str, result: UndoResult) -> None:
         click.echo("  it changed no files")
     for outcome in result.files:
         click.echo(_line(outcome))
-    if turn.commands:
-        click.echo(f"commands the turn ran are not undone: {_short('; '.join(turn.commands))}")
+    for line in caveats(turn):
+        click.echo(line)
 
 
 def _line(outcome: FileOutcome) -> str:

@@ -44,10 +44,12 @@ def look(root: Path, rel: str) -> Found:
     return Found(digest(data), data)
 
 
-def put_back(root: Path, rel: str, data: bytes, mode: int | None) -> None:
+def put_back(root: Path, rel: str, data: bytes, mode: int | None, *, durable: bool = True) -> None:
     """Write `data` as the file `rel` (its directories made again if they went); an existing
-    file keeps its mode, a new one gets `mode`."""
-    confined.atomic_write(root, rel, data, new_mode=NEW_FILE_MODE if mode is None else mode)
+    file keeps its mode, a new one gets `mode`. `durable=False`: not synced (the caller syncs
+    a batch once)."""
+    mode = NEW_FILE_MODE if mode is None else mode
+    confined.atomic_write(root, rel, data, new_mode=mode, durable=durable)
 
 
 def remove(root: Path, rel: str) -> None:

@@ -1,7 +1,8 @@
-"""What undo knows of a session, without touching the disk: the files each turn changed, and
-the stack of undone turns redo can put back.
+"""What undo knows of a session, without touching the disk: the files each turn changed, the
+commands it ran (what they changed that undo cannot restore), and the stack of undone turns
+redo can put back.
 
-A session file's `checkpoint`, `undone`, `redone` and turn lines replay into a `History`
+A session file's `checkpoint`, `command`, `undone`, `redone` and turn lines replay into a `History`
 (`History.replay`), and the live session adds to it as tools run; both take the same steps, so
 `zizou -c` and `zizou undo` see what the running session saw.
 """
@@ -16,6 +17,8 @@ from zizou.sessions.records import (
     ChangedFile,
     CheckpointLine,
     CheckpointRecord,
+    CommandNote,
+    CommandRecord,
     CompactedRecord,
     RedoneRecord,
     TurnRecord,
@@ -73,6 +76,7 @@ class Undone:
     turn: int
     messages: tuple[dict[str, Any], ...]
     files: tuple[FileChange, ...]
+    commands: tuple[CommandNote, ...] = ()
 
     @property
     def users_after(self) -> int:
@@ -90,6 +94,7 @@ class History:
     messages stand for turns summarised away (`floor`: undo never goes back past them)."""
 
     turns: dict[int, dict[str, FileChange]] = field(default_factory=dict)
+    commands: dict[int, list[CommandNote]] = field(default_factory=dict)
     redo: list[Undone] = field(default_factory=list)
     floor: int = 0
 
@@ -97,6 +102,7 @@ class History:
         """The turns were replaced by a summary, in `users` user messages: they and what
         could be redone are gone for undo."""
         self.turns.clear()
+        self.commands.clear()
         self.redo.clear()
         self.floor = users
 
@@ -107,16 +113,29 @@ class History:
         files[change.path] = merged = change if known is None else known.merged(change)
         return merged
 
+    def ran(self, turn: int, note: CommandNote) -> None:
+        """`turn` ran a command, snapshotted: `note` says what undo cannot restore of it."""
+        self.commands.setdefault(turn, []).append(note)
+
+    def forget(self, first: int) -> None:
+        """Drop what turn `first` and every later one changed and ran."""
+        for turn in [t for t in self.turns if t >= first]:
+            del self.turns[turn]
+        for turn in [t for t in self.commands if t >= first]:
+            del self.commands[turn]
+
     def undone(self, entry: Undone) -> None:
         """`entry.turn` was undone: its changes (and any of later turns) wait for redo."""
-        for turn in [t for t in self.turns if t >= entry.users_after]:
-            del self.turns[turn]
+        self.forget(entry.users_after)
         self.redo.append(entry)
 
-    def redone(self, turn: int, files: Iterable[FileChange]) -> None:
+    def redone(
+        self, turn: int, files: Iterable[FileChange], commands: Iterable[CommandNote] = ()
+    ) -> None:
         """`turn` was done again: its files changed as `files` say."""
         self.redo = [entry for entry in self.redo if entry.turn != turn]
         self.turns[turn] = {change.path: change for change in files}
+        self.commands[turn] = list(commands)
 
     @classmethod
     def replay(cls, lines: Iterable[CheckpointLine]) -> History:
@@ -125,11 +144,15 @@ class History:
         for line in lines:
             if isinstance(line, CheckpointRecord):
                 history.note(line.turn, FileChange.of(line))
+            elif isinstance(line, CommandRecord):
+                history.ran(line.turn, line.note)
             elif isinstance(line, UndoneRecord):
                 files = tuple(FileChange.of(f) for f in line.files)
-                history.undone(Undone(line.turn, tuple(line.messages), files))
+                commands = tuple(line.commands)
+                history.undone(Undone(line.turn, tuple(line.messages), files, commands))
             elif isinstance(line, RedoneRecord):
-                history.redone(line.turn, (FileChange.of(f) for f in line.files))
+                files_done = (FileChange.of(f) for f in line.files)
+                history.redone(line.turn, files_done, line.commands)
             elif isinstance(line, TurnRecord) and line.event == "started":
                 history.redo.clear()  # a new turn: what was undone stays undone
             elif isinstance(line, CompactedRecord):

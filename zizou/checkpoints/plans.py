@@ -11,31 +11,41 @@ program); one whose saved copy is gone (pruned, or never kept: too large) cannot
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from zizou.checkpoints.history import FileChange
-from zizou.core.messages import AssistantMessage, Message, UserMessage
+from zizou.core.messages import ERROR_PREFIX, AssistantMessage, Message, ToolMessage, UserMessage
 from zizou.core.permissions import RUN_BASH
 from zizou.errors import UsageError
+from zizou.sessions.records import CommandNote, UnkeptPath
 
 # restore: write the bytes it had; delete: the turn created it; recreate: the turn deleted it;
 # none: it already is as it should be.
 Action = Literal["restore", "delete", "recreate", "none"]
 GONE = "its saved copy is gone (pruned from .zizou/checkpoints/)"
+# How the result of a call that never ran starts: refused by a rule or the mode, or denied.
+REFUSED = tuple(
+    ERROR_PREFIX + start
+    for start in ("refused: ", "the user did not approve this call", f"{RUN_BASH} is not offered")
+)
 
 
 @dataclass(frozen=True)
 class TurnInfo:
     """A turn of the conversation, for a list to pick from (/rewind, `zizou undo --list`):
-    its index (pass it to `rewind`), the user's message, the files it changed and the commands
-    it ran (which undo does not undo)."""
+    its index (pass it to `rewind`), the user's message, the files it changed, the commands it
+    ran (see `TurnPreview` for the rest)."""
 
     turn: int
     text: str
     files: tuple[str, ...]
     commands: tuple[str, ...]
+    not_undone: tuple[str, ...] = ()
+    unkept: tuple[UnkeptPath, ...] = ()
+    more_unkept: int = 0
 
 
 @dataclass(frozen=True)
@@ -58,13 +68,19 @@ class FilePlan:
 
 @dataclass(frozen=True)
 class TurnPreview:
-    """One turn as undo (or redo) would handle it: the user's message, each file's plan, and
-    the commands it ran, which are not undone."""
+    """One turn as undo (or redo) would handle it: the user's message, each file's plan (the
+    files its commands changed among them), and the commands it ran: those whose changes stay
+    (`not_undone`: the user's own `!commands`, and any whose files could not be kept, with
+    why), and the paths its commands changed that undo cannot restore (`unkept`, and how many
+    more were not listed)."""
 
     turn: int
     text: str
     files: tuple[FilePlan, ...]
     commands: tuple[str, ...]
+    not_undone: tuple[str, ...] = ()
+    unkept: tuple[UnkeptPath, ...] = ()
+    more_unkept: int = 0
 
     @property
     def conflicts(self) -> tuple[FilePlan, ...]:
@@ -185,15 +201,88 @@ def user_text(records: Iterable[Message]) -> str:
 
 
 def commands(records: Iterable[Message]) -> tuple[str, ...]:
-    """The commands a turn ran, which undo does not undo: the model's run_bash calls and the
-    `!commands` the user shared."""
-    found: list[str] = []
+    """The commands a turn ran: the model's run_bash calls and the `!commands` the user
+    shared."""
+    model, shared = _ran(records)
+    return (*(f"!{command}" for command in shared), *model) if shared else tuple(model)
+
+
+def _ran(records: Iterable[Message]) -> tuple[list[str], list[str]]:
+    """The model's commands that ran (not refused), in order; the user's `!commands`."""
+    model: dict[str, str] = {}  # by call id
+    shared: list[str] = []
     for record in records:
         if isinstance(record, UserMessage) and record.shell is not None:
-            found.append(f"!{record.shell.command}")
+            shared.append(record.shell.command)
         elif isinstance(record, AssistantMessage):
-            found += [_command(c.arguments) for c in record.tool_calls if c.name == RUN_BASH]
-    return tuple(found)
+            model.update(
+                (c.id, _command(c.arguments)) for c in record.tool_calls if c.name == RUN_BASH
+            )
+        elif isinstance(record, ToolMessage) and record.content.startswith(REFUSED):
+            model.pop(record.tool_call_id, None)  # it never ran
+    return list(model.values()), shared
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What a turn's commands did, as undo sees it (see `TurnPreview`)."""
+
+    commands: tuple[str, ...]
+    not_undone: tuple[str, ...] = ()
+    unkept: tuple[UnkeptPath, ...] = ()
+    more_unkept: int = 0
+
+
+def ran(records: Sequence[Message], notes: Sequence[CommandNote]) -> Ran:
+    """The turn's commands, from its messages and its `command` lines (`notes`: the commands
+    that were snapshotted, a deck's among them). A model's command with no line (commands not
+    watched, or a session from before they were) is one whose changes stay."""
+    model, shared = _ran(records)
+    watched = Counter(note.command for note in notes)
+    not_undone = [f"!{command} (your own command)" for command in shared]
+    for command in model:
+        if watched[command] > 0:
+            watched[command] -= 1
+        else:
+            not_undone.append(command)
+    not_undone += [f"{note.command} ({note.problem})" for note in notes if note.problem]
+    extra = [note.command for note in notes if note.command not in model]
+    return Ran(
+        (*commands(records), *extra),
+        tuple(not_undone),
+        tuple(path for note in notes for path in note.unkept),
+        sum(note.more for note in notes),
+    )
+
+
+WHY = {
+    "ignored": "ignored",
+    "link": "a symbolic link",
+    "repository": "a nested git repository",
+    "name": "a name undo does not write",
+}
+SHOWN_UNKEPT = 8
+
+
+def caveats(turn: TurnInfo | TurnPreview, verb: str = "undo") -> tuple[str, ...]:
+    """What undo does not restore of the turn's commands, in a person's words: the paths they
+    changed that no snapshot keeps, the commands whose changes stay, and what lies outside the
+    project's files."""
+    lines: list[str] = []
+    if (turn.unkept or turn.more_unkept) and verb != "redo":  # redo has nothing of them to do
+        named = [f"{u.path} ({WHY[u.why]}, {u.change})" for u in turn.unkept[:SHOWN_UNKEPT]]
+        more = len(turn.unkept) - SHOWN_UNKEPT + turn.more_unkept
+        named += [f"{more} more"] if more > 0 else []
+        lines.append(f"not restored, no snapshot keeps them: {', '.join(named)}")
+    if turn.not_undone:
+        what = "not run again" if verb == "redo" else "not undone (their changes stay)"
+        lines.append(f"commands {what}: {'; '.join(turn.not_undone)}")
+    if turn.commands and verb != "redo":
+        lines.append(
+            "what the commands changed outside the project's files (other directories, "
+            "databases, services) is not undone"
+        )
+    return tuple(lines)
 
 
 def _command(arguments: str) -> str:
@@ -205,6 +294,7 @@ def _command(arguments: str) -> str:
 
 
 __all__ = [
+    "WHY",
     "Action",
     "FileOutcome",
     "FilePlan",
@@ -213,8 +303,10 @@ __all__ = [
     "UndoError",
     "UndoRefused",
     "UndoResult",
+    "caveats",
     "commands",
     "plan_file",
+    "ran",
     "runs",
     "user_text",
     "users",

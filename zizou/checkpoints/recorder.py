@@ -4,8 +4,10 @@ Right before an allowed write or delete, `ChangeLog.before_change` keeps the fil
 through the very handle the tool writes through, so what is kept is the file the tool changes)
 as a blob, and notes it in the session file as a `checkpoint` line of the current turn; once
 the tool ended, `after_change` notes the hash it left. A file is kept once a turn: a second
-change in the same turn only moves its `after`. It is also a `TurnRecorder`, so a new turn
-clears what could be redone, and a summary that replaces the turns (`/compact`) ends their undo.
+change in the same turn only moves its `after`. Before a command, `before_command` snapshots the
+project's files, and what the command changed is noted the same way (see `commands.py`). It is
+also a `TurnRecorder`, so a new turn clears what could be redone, and a summary that replaces
+the turns (`/compact`) ends their undo.
 """
 
 from __future__ import annotations
@@ -18,14 +20,17 @@ from pathlib import Path
 from typing import Any
 
 from zizou.checkpoints.blobs import DAY_S, MAX_SAVED_BYTES, BlobStore, Pruned, digest
+from zizou.checkpoints.commands import CommandWatch
 from zizou.checkpoints.history import FileChange, History
 from zizou.checkpoints.plans import Run, users
+from zizou.checkpoints.shadow import ShadowRepo
+from zizou.checkpoints.snapshot_diff import SnapshotError
 from zizou.confined import PathHandle
 from zizou.core.conversation import Conversation
 from zizou.core.events import AnyEvent, Compacted
 from zizou.core.protocols import ModelRequest
 from zizou.errors import PathError
-from zizou.sessions.records import CheckpointLine
+from zizou.sessions.records import CheckpointLine, CommandNote, CommandRecord, Record
 from zizou.sessions.store import SessionWriter
 
 log = logging.getLogger(__name__)
@@ -50,9 +55,16 @@ class ChangeLog:
         self.blobs = BlobStore(root, session_id)
         self.history = History.replay(lines)
         self._pending: dict[str, int] = {}  # the turn of each file a running call changes
+        self.shadow: ShadowRepo | None = ShadowRepo(root)  # None: commands are not watched
 
     def prune(self, max_mb: int, max_age_days: int) -> Pruned:
-        """Prune the project's blobs (see `BlobStore.prune`); at start-up."""
+        """Prune the project's blobs (see `BlobStore.prune`) and the snapshots' repository
+        (`ShadowRepo.prune`); at start-up."""
+        if self.shadow is not None:
+            try:
+                self.shadow.prune(max_age_days * DAY_S)
+            except SnapshotError as err:
+                log.warning("the command snapshots were not pruned: %s", err)
         return self.blobs.prune(max_mb * 1_000_000, max_age_days * DAY_S)
 
     # The call runner's ChangeRecorder.
@@ -102,6 +114,22 @@ class ChangeLog:
         if sha != known.after or not known.settled:
             self._note(turn, replace(known, after=sha, settled=True))
 
+    def before_command(self, command: str) -> CommandWatch | None:
+        """Snapshot the project's files before `command` runs; None when commands are not
+        watched, or no turn runs."""
+        turn = users(self.conversation.records) - 1
+        if self.shadow is None or turn < 0:
+            return None
+        return CommandWatch(self, self.shadow, command, turn)
+
+    def note_command(self, turn: int, changes: list[FileChange], note: CommandNote) -> None:
+        """A command of `turn` changed `changes` (merged with what the turn changed before), and
+        `note` says what of it cannot be restored; one sync for all of it."""
+        records: list[Record] = [self.history.note(turn, c).record(turn) for c in changes]
+        self.history.ran(turn, note)
+        if self.writer is not None:
+            self.writer.write_many([*records, CommandRecord(turn=turn, note=note)])
+
     def _note(self, turn: int, change: FileChange) -> None:
         merged = self.history.note(turn, change)
         if self.writer is not None:
@@ -112,9 +140,7 @@ class ChangeLog:
     def begin_turn(self, user_text: str, history: list[dict[str, Any]]) -> None:
         self.history.redo.clear()
         # The turn starting now keeps what its own calls find: nothing said of it before counts.
-        coming = users(self.conversation.records)
-        for turn in [t for t in self.history.turns if t >= coming]:
-            del self.history.turns[turn]
+        self.history.forget(users(self.conversation.records))
 
     def record_request(self, step: int, request: ModelRequest) -> None:
         return None
@@ -131,6 +157,14 @@ class ChangeLog:
                 known = merged.get(path)
                 merged[path] = change if known is None else known.merged(change)
         return [change for change in merged.values() if change.changed]
+
+    def notes(self, run: Run) -> list[CommandNote]:
+        """The commands a turn ran that were snapshotted, over its user messages."""
+        return [
+            n
+            for turn in range(run.first, run.last + 1)
+            for n in self.history.commands.get(turn, [])
+        ]
 
 
 __all__ = ["ChangeLog"]

@@ -5,12 +5,15 @@ adds the undo API the front ends use (the app's /undo, /redo, /rewind and `zizou
 it between turns, never while one runs. Undo puts back every file the conversation's last turn
 changed, the turn's messages leave the conversation (an `undone` line), and what redo needs is
 kept; a file changed outside zizou since the turn makes it refuse (`UndoRefused`) unless forced.
-Commands the turn ran are not undone: the previews list them.
+The files the turn's commands changed are among its files (commands.py); what they changed that
+no snapshot keeps, and the commands whose changes stay, are in the previews.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import os
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,20 +28,21 @@ from zizou.checkpoints.plans import (
     UndoError,
     UndoRefused,
     UndoResult,
-    commands,
     plan_file,
+    ran,
     runs,
     user_text,
     users,
 )
 from zizou.checkpoints.recorder import ChangeLog
 from zizou.core.conversation import Conversation
-from zizou.core.messages import from_wire, stored
+from zizou.core.messages import Message, from_wire, stored
 from zizou.errors import PathError
-from zizou.sessions.records import RedoneRecord, UndoneRecord
+from zizou.sessions.records import CommandNote, RedoneRecord, UndoneRecord
 from zizou.sessions.store import SessionStore
 
 DAMAGED = "its saved copy is damaged or gone from .zizou/checkpoints/, so it cannot be put back"
+BULK = 16  # a turn of more files is written without a sync per file, then synced once
 
 
 def _stopped(verb: str, failed: FileOutcome, outcomes: list[FileOutcome], done: int) -> str:
@@ -57,6 +61,14 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
+def _preview(
+    turn: int, records: Sequence[Message], plans: tuple[FilePlan, ...], notes: Sequence[CommandNote]
+) -> TurnPreview:
+    did = ran(records, notes)
+    text = user_text(records)
+    return TurnPreview(turn, text, plans, did.commands, did.not_undone, did.unkept, did.more_unkept)
+
+
 class Checkpoints(ChangeLog):
     """The checkpoints of one session, and its undo: its conversation, the file that keeps it
     (`writer`; None: kept in memory only) and the lines that file already holds."""
@@ -73,15 +85,23 @@ class Checkpoints(ChangeLog):
         """Every turn undo can reach, oldest first, with the files it changed (the turns a
         summary replaced are not among them)."""
         records = self.conversation.records
-        return [
-            TurnInfo(
-                run.last,
-                user_text(records[run.start : run.end]),
-                tuple(change.path for change in self.changes(run)),
-                commands(records[run.start : run.end]),
+        found: list[TurnInfo] = []
+        for run in self._runs():
+            turn = records[run.start : run.end]
+            did = ran(turn, self.notes(run))
+            files = tuple(change.path for change in self.changes(run))
+            found.append(
+                TurnInfo(
+                    run.last,
+                    user_text(turn),
+                    files,
+                    did.commands,
+                    did.not_undone,
+                    did.unkept,
+                    did.more_unkept,
+                )
             )
-            for run in self._runs()
-        ]
+        return found
 
     def undo_preview(self) -> TurnPreview | None:
         """What `undo` would do to the last turn; None when there is no turn to undo."""
@@ -142,7 +162,7 @@ class Checkpoints(ChangeLog):
             return None
         messages = [from_wire(m) for m in entry.messages]
         plans = tuple(self._redo_plan(change) for change in entry.files)
-        return TurnPreview(entry.turn, user_text(messages), plans, commands(messages))
+        return _preview(entry.turn, messages, plans, entry.commands)
 
     def redo(self, force: bool = False) -> UndoResult:
         """Do the last undone turn again: its files as undo found them, its messages back.
@@ -158,27 +178,34 @@ class Checkpoints(ChangeLog):
         changes = {change.path: change for change in entry.files}
         outcomes: list[FileOutcome] = []
         redone: list[FileChange] = []
-        for plan in preview.files:
-            change = changes[plan.path]
-            now = look(self.root, plan.path)
-            outcome = self._keep_for_undo(plan, change, now)
-            if outcome is None:
-                outcome = self._apply(plan, saved)
-            if outcome.ok and plan.action != "none" and now.sha != change.before:
-                change = replace(change, before=now.sha)  # undo brings the user's bytes back
-            elif not outcome.ok and now.problem is None:
-                change = replace(change, before=now.sha, after=now.sha)  # left as it is
-            outcomes.append(outcome)
-            if not outcome.ok and not force:
-                raise UndoError(_stopped("redo", outcome, outcomes, 0))
-            redone.append(change)
+        durable = len(preview.files) <= BULK
+        try:
+            for plan in preview.files:
+                change = changes[plan.path]
+                now = look(self.root, plan.path)
+                outcome = self._keep_for_undo(plan, change, now, durable)
+                if outcome is None:
+                    outcome = self._apply(plan, saved, durable)
+                if outcome.ok and plan.action != "none" and now.sha != change.before:
+                    change = replace(change, before=now.sha)  # undo brings the user's bytes back
+                elif not outcome.ok and now.problem is None:
+                    change = replace(change, before=now.sha, after=now.sha)  # left as it is
+                outcomes.append(outcome)
+                if not outcome.ok and not force:
+                    raise UndoError(_stopped("redo", outcome, outcomes, 0))
+                redone.append(change)
+        finally:
+            self._settle(durable)
         records = [stored(m) for m in self.conversation.records]
         self.conversation.replace([*records, *entry.messages])
-        self.history.redone(entry.turn, redone)
+        self.history.redone(entry.turn, redone, entry.commands)
         if self.writer is not None:
             files = replace(entry, files=tuple(redone)).changed()
             messages = list(entry.messages)
-            done = RedoneRecord(ts=_now(), turn=entry.turn, messages=messages, files=files)
+            notes = list(entry.commands)
+            done = RedoneRecord(
+                ts=_now(), turn=entry.turn, messages=messages, files=files, commands=notes
+            )
             self.writer.record_undo(done, len(self.conversation))
         return UndoResult((preview,), tuple(outcomes))
 
@@ -190,7 +217,7 @@ class Checkpoints(ChangeLog):
 
     def _preview(self, run: Run, plans: tuple[FilePlan, ...]) -> TurnPreview:
         records = self.conversation.records[run.start : run.end]
-        return TurnPreview(run.last, user_text(records), plans, commands(records))
+        return _preview(run.last, records, plans, self.notes(run))
 
     def _plan(self, change: FileChange, now: Found, *, undo: bool) -> FilePlan:
         """The plan for one file as it is `now`; a file whose bytes cannot be read (too large,
@@ -235,31 +262,49 @@ class Checkpoints(ChangeLog):
         changes = {change.path: change for change in self.changes(run)}
         outcomes: list[FileOutcome] = []
         kept: list[FileChange] = []
-        for plan in preview.files:
-            change = changes[plan.path]
-            now = look(self.root, plan.path)
-            as_planned = plan.action == "none" and now.sha == plan.target
-            after = change.after if now.problem is not None or as_planned else now.sha
-            outcome = self._keep_for_undo(plan, change, now)  # for redo
-            if outcome is None:
-                outcome = self._apply(plan, saved)
-            outcomes.append(outcome)
-            if not outcome.ok and not force:
-                return outcomes, outcome
-            kept.append(replace(change, after=after))
+        durable = len(preview.files) <= BULK
+        try:
+            for plan in preview.files:
+                change = changes[plan.path]
+                now = look(self.root, plan.path)
+                as_planned = plan.action == "none" and now.sha == plan.target
+                after = change.after if now.problem is not None or as_planned else now.sha
+                outcome = self._keep_for_undo(plan, change, now, durable)  # for redo
+                if outcome is None:
+                    outcome = self._apply(plan, saved, durable)
+                outcomes.append(outcome)
+                if not outcome.ok and not force:
+                    return outcomes, outcome
+                kept.append(replace(change, after=after))
+        finally:
+            self._settle(durable)
         records = self.conversation.records
         removed = tuple(stored(m) for m in records[run.start :])
+        notes = tuple(self.notes(run))
         self.conversation.replace([stored(m) for m in records[: run.start]])
-        entry = Undone(preview.turn, removed, tuple(kept))
+        entry = Undone(preview.turn, removed, tuple(kept), notes)
         self.history.undone(entry)
         if self.writer is not None:
             undone = UndoneRecord(
-                ts=_now(), turn=entry.turn, messages=list(removed), files=entry.changed()
+                ts=_now(),
+                turn=entry.turn,
+                messages=list(removed),
+                files=entry.changed(),
+                commands=list(notes),
             )
             self.writer.record_undo(undone, len(self.conversation))
         return outcomes, None
 
-    def _keep_for_undo(self, plan: FilePlan, change: FileChange, now: Found) -> FileOutcome | None:
+    def _settle(self, durable: bool) -> None:
+        """After a batch written without syncs: list its blobs, and make every write durable
+        (one sync) before any record says it was done."""
+        if not durable:
+            self.blobs.flush()
+            os.sync()
+
+    def _keep_for_undo(
+        self, plan: FilePlan, change: FileChange, now: Found, durable: bool = True
+    ) -> FileOutcome | None:
         """Keep the file's bytes now, which undo (or redo) is about to overwrite, so the step
         after can bring them back; a failed outcome when they cannot be kept (the file is left
         as it is), None when they were kept or need no keeping."""
@@ -271,13 +316,13 @@ class Checkpoints(ChangeLog):
         if now.data is None:
             return None
         try:
-            self.blobs.put(now.data)
+            self.blobs.put(now.data, durable=durable)
         except (PathError, OSError) as err:
             why = f"its bytes now could not be kept, so it was left as it is: {err}"
             return FileOutcome(plan.path, plan.action, False, why)
         return None
 
-    def _apply(self, plan: FilePlan, saved: dict[str, bytes]) -> FileOutcome:
+    def _apply(self, plan: FilePlan, saved: dict[str, bytes], durable: bool = True) -> FileOutcome:
         if plan.action == "none":
             return FileOutcome(plan.path, "none", True, "already as it was")
         if plan.problem is not None:
@@ -289,7 +334,7 @@ class Checkpoints(ChangeLog):
                 data = saved.get(plan.target)
                 if data is None:
                     raise PathError(DAMAGED)
-                put_back(self.root, plan.path, data, plan.mode)
+                put_back(self.root, plan.path, data, plan.mode, durable=durable)
         except (PathError, OSError) as err:
             return FileOutcome(plan.path, plan.action, False, str(err) or type(err).__name__)
         note = "it had changed outside zizou; overwritten" if plan.outside else ""

@@ -75,6 +75,7 @@ LAYERED = (
     "max_tokens",
     "guards",  # these two: config.toml only
     "notify",
+    "snapshot_commands",  # config.toml only
 )
 Profile = Literal["stateful"] | None  # --profile stateful: history window 1, and the task state
 
@@ -162,6 +163,7 @@ class RunOptions(BaseModel):
     max_tokens: MaxTokens | None = None  # tokens one run may spend, input and output together
     guards: GuardSettings = GuardSettings()  # the runaway guards
     notify: NotifySettings = NotifySettings()  # the bell and desktop notifications (the app)
+    snapshot_commands: bool = True  # keep the project's files before each command, for undo
     setup: SetupMode = None
     retry: RetrySettings = RetrySettings()
     timeouts: TimeoutSettings = TimeoutSettings()

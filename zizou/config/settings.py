@@ -80,6 +80,9 @@ class Settings(BaseModel):
     max_tokens: MaxTokens | None = None
     guards: GuardSettings | None = None  # the runaway guards (core/guards.py)
     notify: NotifySettings | None = None
+    # Snapshot the project's files before each command the model runs, so undo restores what
+    # commands changed too (false: commands are not undone).
+    snapshot_commands: bool | None = None
 
 
 def settings_path() -> Path:

@@ -11,7 +11,8 @@ see core/call_repair.py) runs as that tool: logged, and said in the result's fir
 Every call that asked, that a rule or `--yes` let through, or that the policy refused yields a
 `PermissionDecided` saying what decided it; a running tool's progress lines come as
 `ToolProgress` events. Once a write or delete is allowed, the `ChangeRecorder` (checkpoints, for
-undo) keeps each file it touches right before it runs, and notes what it left after.
+undo) keeps each file it touches right before it runs, and notes what it left after; once a
+command is allowed, it keeps the project's files before it runs and what it changed after.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from zizou.confined import PathHandle
 from zizou.core.approvers import serial
 from zizou.core.call_repair import repair_call
 from zizou.core.change_checks import after_checks, before_checks, prepare_checks
+from zizou.core.command_watch import end_watch, end_watch_now, start_watch
 from zizou.core.events import Nested, PermissionDecided, PermissionRequested, ToolProgress
 from zizou.core.messages import ERROR_PREFIX
 from zizou.core.permissions import RUN_BASH, Decision, Rules, decide
@@ -53,6 +55,7 @@ from zizou.tools.base import ArgsProblem
 
 RunnerItem = PermissionRequested | PermissionDecided | ToolProgress | Nested | ToolResult
 CHANGING = ("write", "delete")  # the access kinds whose files are kept before the call runs
+SLOW_WATCH_S = 1.0  # a command's snapshot taking longer is said (the first in a large project)
 log = logging.getLogger(__name__)
 
 
@@ -250,7 +253,9 @@ class CallRunner:
         self, resolved: ResolvedCall, ctx: ToolContext
     ) -> AsyncGenerator[RunnerItem, None]:
         """Run the allowed call; a write or delete has its files kept first (for undo), through
-        the handles it resolved, and what it left noted after, however it ended."""
+        the handles it resolved, and what it left noted after, however it ended. A command has
+        the project's files kept before it runs, and what it changed kept before its result
+        is given (however it ended)."""
         call, tool, access = resolved.call, resolved.tool, resolved.access
         changes = self.changes if access.kind in CHANGING else None
         if changes is not None:
@@ -260,19 +265,35 @@ class CallRunner:
                 if problem:
                     note = f"{handle.rel} is not kept for undo: {problem}"
                     yield ToolProgress(call.id, tool.name, note)
+        watch = None
+        if access.kind == "exec":
+            label = access.command or tool.label(resolved.args)
+            starting = asyncio.ensure_future(start_watch(self.changes, label))
+            try:
+                if not (await asyncio.wait({starting}, timeout=SLOW_WATCH_S))[0]:  # a first one
+                    yield ToolProgress(call.id, tool.name, "keeping the project's files for undo…")
+                watch = await starting
+            except BaseException:  # cancelled: the command never runs
+                starting.cancel()
+                raise
+            if watch is not None and watch.problem:
+                note = f"the files it changes are not kept for undo: {watch.problem}"
+                yield ToolProgress(call.id, tool.name, note)
         checked = self._checked(access)
         if checked and self.checks is not None:
             await before_checks(self.checks, checked)
         try:
             async with aclosing(_run_tool(resolved, ctx)) as items:
                 async for item in items:
-                    if isinstance(item, ToolResult) and self.checks is not None:
-                        if checked:
-                            item = await after_checks(self.checks, checked, item)
-                        elif access.kind == "read":
-                            await prepare_checks(self.checks, access.handles)
+                    if isinstance(item, ToolResult) and watch is not None:
+                        problem, watch = await end_watch(watch), None
+                        if problem:
+                            yield ToolProgress(call.id, tool.name, problem)
+                    if isinstance(item, ToolResult):
+                        item = await self._after_checks(access, checked, item)
                     yield item
         finally:
+            end_watch_now(watch)  # cancelled before the result: kept all the same
             if changes is not None:
                 for handle in access.handles:
                     _kept(changes, handle.rel, partial(changes.after_change, handle))
@@ -280,6 +301,19 @@ class CallRunner:
     def _checked(self, access: Access) -> list[PathHandle]:
         """The files of a write call that the checks look at."""
         return list(access.handles) if self.checks is not None and access.kind == "write" else []
+
+    async def _after_checks(
+        self, access: Access, checked: list[PathHandle], result: ToolResult
+    ) -> ToolResult:
+        """The call's result with what the checks found its change brought; after a read,
+        the checks prepare for a change to the file."""
+        if self.checks is None:
+            return result
+        if checked:
+            return await after_checks(self.checks, checked, result)
+        if access.kind == "read":
+            await prepare_checks(self.checks, access.handles)
+        return result
 
     def _tightened(self, resolved: ResolvedCall, decision: Decision) -> Decision:
         """The rules' decision, tightened by the tool policy (hooks): a call the rules refuse

@@ -130,16 +130,32 @@ class ToolPolicy(Protocol):
     ) -> PolicyVerdict | None: ...
 
 
+class CommandWatch(Protocol):
+    """A command's files, kept before it runs (see `ChangeRecorder.before_command`): `problem`
+    says why they could not be, if they could not; `finished`, once the command ended (done,
+    failed or cancelled), keeps what it changed, and says why that could not be kept, if so.
+    Calling `finished` again does nothing."""
+
+    problem: str | None
+
+    def finished(self) -> str | None: ...
+
+
 class ChangeRecorder(Protocol):
     """Keeps what a call is about to change, for undo (zizou/checkpoints/ implements it, so core
     never imports the store). The call runner calls `before_change` with each file of an allowed
     write or delete call right before the tool runs, and `after_change` once it ended (done,
     failed or cancelled): each with the very handle the tool works through. `before_change`
-    returns why the file's bytes could not be kept, if they could not; the tool still runs."""
+    returns why the file's bytes could not be kept, if they could not; the tool still runs.
+    A command (an allowed exec call, a compute deck's worker) can change any file: before it
+    runs, `before_command` keeps the project's files (None: commands are not watched), and
+    the watch's `finished` keeps what it changed. These may block: call them in a thread."""
 
     def before_change(self, file: PathHandle) -> str | None: ...
 
     def after_change(self, file: PathHandle) -> None: ...
+
+    def before_command(self, command: str) -> CommandWatch | None: ...
 
 
 class ChangeChecks(Protocol):
@@ -232,6 +248,7 @@ __all__ = [
     "Approver",
     "ChangeChecks",
     "ChangeRecorder",
+    "CommandWatch",
     "EventSink",
     "Model",
     "ModelEvent",

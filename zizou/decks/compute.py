@@ -36,6 +36,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from zizou.core.calls import CallRunner
+from zizou.core.command_watch import end_watch, end_watch_now, start_watch
 from zizou.core.conversation import Conversation
 from zizou.core.events import Nested, ToolCallFinished, ToolCallStarted
 from zizou.core.protocols import ToolCall
@@ -131,10 +132,15 @@ async def run_compute(
     trace.event("deck.start", depth=child.depth, mode="compute", **ids)
     server = WorkerServer(env, deck, child, nest, trace, ids)
     ok = False
+    # The worker's own code may change files: they are kept for undo as a command's are.
+    watch = await start_watch(env.changes, f"the compute deck {deck.name}")
     try:
         outcome = await server.run(value)
         ok = outcome.ok
+        await end_watch(watch)
+        watch = None
     finally:  # stopped (its timeout, Esc) too: the trace stays balanced
+        end_watch_now(watch)
         trace.event("deck.end", ok=ok, **ids)
         env.rules_back(server.runner.rules)  # an "always" said in the run holds after it
     return outcome

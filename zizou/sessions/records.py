@@ -3,9 +3,10 @@
 A `meta` line opens the file (its `v` is the format: a file newer than this zizou reads is
 refused with a clear message); `message` lines add to the conversation, `turn` lines mark where
 turns start and end, and a `compacted` line replaces the conversation so far with its shortened
-copy. `checkpoint`, `undone` and `redone` lines keep what undo needs (zizou/checkpoints/): the
-files each turn changed, and the turns undone and done again. Format 1 files (wire-format
-messages, no `ok` on tool results) load as they always did.
+copy. `checkpoint`, `command`, `undone` and `redone` lines keep what undo needs
+(zizou/checkpoints/): the files each turn changed, the commands it ran, and the turns undone and
+done again. Format 1 files (wire-format messages, no `ok` on tool results) load as they always
+did.
 """
 
 from __future__ import annotations
@@ -167,6 +168,38 @@ class ChangedFile(_FileLine):
     unsaved: str | None = None
 
 
+UnkeptWhy = Literal["ignored", "link", "repository", "name"]
+UnkeptChange = Literal["created", "changed", "deleted"]
+
+
+class UnkeptPath(_Record):
+    """A path a command changed that undo cannot restore, named in its previews (only shown,
+    never written): why it was not kept, and what the command did to it."""
+
+    path: str = Field(max_length=4096)
+    why: UnkeptWhy
+    change: UnkeptChange
+
+
+class CommandNote(_Record):
+    """A command of a turn whose files were snapshotted before and after it ran (its changes
+    are `checkpoint` lines like a tool's): what it changed that undo cannot restore (`unkept`,
+    and how many more were not listed), or why nothing of it was kept (`problem`)."""
+
+    command: str
+    unkept: list[UnkeptPath] = Field(default_factory=list, max_length=1000)
+    more: int = Field(default=0, ge=0)
+    problem: str | None = None
+
+
+class CommandRecord(_Record):
+    """A command turn `turn` ran, snapshotted (zizou/checkpoints/commands.py)."""
+
+    kind: Literal["command"] = "command"
+    turn: int
+    note: CommandNote
+
+
 class UndoneRecord(_Record):
     """A turn was undone: its files were put back as they were before it, and from this line on
     the conversation ends before the turn's first message (the `!commands` shared with it
@@ -177,6 +210,7 @@ class UndoneRecord(_Record):
     turn: int
     messages: list[dict[str, Any]]
     files: list[ChangedFile] = Field(default_factory=list)
+    commands: list[CommandNote] = Field(default_factory=list)  # its commands, for redo
 
 
 class RedoneRecord(_Record):
@@ -188,6 +222,7 @@ class RedoneRecord(_Record):
     turn: int
     messages: list[dict[str, Any]]
     files: list[ChangedFile] = Field(default_factory=list)
+    commands: list[CommandNote] = Field(default_factory=list)
 
 
 Record = (
@@ -201,10 +236,13 @@ Record = (
     | ModeRecord
     | HookStateRecord
     | CheckpointRecord
+    | CommandRecord
     | UndoneRecord
     | RedoneRecord
 )
 # What undo replays, in the file's order: the changes, the undos and redos, where each turn
 # started (a new turn clears what could be redone), and the compactions that replaced the turns
 # (a summary: the turns before it cannot be undone).
-CheckpointLine = CheckpointRecord | UndoneRecord | RedoneRecord | TurnRecord | CompactedRecord
+CheckpointLine = (
+    CheckpointRecord | CommandRecord | UndoneRecord | RedoneRecord | TurnRecord | CompactedRecord
+)

@@ -18,7 +18,7 @@ import datetime as dt
 import json
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
@@ -75,6 +75,7 @@ from zizou.sessions.records import (
     FORMAT_VERSION,
     CheckpointLine,
     CheckpointRecord,
+    CommandRecord,
     CompactedRecord,
     HookStateRecord,
     InstructionsRecord,
@@ -88,7 +89,7 @@ from zizou.sessions.records import (
     UndoneRecord,
     WorkspaceRecord,
 )
-from zizou.sessions.turns import turn_start, users_asked
+from zizou.sessions.turns import replayed_for_undo, users_asked
 
 _RECORD: TypeAdapter[Record] = TypeAdapter(Record)
 RECORD_START = b'{"kind":"'  # how every line starts: `kind` is each record's first field
@@ -172,7 +173,15 @@ class SessionWriter:
         with self._lock:  # a tool's worker thread may record the workspace meanwhile
             self._write(record)
 
-    def _write(self, record: Record) -> None:
+    def write_many(self, records: Sequence[Record]) -> None:
+        """Append `records` together, synced once (a command's thousands of changed files)."""
+        with self._lock:
+            for record in records[:-1]:
+                self._write(record, sync=False)
+            if records:
+                self._write(records[-1])
+
+    def _write(self, record: Record, sync: bool = True) -> None:
         if self._file is None:
             if not isinstance(record, MessageRecord):
                 self._waiting.append(record)
@@ -182,16 +191,17 @@ class SessionWriter:
                 self._put(early)
             if self._on_create is not None:
                 self._on_create()
-        self._put(record)
+        self._put(record, sync)
 
-    def _put(self, record: Record) -> None:
+    def _put(self, record: Record, sync: bool = True) -> None:
         assert self._file is not None
         text = record.model_dump_json()
         if self.redact is not None:
             text = self.redact(text)
         self._file.write(text.encode("utf-8") + b"\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        if sync:
+            self._file.flush()
+            os.fsync(self._file.fileno())
 
     def append_message(self, message: Message) -> None:
         self.write(MessageRecord(message=stored(message)))
@@ -460,16 +470,17 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
         if isinstance(record, MetaRecord):
             meta = record
         elif isinstance(record, MessageRecord | CompactedRecord | UndoneRecord | RedoneRecord):
-            if (line := _replayed_for_undo(messages, record)) is not None:
+            if (line := replayed_for_undo(messages, record)) is not None:
                 checkpoints.append(line)
-        elif isinstance(record, CheckpointRecord):
+        elif isinstance(record, CheckpointRecord | CommandRecord):
             # Its turn is the one running where the line stands: a line that names another
             # (planted, or after a skipped message) would mix up what undo restores.
             if record.turn == users_asked(messages)[0] - 1:
                 checkpoints.append(record)
             else:
+                what = record.path if isinstance(record, CheckpointRecord) else "a command"
                 warnings.append(
-                    f"session {session_id}: skipped a checkpoint of {record.path} that names "
+                    f"session {session_id}: skipped a checkpoint of {what} that names "
                     f"turn {record.turn} where turn {users_asked(messages)[0] - 1} runs"
                 )
         elif isinstance(record, WorkspaceRecord):
@@ -559,38 +570,3 @@ def _read_line(line: bytes) -> tuple[Record | None, bool]:
         except ValidationError:
             pass
     return None, False
-
-
-def replay(
-    messages: list[dict[str, Any]],
-    record: MessageRecord | CompactedRecord | UndoneRecord | RedoneRecord,
-) -> None:
-    """Apply one line to the conversation being loaded: a message joins it; a `compacted` line
-    replaces it with the shortened copy; an `undone` line cuts it before the turn it names, and
-    a `redone` line puts that turn's messages back."""
-    if isinstance(record, CompactedRecord):
-        messages[:] = record.messages
-    elif isinstance(record, UndoneRecord):
-        start = turn_start([str(m.get("role")) for m in messages], record.turn)
-        if start is not None:
-            del messages[start:]
-    elif isinstance(record, RedoneRecord):
-        messages.extend(record.messages)
-    else:
-        messages.append(record.message)
-
-
-def _replayed_for_undo(
-    messages: list[dict[str, Any]],
-    record: MessageRecord | CompactedRecord | UndoneRecord | RedoneRecord,
-) -> CheckpointLine | None:
-    """Replay the line; the line again when undo replays it too: its own lines, and a compaction
-    that put a summary in place of the turns (one that shortens to fit keeps every user message,
-    and the last one whole)."""
-    asked = users_asked(messages) if isinstance(record, CompactedRecord) else None
-    replay(messages, record)
-    if isinstance(record, UndoneRecord | RedoneRecord):
-        return record
-    if isinstance(record, CompactedRecord) and asked != users_asked(messages):
-        return record
-    return None

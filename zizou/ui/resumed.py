@@ -40,7 +40,7 @@ from zizou.sessions.records import (
     TurnRecord,
     UndoneRecord,
 )
-from zizou.sessions.store import replay as replay_line
+from zizou.sessions.turns import replay as replay_line
 from zizou.ui.endings import ENDINGS, UNFINISHED
 from zizou.ui.outcome import outcome_of
 from zizou.ui.session import UiSession

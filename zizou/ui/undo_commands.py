@@ -10,7 +10,9 @@ They act at once when nothing stands in the way, as aider's /undo does: an undo 
 picking the turn is the choice. What the user may not expect is asked first: a file changed
 outside zizou since the turn (its new bytes are overwritten; a redo brings them back) or one
 whose saved copy is gone (left as it is). The dialog shows each file and what happens to it;
-`n` changes nothing. Commands a turn ran are not undone: the notice says which ones ran.
+`n` changes nothing. The files a turn's commands changed are undone with the others; what no
+snapshot keeps (ignored files, what lies outside the project) is named in the notice and the
+dialog, never claimed.
 
 The checkpoints are called only between turns, in a thread (a turn may have changed large
 files), with the session held so that what is sent meanwhile queues.
@@ -23,7 +25,15 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from zizou.checkpoints import FileOutcome, FilePlan, TurnInfo, UndoError, UndoRefused, UndoResult
+from zizou.checkpoints import (
+    FileOutcome,
+    FilePlan,
+    TurnInfo,
+    UndoError,
+    UndoRefused,
+    UndoResult,
+    caveats,
+)
 from zizou.errors import ZizouError
 from zizou.ui.conversations import TAGLINE
 from zizou.ui.host import SessionChanged, ShowScreen
@@ -47,7 +57,7 @@ UNAVAILABLE = "Undo is not available in this session: its changes were not recor
 NO_ARGS = "/{verb} takes no arguments: /rewind picks an earlier turn to go back to."
 EDIT_AGAIN = "Its message is back in the prompt: edit it and Enter sends it again; or /redo."
 REWIND_TITLE = "Rewind: undo every turn from the last back to the one you pick (Enter)"
-SHOWN_FILES = 12  # the dialog lists this many files, then says how many more
+SHOWN_DONE = 12  # the notice names this many files of each kind, then says how many more
 DONE = {  # what undo did to a file; redo's words below
     "restore": "restored",
     "delete": "deleted",  # the turn created it
@@ -182,11 +192,9 @@ class UndoCommands:
         else:
             fix = f"Your draft stays in the prompt; the turn asked {quoted(message)}."
         await self.chat.add_notice(text, "success", fix)
-        ran = [command for turn in done for command in turn.commands]
-        if ran:
-            listed = ", ".join(f"`{short(command)}`" for command in ran)
-            what = "not run again" if verb == "redo" else "not undone (their effects stay)"
-            await self.chat.add_notice(f"Commands are {what}: {listed}.")
+        said = [sentence(line) for turn in done for line in caveats(turn, verb)]
+        if said:
+            await self.chat.add_notice(" ".join(dict.fromkeys(said)))
         if result.failed:
             failed = "; ".join(f"{o.path}: {o.note}" for o in result.failed)
             fix = "The other files were handled; these are as they were: put them right by hand."
@@ -218,18 +226,12 @@ def question(verb: str, refused: UndoRefused) -> str:
 def dialog_text(verb: str, refused: UndoRefused) -> str:
     """Each turn and file, what happens to it, and why the dialog asks."""
     lines: list[str] = []
-    shown = 0
     for turn in refused.turns:
         lines.append(f"Turn {quoted(turn.text)}:")
         for plan in turn.files:
-            if shown == SHOWN_FILES:
-                break
-            shown += 1
             lines.append(f"  {PLANNED[plan.action]:<11} {plan.path}{flag(verb, plan)}")
-        lines += [f"  ran (not undone): {short('; '.join(turn.commands))}"] if turn.commands else []
-    more = sum(len(turn.files) for turn in refused.turns) - shown
-    if more > 0:
-        lines.append(f"  … and {more} more {files(more)}")
+        lines += [f"  ran: {short('; '.join(turn.commands))}"] if turn.commands else []
+        lines += [f"  {sentence(line)}" for line in caveats(turn, verb)]
     lines.append("Nothing has changed yet: n (or Esc) leaves it so.")
     return "\n".join(lines)
 
@@ -260,7 +262,15 @@ def files_done(outcomes: tuple[FileOutcome, ...], words: dict[str, str]) -> str:
             grouped.setdefault(words[outcome.action], []).append(outcome.path + note)
     if not grouped:
         return "it changed no files" if not outcomes else "no file needed changing"
-    return "; ".join(f"{word} {', '.join(paths)}" for word, paths in grouped.items())
+    return "; ".join(f"{word} {named(paths)}" for word, paths in grouped.items())
+
+
+def named(paths: list[str]) -> str:
+    """The paths, the first SHOWN_DONE of them by name: "a.py, b.py and 40 more files"."""
+    if len(paths) <= SHOWN_DONE:
+        return ", ".join(paths)
+    more = len(paths) - SHOWN_DONE
+    return f"{', '.join(paths[:SHOWN_DONE])} and {more} more {files(more)}"
 
 
 def quoted(text: str) -> str:

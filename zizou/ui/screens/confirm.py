@@ -7,7 +7,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
@@ -26,8 +26,9 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-dialog"):
             yield Label(Text(self.question, style="bold"))
-            if self.detail:
-                yield Static(Text(self.detail), id="confirm-detail")
+            if self.detail:  # a long one (every file an undo changes) scrolls
+                with VerticalScroll(id="confirm-scroll"):
+                    yield Static(Text(self.detail), id="confirm-detail")
             keys = Text()
             keys.append(" y ", style="bold reverse")
             keys.append(" yes   ")
