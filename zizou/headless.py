@@ -182,7 +182,14 @@ def run_headless(options: RunOptions) -> int:
     finally:
         if runtime.debug_log is not None and runtime.debug_log.problem:
             _warn(runtime.debug_log.problem)
-        runtime.close()
+        if stopped := runtime.close():
+            _warn(stopped_jobs(stopped))
+
+
+def stopped_jobs(stopped: list[str]) -> str:
+    """What the user is told of the background jobs zizou ended as it exited."""
+    jobs = "job" if len(stopped) == 1 else "jobs"
+    return f"stopped {len(stopped)} background {jobs} on exit: {', '.join(stopped)}"
 
 
 def load_state_file(runtime: Runtime, path: Path) -> None:

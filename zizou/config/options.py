@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from zizou.config.project_rules import ignored_project_file, load_prefixes
 from zizou.config.settings import (
+    BackgroundAfterS,
     CheckpointsMaxAgeDays,
     CheckpointsMaxMb,
     CompactAtPercent,
@@ -65,6 +66,7 @@ LAYERED = (
     "checkpoints_max_mb",  # these two: config.toml only, no flag
     "checkpoints_max_age_days",
     "compact_at_percent",  # config.toml only
+    "background_after_s",  # config.toml only
 )
 Profile = Literal["stateful"] | None  # --profile stateful: history window 1, and the task state
 
@@ -145,6 +147,7 @@ class RunOptions(BaseModel):
     compact_at_percent: CompactAtPercent = 85  # of the context window: summarise before a turn
     checkpoints_max_mb: CheckpointsMaxMb = 500  # undo's kept bytes, pruned at start-up to this
     checkpoints_max_age_days: CheckpointsMaxAgeDays = 30  # and of those unused this long
+    background_after_s: BackgroundAfterS = 60  # a command still running is moved to the background
     setup: SetupMode = None
     retry: RetrySettings = RetrySettings()
     timeouts: TimeoutSettings = TimeoutSettings()

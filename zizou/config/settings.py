@@ -26,6 +26,7 @@ PlanReminderSteps = Annotated[int, Field(ge=0, le=500)]
 CompactAtPercent = Annotated[int, Field(ge=0, le=99)]
 CheckpointsMaxMb = Annotated[int, Field(ge=1, le=1_000_000)]
 CheckpointsMaxAgeDays = Annotated[int, Field(ge=1, le=36_500)]
+BackgroundAfterS = Annotated[int, Field(ge=0, le=86_400)]
 
 
 class Settings(BaseModel):
@@ -56,6 +57,9 @@ class Settings(BaseModel):
     # many megabytes, oldest first, and when unused for this many days.
     checkpoints_max_mb: CheckpointsMaxMb | None = None
     checkpoints_max_age_days: CheckpointsMaxAgeDays | None = None
+    # A command the model runs that is still running after this many seconds is moved to the
+    # background, so the turn goes on (0: never).
+    background_after_s: BackgroundAfterS | None = None
 
 
 def settings_path() -> Path:
@@ -80,6 +84,7 @@ def load_settings(path: Path | None = None) -> Settings:
 
 
 __all__ = [
+    "BackgroundAfterS",
     "CheckpointsMaxAgeDays",
     "CheckpointsMaxMb",
     "CompactAtPercent",

@@ -15,7 +15,7 @@ from zizou.ui.text import clean
 
 PREVIEW_LINES = 5  # a command's output shown under its row; more is one key or click away
 _ERROR = "Error: "
-_STATUS = re.compile(r"^(exit code -?\d+.*|\[timed out .*\]|timed out .*)$")
+_STATUS = re.compile(r"^(exit code -?\d+.*|\[timed out .*\]|timed out .*|job c\d+: .*)$")
 _NOTES = (  # the prefix of a recorded result, and how the row names that outcome
     ("not run: the turn was cancelled", "interrupted"),
     ("not run: the turn was interrupted", "interrupted"),

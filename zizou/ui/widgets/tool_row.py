@@ -1,7 +1,9 @@
 """One row per tool call: `■ name · short args · duration ✓/✗`, which expands (Enter, a click, or
 Ctrl+O for every cut command output) to the full arguments and output. Under the row, a running
 call shows the latest progress line its tool reports, and a finished command the last lines it
-printed; edits and writes show their diff.
+printed; edits and writes show their diff. A command whose output the model saw cut expands to
+its whole output, every line, in a scrollable log inside the row (read from the output zizou
+kept; `full_output` is how the row gets it).
 
 The row's time counts from when the call could run: a call waiting for approval says so, and the
 clock starts again once it is approved. A finished call shows what the conversation recorded
@@ -10,7 +12,9 @@ for it (`zizou.ui.outcome`), so a resumed session shows it the same way.
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
@@ -20,7 +24,7 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Log, Static
 
 from zizou.ui.outcome import Outcome, Preview, command_preview
 from zizou.ui.text import clean, one_line, pretty_arguments
@@ -62,6 +66,9 @@ class ToolRow(Widget, can_focus=True):
         self.waiting = False
         self.preview: Preview | None = None
         self._timer: Timer | None = None
+        # The whole output, when the model saw only part of it and zizou still keeps it.
+        self.full_output: Callable[[], str | None] | None = None
+        self._full: Log | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(self._header(), classes="tool-header")
@@ -183,13 +190,28 @@ class ToolRow(Widget, can_focus=True):
         if self.show_arguments:
             body.append("arguments\n", style="bold")
             body.append(clean(pretty_arguments(self.arguments)) + "\n")
-        if self.ok is not None:
+        if self.ok is not None and self.full_output is not None:
+            body.append("output", style="bold")
+            body.append(" (the whole of it, as kept; scroll inside)", style="dim")
+            self.call_later(self._show_full)
+        elif self.ok is not None:
             body.append("output\n", style="bold")
             shown = self.output[:OUTPUT_PREVIEW_CHARS]
             body.append(shown or "(no output)")
             if len(self.output) > len(shown):
                 body.append(f"\n… {len(self.output) - len(shown):,} more characters", style="dim")
         self.query_one(".tool-body", Static).update(body)
+
+    async def _show_full(self) -> None:
+        """The whole output in a log under the body (read once, in a thread: it may be long)."""
+        if self._full is not None or self.full_output is None:
+            return
+        self._full = Log(auto_scroll=False, classes="tool-full")
+        await self.mount(self._full)
+        text = await asyncio.to_thread(self.full_output)
+        if text is None:
+            text = f"{self.output}\n[the whole output is no longer kept]"
+        self._full.write_lines(text.split("\n"))
 
 
 __all__ = ["COMMAND_TOOLS", "ToolRow"]
