@@ -154,7 +154,7 @@ class Job:
             case "running":
                 return f"running for {self.elapsed_s:.0f} s"
             case "timed_out":
-                return f"timed out after {self.timeout_s:.0f} s; its process group was killed"
+                return f"timed out after {self.timeout_s:g} s; its process group was killed"
             case "killed":
                 return "killed (its whole process group)"
             case "exited":

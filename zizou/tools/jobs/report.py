@@ -19,7 +19,7 @@ def finished_text(job: Job) -> tuple[str, bool]:
     """A foreground command that ended: its status line and output; and whether its output
     was cut (so it is worth keeping for read_output)."""
     if job.state == "timed_out":
-        status = f"[timed out after {job.timeout_s:.0f} s; process group killed]"
+        status = f"[timed out after {job.timeout_s:g} s; process group killed]"
     else:
         status = f"exit code {job.exit_code}{signal_note(job.exit_code)}"
     shown = head_and_tail(job.spool, job.id)
@@ -41,11 +41,11 @@ def background_text(job: Job, moved_after_s: float | None = None) -> str:
         status = f"job {job.id}: running in the background"
     else:
         status = (
-            f"job {job.id}: still running after {moved_after_s:.0f} s, so it was moved to the "
+            f"job {job.id}: still running after {moved_after_s:g} s, so it was moved to the "
             "background and the turn goes on"
         )
     until = (
-        f"it is killed at its timeout ({job.timeout_s:.0f} s), by job_kill, or when zizou exits"
+        f"it is killed at its timeout ({job.timeout_s:g} s), by job_kill, or when zizou exits"
         if job.timeout_s
         else "it runs until it ends, job_kill, or zizou exits"
     )
