@@ -17,26 +17,22 @@ class JobOutputArgs(ToolArgs):
     since_line: int | None = Field(
         default=None,
         ge=0,
-        description="Return the lines after this one (the last line you saw); "
-        "without it, the last lines.",
+        description="Return the lines after this one; without it, the last lines.",
     )
     wait_s: int = Field(
         default=0,
         ge=0,
         le=600,
-        description="Wait up to this many seconds for the job to end first (0-600); "
-        "it returns as soon as the job ends.",
+        description="Wait up to this many seconds (0-600) for the job to end first.",
     )
 
 
 class JobOutput(Tool[JobOutputArgs]):
-    """Read a job's state (running, exit code, killed) and its output.
+    """Read a background job's state (running, exit code, killed) and its output.
 
-    A job is a command that run_bash started with `background: true`, or moved to the background
-    when it ran past the session's threshold. Pass `since_line` (the last line number you saw)
-    to get only the new lines; without it you get the last lines. Pass `wait_s` to wait for the
-    job to end (a build, a test run) instead of calling again and again. Every line of the
-    output is kept: read any range with read_output.
+    Pass `since_line` (the last line number you saw) for only the new lines, else you get the
+    last ones; pass `wait_s` to wait for the job to end (a build, a test run) rather than call
+    again and again. read_output reads any range of its lines.
     """
 
     name = "job_output"

@@ -20,8 +20,7 @@ class ReadOutputArgs(ToolArgs):
     end_line: int | None = Field(
         default=None,
         ge=1,
-        description=f"The last line to read (included); at most {READ_LINES:,} lines are "
-        "returned at a time.",
+        description=f"The last line to read (included); at most {READ_LINES:,} at a time.",
     )
 
     @model_validator(mode="after")
@@ -32,12 +31,11 @@ class ReadOutputArgs(ToolArgs):
 
 
 class ReadOutput(Tool[ReadOutputArgs]):
-    """Read lines of a command's output that run_bash did not show whole.
+    """Read lines of a command's output that run_bash cut, or of a background job.
 
-    When run_bash cuts a long output it says `N of M lines shown (head and tail)` and names this
-    call with the id and the lines left out; a background job's output can be read the same
-    way. Lines are numbered from 1; up to 2,000 lines come back at a time, with the call that
-    reads on. To find something in a long output, run the command again through grep instead.
+    A cut output says `N of M lines shown (head and tail)` and names this call with its id and
+    the lines left out. Lines are numbered from 1; up to 2,000 come back at a time. To find
+    something in a long output, grep it instead.
     """
 
     name = "read_output"

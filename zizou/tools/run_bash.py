@@ -131,8 +131,8 @@ class RunBashArgs(ToolArgs):
         default=DEFAULT_TIMEOUT_S,
         ge=1,
         le=600,
-        description="Seconds before the command and everything it started are killed (1-600). "
-        "A background command has no timeout unless you give one.",
+        description="Seconds before the command is killed (1-600); none in the background "
+        "unless given.",
     )
     stdin: str | None = Field(
         default=None,
@@ -141,9 +141,7 @@ class RunBashArgs(ToolArgs):
     )
     background: bool = Field(
         default=False,
-        description="Start it as a background job and return at once with its id and first "
-        "lines (servers, watchers, long builds); follow it with job_output, stop it with "
-        "job_kill.",
+        description="Run it as a background job: the call returns at once with its id.",
     )
 
     @field_validator("stdin")
@@ -170,22 +168,18 @@ class RunBash(Tool[RunBashArgs]):
     """Run a bash command from the project root; the user approves commands first.
 
     Output (stdout and stderr together) starts with the `exit code N` line; a nonzero exit is a
-    failed result with the full output. Long output shows its first and last lines with a note
-    `N of M lines shown (head and tail)` and the read_output call that reads the lines left out;
-    filter it (`| tail -50`, `grep`) when you only need part. Pass `stdin` (text, at most 1 MiB)
-    to feed the command's standard input; without it the input is empty, so interactive prompts
-    fail: pass flags such as `-y`. The command and every process it starts are killed after
-    timeout_s (default 120, at most 600), and processes it leaves holding its output are killed
-    when it ends. A command still running after the session's threshold (60 s by default) is
-    moved to the background: you get its job id and output so far, and the turn goes on. For a
-    server, a watcher or anything meant to keep running, pass `background: true`: the call
-    returns at once with the job id and first lines; read its output with job_output (pass
-    since_line, and wait_s to wait for it to end), stop it with job_kill. Every job is killed
-    when zizou exits. Secret environment variables are removed. In the sandbox (see SESSION
-    CONTEXT) the project is writable except .git/ and .zizou/, secret files cannot be read, the
-    rest of the disk is read-only, /tmp is private, and there is no network unless the user
-    allows it: a write refused there is not worth retrying. Prefer read_file, grep and glob
-    over cat, grep and find.
+    failed result. Long output shows its first and last lines, says `N of M lines shown (head
+    and tail)` and names the read_output call for the rest; filter it (`| tail -50`, `grep`)
+    when you only need part. Pass `stdin` (text, at most 1 MiB) to feed the command's input;
+    without it the input is empty, so pass flags such as `-y`. The command and every process it
+    starts are killed after timeout_s (default 120, at most 600). A command still running after
+    the session's threshold (60 s by default) moves to the background and the turn goes on. For
+    servers and watchers pass `background: true`: you get a job id and the first lines at once;
+    follow it with job_output, stop it with job_kill. Jobs are killed when zizou exits. Secret
+    environment variables are removed. In the sandbox (see SESSION CONTEXT) the project is
+    writable except .git/ and .zizou/, secret files cannot be read, the rest of the disk is
+    read-only, /tmp is private, and there is no network unless the user allows it: a write
+    refused there is not worth retrying. Prefer read_file, grep and glob over cat, grep, find.
     """
 
     name = "run_bash"
