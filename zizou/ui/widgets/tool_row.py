@@ -165,7 +165,7 @@ class ToolRow(Widget, can_focus=True):
             return
         text = Text()  # one row a line: the CSS cuts long ones
         if self.preview.hidden:
-            more = f"⋮ {self.preview.hidden} earlier lines · {EXPAND_HINT}\n"
+            more = f"⋮ {self.preview.hidden:,} earlier lines · {EXPAND_HINT}\n"
             text.append(more, style="italic")
         text.append("\n".join(self.preview.lines))
         static = self.query_one(".tool-preview", Static)
@@ -192,7 +192,7 @@ class ToolRow(Widget, can_focus=True):
             body.append(clean(pretty_arguments(self.arguments)) + "\n")
         if self.ok is not None and self.full_output is not None:
             body.append("output", style="bold")
-            body.append(" (the whole of it, as kept; scroll inside)", style="dim")
+            body.append(" (every line, as the command printed it; scroll inside)", style="dim")
             self.call_later(self._show_full)
         elif self.ok is not None:
             body.append("output\n", style="bold")
