@@ -369,6 +369,8 @@ class Agent:
         )
 
     def _guard(self, seen: Counter[tuple[str, str]], parsed: ParsedCall) -> None:
+        if parsed.tool is not None and parsed.tool.repeatable:
+            return  # asking again is how it is used (a job's output as it runs)
         call = parsed.call
         key = (call.name, parsed.canonical())
         seen[key] += 1

@@ -239,6 +239,9 @@ class Tool(Generic[A]):
     # May run beside the other calls of its step (zizou/core/parallel.py): it only reads, and
     # changes nothing of the session (no task state, no window, no deck's output).
     side_by_side: ClassVar[bool] = False
+    # The same call may rightly come again and get another answer (a job's output as it runs):
+    # the loop guard does not count its repeats.
+    repeatable: ClassVar[bool] = False
 
     @classmethod
     def description(cls) -> str:

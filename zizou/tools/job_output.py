@@ -39,6 +39,7 @@ class JobOutput(Tool[JobOutputArgs]):
     label_field = "id"
     access_kind = "read"
     side_by_side = True
+    repeatable = True  # the same question gets a new answer while the job runs
     summary = "Read a background job's state and its output since a line, or wait for it to end."
     Args = JobOutputArgs
 
