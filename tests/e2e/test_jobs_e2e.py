@@ -1,7 +1,7 @@
 """The real `zizou -p` against the loopback server: a server started in the background does not
-hold the turn and is gone once zizou exits (Ctrl+C included), a foreground command past the
-threshold moves to the background, and a cut output says how many lines were shown and is read
-on with read_output."""
+hold the turn and is gone once zizou exits (Ctrl+C and SIGTERM included), a foreground command
+past the threshold moves to the background, and a cut output says how many lines were shown
+and is read on with read_output."""
 
 from __future__ import annotations
 
@@ -157,7 +157,10 @@ def test_a_cut_output_says_what_was_shown_and_the_next_call_reads_line_150000(
     assert line == "[output c1: line 150,000 of 200,000]\n150000"
 
 
-def test_ctrl_c_leaves_no_job_behind(project: Path, zizou_home: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_being_stopped_leaves_no_job_behind(
+    project: Path, zizou_home: Path, signum: signal.Signals
+) -> None:
     script = [
         {"tool_calls": [call("run_bash", command="echo $$ > pid; sleep 900", background=True)]},
         {"text": "too late", "delay_s": 60},
@@ -178,7 +181,7 @@ def test_ctrl_c_leaves_no_job_behind(project: Path, zizou_home: Path) -> None:
                 time.sleep(0.05)
             assert len(srv.chat_requests) == 2, "the second request never came"
             assert processes_in(project), "the job is not running"
-            proc.send_signal(signal.SIGINT)
+            proc.send_signal(signum)
             _, stderr = proc.communicate(timeout=30)
         finally:
             proc.kill()
