@@ -107,3 +107,27 @@ async def test_an_output_shown_whole_expands_as_before(make_app: MakeApp) -> Non
         row.expanded = True
         await pilot.pause()
         assert row.full_output is None and not row.query(Log)
+
+
+async def test_a_long_output_of_the_users_own_command_is_shared_with_the_rest_named(
+    make_app: MakeApp,
+) -> None:
+    app = make_app()
+    try:
+        async with app.run_test(size=(110, 40)) as pilot:
+            await send(pilot, "!seq 1 200000")
+            await settle(pilot)
+            [row] = app.query(ToolRow)
+            [note] = app.session.runtime.state.conversation.records
+            shared = note.shell.result  # type: ignore[attr-defined]
+            assert shared.splitlines()[:2] == [
+                "exit code 0",
+                "[2,000 of 200,000 lines shown (head and tail); read the rest with "
+                'read_output(id="c1", start_line=1001, end_line=199000)]',
+            ]
+            job = app.session.runtime.jobs.get("c1")
+            assert job is not None and job.spool.lines == 200_000
+            await settle(pilot, lambda: bool(row.query(Log)) and row.query_one(Log).line_count > 0)
+            assert row.query_one(Log).line_count == 200_000  # the row opens expanded
+    finally:
+        app.session.runtime.close()

@@ -9,8 +9,8 @@ model reads the output. Standard input is /dev/null unless the call gives `stdin
 written while the output is read (a command that prints a lot before it reads, or never reads,
 cannot stall either side) and then closed.
 
-`run_shell` runs the user's own `!command` the same way, its output kept in memory as a head and
-a rolling tail.
+`run_shell` runs a command the same way with its output kept in memory as a head and a rolling
+tail (the sandbox's own checks use it).
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ loop ends), the group is killed too.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,6 +30,7 @@ from zizou.tools.jobs.process import (
 from zizou.tools.jobs.spool import OutputSpool
 
 JobState = Literal["running", "exited", "killed", "timed_out"]
+log = logging.getLogger(__name__)
 
 
 class Job:
@@ -104,19 +106,30 @@ class Job:
     def _output(self, data: bytes) -> None:
         self.spool.feed(data)
         for listener in list(self.listeners):
-            listener(data)
+            try:
+                listener(data)
+            except Exception:  # one who follows the output must not stop the reading
+                log.exception("a listener of job %s failed; it hears no more", self.id)
+                self.listeners.remove(listener)
 
     async def _run(self) -> None:
         try:
             self.strays_killed = await pump(self.proc, self._output, self._keeps_strays)
         except asyncio.CancelledError:  # the loop is closing: nothing may outlive it
             self.stopped_at_exit = True
-            await abandon(self.proc, self._feeder, self._output)
-            self._ending = self._ending or "killed"
-            self._ended(self.proc.returncode)
+            await self._abandoned("killed")
             raise
+        except Exception:  # reading the output failed: the command is not left running
+            log.exception("reading the output of job %s failed", self.id)
+            await self._abandoned("killed")
+            return
         await stop_feeding(self.proc, self._feeder)
         self._ended(await finish(self.proc, self._output))
+
+    async def _abandoned(self, why: JobState) -> None:
+        await abandon(self.proc, self._feeder, self._output)
+        self._ending = self._ending or why
+        self._ended(self.proc.returncode)
 
     def _ended(self, code: int | None) -> None:
         self.exit_code = code
