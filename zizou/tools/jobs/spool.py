@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 BLOCK = 1 << 20
+READ_BYTES = 64 << 10  # read at a time, from the start of a line's block
 MAX_KEPT_BYTES = 64 << 20
 MEMORY_KEPT_BYTES = 4 << 20
 TAIL_BYTES = 256 << 10
@@ -72,16 +73,20 @@ class OutputSpool:
 
     def feed(self, data: bytes) -> None:
         with self._lock:
-            self.newlines += data.count(b"\n")
+            newlines = data.count(b"\n")
+            self.newlines += newlines
             self.size += len(data)
             self._tail += data
-            if len(self._tail) > TAIL_BYTES:
+            if len(self._tail) > 2 * TAIL_BYTES:  # trimmed now and then, not at every chunk
                 del self._tail[: len(self._tail) - TAIL_BYTES]
             room = self._cap - self._kept
-            if room > 0:
+            if room >= len(data):
+                self._keep(data, newlines)
+            elif room > 0:
                 self._keep(data[:room])
 
-    def _keep(self, data: bytes) -> None:
+    def _keep(self, data: bytes, newlines: int | None = None) -> None:
+        """Keep `data` (which has `newlines`, when the caller counted them)."""
         offset = self._kept
         if self._fd is not None:
             try:
@@ -95,6 +100,11 @@ class OutputSpool:
         else:
             return  # closed
         self._kept += len(data)
+        if newlines is not None and offset // BLOCK == (self._kept - 1) // BLOCK:
+            self._kept_newlines += newlines  # within one block: counted once
+            if self._kept % BLOCK == 0:
+                self._block_lines.append(self._kept_newlines)
+            return
         pos = 0
         while pos < len(data):
             boundary = (offset + pos) // BLOCK * BLOCK + BLOCK
@@ -122,7 +132,7 @@ class OutputSpool:
                 self._kept,
                 lines if whole else self._kept_newlines,
                 self._block_lines[:],
-                bytes(self._tail),
+                bytes(self._tail[-TAIL_BYTES:]),
             )
 
     def read(self, start: int, end: int) -> Iterator[Line]:
@@ -141,7 +151,7 @@ class OutputSpool:
         number, offset = blocks[block] + 1, block * BLOCK  # the line the block starts in
         data, length, pending = bytearray(), 0, b""
         while offset < snap.kept:
-            raw = self._read(offset, min(BLOCK, snap.kept - offset))
+            raw = self._read(offset, min(READ_BYTES, snap.kept - offset))
             if not raw:
                 return
             offset += len(raw)
@@ -199,16 +209,17 @@ class _Snapshot:
         return self.newlines - self.tail.count(b"\n") + 2
 
     def tail_lines(self, start: int, end: int) -> Iterator[Line]:
-        first = self.first_tail_line
-        if max(start, first) > end:
+        """Lines `start` to `end` as far as the tail holds them whole; split from its end, so
+        a few last lines cost no more than themselves."""
+        start, end = max(start, self.first_tail_line), min(end, self.lines)
+        if start > end:
             return
-        parts = self.tail.split(b"\n")
-        if self.tail.endswith(b"\n"):
-            parts.pop()
-        if first > 1:
-            parts = parts[1:]
-        for index in range(max(start, first) - first, min(end - first + 1, len(parts))):
-            yield _line(first + index, parts[index], len(parts[index]))
+        tail = self.tail[:-1] if self.tail.endswith(b"\n") else self.tail
+        parts = tail.rsplit(b"\n", self.lines - start + 1)  # the last part is the last line
+        first = self.lines - len(parts) + 1  # the number of parts[0]
+        for number in range(max(start, first), end + 1):
+            part = parts[number - first]
+            yield _line(number, part, len(part))
 
 
 def _line(number: int, data: bytes | bytearray, length: int) -> Line:
