@@ -54,7 +54,7 @@ from zizou.sessions import SessionStore, SessionWriter
 from zizou.sessions.records import StateRecord
 from zizou.sessions.store import LoadedSession
 from zizou.tools import Registry, ToolContext, default_registry
-from zizou.tools.jobs import JobTable
+from zizou.tools.jobs import JobTable, next_job_number
 from zizou.tools.open_in_workspace import open_window
 from zizou.tools.read_file import FileProblem
 from zizou.trace import DebugLog, Redactor, ensure_excluded, open_debug_log, session_secrets
@@ -162,7 +162,7 @@ def build_runtime(
         code_map=repo_map_for(root),
         state=state,
         instructions=instructions,
-        jobs=JobTable(options.background_after_s),
+        jobs=JobTable(options.background_after_s, _first_job(state)),
     )
     context_window = getattr(model, "context_window", None)
     prompt = PromptBuilder(
@@ -450,6 +450,12 @@ def _state(
     if writer is not None:
         state.subscribe(writer.record_state)
     return state
+
+
+def _first_job(state: SessionState) -> int:
+    """The number of the session's first job: past the ids a resumed conversation names."""
+    messages = state.conversation.messages
+    return next_job_number(str(m.get("content") or "") for m in messages if m.get("role") == "tool")
 
 
 def _commands_note(status: SandboxStatus) -> str:

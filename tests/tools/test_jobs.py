@@ -22,7 +22,7 @@ from zizou.tools.job_kill import TOOL as JOB_KILL
 from zizou.tools.job_kill import JobKillArgs
 from zizou.tools.job_output import TOOL as JOB_OUTPUT
 from zizou.tools.job_output import JobOutputArgs
-from zizou.tools.jobs import JobTable
+from zizou.tools.jobs import JobTable, next_job_number
 from zizou.tools.jobs import table as job_table
 from zizou.tools.read_output import TOOL as READ_OUTPUT
 from zizou.tools.read_output import ReadOutputArgs
@@ -282,6 +282,21 @@ async def test_job_tools_never_ask(ctx: ToolContext) -> None:
     assert approver.requests == []
     job = ctx.jobs.get("c1")
     assert job is not None and job.state == "killed"
+
+
+def test_the_next_job_number_is_past_every_id_named() -> None:
+    texts = ["job c3: running", 'read_output(id="c12", start_line=1)', "abc12 job c", "c99"]
+    assert next_job_number(texts) == 13
+    assert next_job_number([]) == 1
+
+
+async def test_a_table_numbers_from_its_first_id_and_a_take_over_keeps_the_higher(
+    root: Path,
+) -> None:
+    old, new = JobTable(first_id=7), JobTable(first_id=3)
+    new.take_over(old)
+    result = await bash(ToolContext(root=root, jobs=new), "seq 1 5000")
+    assert 'read_output(id="c7"' in result.output
 
 
 def test_closing_a_table_no_one_started_anything_in_is_harmless() -> None:

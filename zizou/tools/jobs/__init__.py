@@ -7,7 +7,7 @@ end them; the runtime owns the session's table, and the app's `/jobs` lists it.
 
 from zizou.tools.jobs.job import Job, JobState
 from zizou.tools.jobs.spool import OutputSpool
-from zizou.tools.jobs.table import DEFAULT_BACKGROUND_AFTER_S, JobTable
+from zizou.tools.jobs.table import DEFAULT_BACKGROUND_AFTER_S, JobTable, next_job_number
 from zizou.tools.jobs.view import output_ref, strip_terminal_controls
 
 __all__ = [
@@ -16,6 +16,7 @@ __all__ = [
     "JobState",
     "JobTable",
     "OutputSpool",
+    "next_job_number",
     "output_ref",
     "strip_terminal_controls",
 ]

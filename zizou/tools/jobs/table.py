@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import tempfile
 import time
 import weakref
-from collections.abc import Callable, Sequence
-from itertools import count
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from zizou.tools._procgroup import group_alive
@@ -31,12 +31,16 @@ CLOSE_GRACE_S = 1.0
 
 
 class JobTable:
-    def __init__(self, background_after_s: float = DEFAULT_BACKGROUND_AFTER_S) -> None:
+    def __init__(
+        self, background_after_s: float = DEFAULT_BACKGROUND_AFTER_S, first_id: int = 1
+    ) -> None:
+        """`first_id`: the number of the first job (`c1`); a resumed conversation's table starts
+        past the ids its messages name, so an old id never reads a new command's output."""
         # A foreground command still running after this long is moved to the background
         # (0: never).
         self.background_after_s = background_after_s
         self._jobs: dict[str, Job] = {}
-        self._ids = count(1)
+        self._next = first_id
         self._dir: Path | None = None
         self._groups: set[int] = set()  # every group started; shared with the finalizer
         self._holder: list[Path] = []  # the spool directory, for the finalizer
@@ -63,7 +67,7 @@ class JobTable:
         on_output: Callable[[bytes], None] | None = None,
     ) -> Job:
         """Start a command as the next job (`c1`, `c2`, ...), its output kept in a spool."""
-        job_id = f"c{next(self._ids)}"
+        job_id, self._next = f"c{self._next}", self._next + 1
         spool = self._spool(job_id)
         self._prune()
         try:
@@ -116,7 +120,7 @@ class JobTable:
         """Go on with `other`'s jobs (a new conversation in the same app): they stay running,
         and this table ends them on exit."""
         self.background_after_s = other.background_after_s
-        self._ids = other._ids
+        self._next = max(self._next, other._next)
         self._jobs = {**other._jobs, **self._jobs}
         self._groups |= other._groups
         self._holder.extend(other._holder)
@@ -143,6 +147,15 @@ class JobTable:
         return ended
 
 
+_NAMED = re.compile(r'(?:\bjob |\bid=")c(\d+)\b')
+
+
+def next_job_number(texts: Iterable[str]) -> int:
+    """The first job number past every id (`job c3`, `id="c3"`) that `texts` name."""
+    found = (int(match.group(1)) for text in texts for match in _NAMED.finditer(text))
+    return max(found, default=0) + 1
+
+
 def _kill_and_remove(groups: set[int], holder: list[Path]) -> None:
     """Every live group: TERM, then KILL after a short grace; then the outputs' directory."""
     alive = {group for group in groups if group_alive(group)}
@@ -162,4 +175,4 @@ def _kill_and_remove(groups: set[int], holder: list[Path]) -> None:
     holder.clear()
 
 
-__all__ = ["DEFAULT_BACKGROUND_AFTER_S", "JobTable"]
+__all__ = ["DEFAULT_BACKGROUND_AFTER_S", "JobTable", "next_job_number"]
