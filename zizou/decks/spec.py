@@ -49,6 +49,8 @@ READ_ONLY_TOOLS = frozenset(
         *DEFAULT_TOOLS,
         "get_instructions",
         "update_state",
+        "job_output",
+        "read_output",
     }
 )
 HARD_MAXIMA: dict[str, float] = {"depth": 8, "passes": 50, "timeout_s": 1800}
