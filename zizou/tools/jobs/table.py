@@ -119,20 +119,12 @@ class JobTable:
     def take_over(self, other: JobTable) -> None:
         """Go on with `other`'s jobs (a new conversation in the same app): they stay running,
         and this table ends them on exit."""
-        self.background_after_s = other.background_after_s
         self._next = max(self._next, other._next)
         self._jobs = {**other._jobs, **self._jobs}
         self._groups |= other._groups
         self._holder.extend(other._holder)
         other._jobs, other._holder[:] = {}, []
         other._groups.clear()
-
-    async def kill_all(self) -> list[Job]:
-        """End every job still running (TERM, then KILL); the background ones it ended."""
-        ended = [job for job in self._jobs.values() if not job.done]
-        for job in ended:
-            await job.kill()
-        return [job for job in ended if job.background]
 
     def close(self) -> list[str]:
         """On exit: end every process group zizou started that still has a process (TERM, a
