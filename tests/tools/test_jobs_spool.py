@@ -71,6 +71,9 @@ def test_past_the_cap_the_end_is_still_kept(
     assert numbers(spool, 499_998, 500_000) == [499_998, 499_999, 500_000]
     shown = head_and_tail(spool, "c7")
     assert shown.cut and shown.text.endswith("\n500000")
+    assert shown.note is not None and "read the rest as far as it is kept (the first 64 MiB " in (
+        shown.note
+    )
 
 
 def test_without_a_file_the_start_is_kept_in_memory() -> None:

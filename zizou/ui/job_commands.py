@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from zizou.tools.jobs.view import line_text
+from zizou.tools.jobs.view import KEPT_NOTE, line_text
 from zizou.ui.host import SessionChanged, ShowScreen
 
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ def whole_output(job: Job) -> str:
     spool = job.spool
     lines = [line_text(line, 100_000)[0] for line in spool.read(1, spool.lines)]
     if not spool.whole:
-        lines.append(f"[only the first 64 MiB and the last 256 KiB of {spool.size:,} bytes kept]")
+        lines.append(f"[only {KEPT_NOTE} of its {spool.size:,} bytes were kept]")
     return "\n".join(lines)
 
 

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from zizou.tools.jobs.job import Job
 from zizou.tools.jobs.spool import OutputSpool
-from zizou.tools.jobs.view import READ_CHARS, head_and_tail, last_lines, line_range
+from zizou.tools.jobs.view import (
+    KEPT_NOTE,
+    READ_CHARS,
+    head_and_tail,
+    last_lines,
+    line_range,
+)
 
 JOB_TAIL_LINES = 200  # what job_output shows of a job's output, without `since_line`
 STRAYS = "[background processes still holding the output were killed]"
@@ -98,8 +104,8 @@ def range_text(spool: OutputSpool, output_id: str, start: int, end: int | None) 
     text, last = line_range(spool, output_id, start, end)
     if last < start:
         return (
-            f"[lines {start:,}-{end:,} of output {output_id} were not kept: zizou keeps the "
-            "first 64 MiB and the last 256 KiB of a command's output]"
+            f"[lines {start:,}-{end:,} of output {output_id} were not kept: zizou keeps "
+            f"{KEPT_NOTE} of a command's output]"
         )
     lines = [f"[output {output_id}: {_span(start, last)} of {total:,}]", text]
     if last < end:

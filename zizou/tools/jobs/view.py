@@ -22,6 +22,7 @@ LINE_CHARS = 4_000  # of one line, in a head-and-tail view
 READ_LINES = 2_000  # what one read_output (or job_output) returns at most
 READ_CHARS = 40_000
 READ_LINE_CHARS = 20_000
+KEPT_NOTE = "the first 64 MiB and the last 256 KiB"  # of an output longer than that
 
 _CONTROL = re.compile(
     r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC (titles, hyperlinks)
@@ -100,8 +101,9 @@ def head_and_tail(spool: OutputSpool, output_id: str) -> Shown:
         return Shown("\n".join(head + tail), long_lines > 0, note)
     shown = len(head) + len(tail)
     marker = f"[... lines {gap[0]:,}-{gap[1]:,} not shown ...]"
+    kept = "" if spool.whole else f" as far as it is kept ({KEPT_NOTE} of its {spool.size:,})"
     note = (
-        f"[{shown:,} of {total:,} lines shown (head and tail); read the rest with "
+        f"[{shown:,} of {total:,} lines shown (head and tail); read the rest{kept} with "
         f'read_output(id="{output_id}", start_line={gap[0]}, end_line={gap[1]})]'
     )
     return Shown("\n".join([*head, marker, *tail]), True, note)
