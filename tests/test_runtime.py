@@ -1,13 +1,15 @@
 """The runtime's session file is redacted as the debug log is: a key zizou loads after start-up
-(the key wizard saving one, a switch to a model with its own key) is masked in both."""
+(the key wizard saving one, a switch to a model with its own key) is masked in both. A resumed
+session's commands get ids its conversation has not used."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from zizou.config.keys import save_key
-from zizou.config.options import RunOptions
+from zizou.config.options import RunOptions, SessionChoice
 from zizou.core.approvers import ScriptedApprover
+from zizou.core.permissions import Rules
 from zizou.providers.fake import ScriptedModel
 from zizou.runtime import Runtime, build_runtime
 from zizou.trace import MARKER
@@ -59,3 +61,29 @@ async def test_the_key_of_a_model_switched_to_is_masked_in_the_session_file(
     assert SWITCHED_KEY not in session and MARKER in session
     compiled = (project / ".zizou" / "compiled" / "prompt.md").read_text()
     assert SWITCHED_KEY not in compiled
+
+
+async def test_a_resumed_session_numbers_its_jobs_past_the_ids_its_conversation_names(
+    project: Path, zizou_home: Path
+) -> None:
+    """After `-c`, `read_output(id="c1")` from the earlier run must not read a new command."""
+    calls = [
+        {"tool_calls": [{"name": "run_bash", "arguments": '{"command": "seq 1 5000"}'}]},
+        {"text": "counted"},
+    ]
+    options = RunOptions(root=project, rules=Rules(yes=True))
+    first = build_runtime(options, ScriptedModel(calls), ScriptedApprover())
+    try:
+        await said(first, "count")
+    finally:
+        first.close()
+    resumed = options.model_copy(update={"session": SessionChoice(continue_last=True)})
+    again = build_runtime(resumed, ScriptedModel(calls), ScriptedApprover())
+    try:
+        await said(again, "count again")
+        tool = [m for m in again.agent.conversation.messages if m["role"] == "tool"]
+        assert 'read_output(id="c1"' in tool[0]["content"]
+        assert 'read_output(id="c2"' in tool[1]["content"]
+        assert again.jobs.ids() == ["c2"]
+    finally:
+        again.close()

@@ -9,15 +9,17 @@ so a script can always parse stdout.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import os
+import signal
 import stat
 import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,14 +186,33 @@ def run_headless(options: RunOptions) -> int:
         if options.state_file is not None:
             load_state_file(runtime, options.state_file)
         run = HeadlessRun(runtime, options.output_format)
-        code = asyncio.run(run.run(options.prompt or ""))
+        code = asyncio.run(_until_stopped(run.run(options.prompt or "")))
         if options.state_file is not None:
             save_state_file(runtime, options.state_file)
         return code
     finally:
         if runtime.debug_log is not None and runtime.debug_log.problem:
             _warn(runtime.debug_log.problem)
-        runtime.close()
+        if stopped := runtime.close():
+            _warn(stopped_jobs(stopped))
+
+
+async def _until_stopped(work: Coroutine[Any, Any, int]) -> int:
+    """`work`, ended as Ctrl+C ends it when zizou is told to stop (SIGTERM, a closed terminal's
+    SIGHUP): the turn ends, then every command's process group, so nothing outlives zizou."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signum, task.cancel)
+    return await work
+
+
+def stopped_jobs(stopped: list[str]) -> str:
+    """What the user is told of the background jobs zizou ended as it exited."""
+    jobs = "job" if len(stopped) == 1 else "jobs"
+    return f"stopped {len(stopped)} background {jobs} on exit: {', '.join(stopped)}"
 
 
 def load_state_file(runtime: Runtime, path: Path) -> None:

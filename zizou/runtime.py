@@ -57,6 +57,7 @@ from zizou.sessions import SessionStore, SessionWriter
 from zizou.sessions.records import StateRecord
 from zizou.sessions.store import LoadedSession
 from zizou.tools import Registry, ToolContext, default_registry
+from zizou.tools.jobs import JobTable, next_job_number
 from zizou.tools.open_in_workspace import open_window
 from zizou.tools.read_file import FileProblem
 from zizou.trace import DebugLog, Redactor, ensure_excluded, open_debug_log, session_secrets
@@ -99,15 +100,24 @@ class Runtime:
         return spending
 
     @property
+    def jobs(self) -> JobTable:
+        """The commands the model started: background jobs and the outputs kept for it."""
+        return self.ctx.jobs
+
+    @property
     def sandbox_status(self) -> SandboxStatus:
         sandbox = self.ctx.sandbox
         return sandbox.status if sandbox is not None else SandboxStatus("off")
 
-    def close(self) -> None:
+    def close(self) -> list[str]:
+        """End the session: every command's process group is ended (no process is left
+        behind), the files are closed. The background jobs that were still running."""
+        stopped = self.jobs.close()
         if self.writer is not None:
             self.writer.close()
         if self.debug_log is not None:
             self.debug_log.close()
+        return stopped
 
 
 def new_session_id() -> str:
@@ -162,6 +172,7 @@ def build_runtime(
         code_map=repo_map_for(root),
         state=state,
         instructions=instructions,
+        jobs=JobTable(options.background_after_s, _first_job(state)),
     )
     context_window = getattr(model, "context_window", None)
     prompt = PromptBuilder(
@@ -491,6 +502,12 @@ def _state(
     if writer is not None:
         state.subscribe(writer.record_state)
     return state
+
+
+def _first_job(state: SessionState) -> int:
+    """The number of the session's first job: past the ids a resumed conversation names."""
+    messages = state.conversation.messages
+    return next_job_number(str(m.get("content") or "") for m in messages if m.get("role") == "tool")
 
 
 def _commands_note(status: SandboxStatus) -> str:

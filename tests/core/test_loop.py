@@ -100,6 +100,22 @@ async def test_the_loop_guard_stops_the_third_identical_call(tmp_path: Path) -> 
     assert_history_valid(agent.conversation.messages)
 
 
+async def test_asking_again_how_a_job_stands_is_no_loop(tmp_path: Path) -> None:
+    poll = {"tool_calls": [call("job_output", id="c1", wait_s=1)]}
+    start = {"tool_calls": [call("run_bash", command="sleep 30", background=True)]}
+    agent, _ = make_agent(
+        tmp_path, [start, poll, poll, poll, {"text": "still running"}], rules=Rules(yes=True)
+    )
+    try:
+        events = await collect(agent, "start it and watch it")
+    finally:
+        agent.runner.ctx.jobs.close()
+    finished = events[-1]
+    assert isinstance(finished, TurnFinished) and finished.reason == "done", finished.message
+    outputs = [e.output for e in events if isinstance(e, ToolCallFinished)]
+    assert len(outputs) == 4 and all(o.startswith("job c1: running") for o in outputs)
+
+
 async def test_a_provider_error_ends_the_turn_with_an_error_event(tmp_path: Path) -> None:
     agent, _ = make_agent(tmp_path, [ProviderError("the key was rejected")])
     events = await collect(agent, "hi")

@@ -198,6 +198,10 @@ EVERYTHING = Rules(TOOLS, ("git status",), yes=True)
         ("run_bash", Access("exec"), YES, "allow", False),
         ("run_bash", Access("exec"), BASH, "ask", False),
         ("open_file", Access("open"), NONE, "ask", False),
+        # a job zizou started: reading its output or stopping it never asks
+        ("job_output", Access("read"), NONE, "allow", False),
+        ("read_output", Access("read"), NONE, "allow", False),
+        ("job_kill", Access("job"), NONE, "allow", False),
         # commands naming protected or secret paths ask, whatever the rules
         ("run_bash", run("rm -rf .git"), YES, "ask", True),
         ("run_bash", run("echo x > .git/hooks/pre-commit"), YES, "ask", True),

@@ -107,6 +107,48 @@ def test_prompt_approve_and_read_the_answer(tmux: Tmux, project: Path) -> None:
         tmux.wait_for(lambda s: "Ask zizou" not in s, "the app closing", limit_s=20)
 
 
+def test_a_background_job_is_listed_and_gone_once_the_app_quits(tmux: Tmux, project: Path) -> None:
+    command = {"command": "echo serving; sleep 900", "background": True}
+    script = [
+        {"tool_calls": [{"name": "run_bash", "arguments": json.dumps(command)}]},
+        {"text": "The server is up."},
+    ]
+    with LoopbackServer(script) as srv:
+        argv = [sys.executable, "-m", "zizou", "--api-base", srv.base_url, "--yes"]
+        argv += ["--model", "openai/test-model", "-C", str(project), "--no-debug-log"]
+        shell = f"{shlex.join(argv)}; echo QUIT-DONE; sleep 60"  # the pane stays to be read
+        tmux.run("new-session", "-d", "-s", "main", "-x", "120", "-y", "30", shell)
+        tmux.wait_for(lambda s: "Ask zizou" in s, "the prompt")
+        tmux.run("send-keys", "-t", "main", "-l", "start the server")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        row = tmux.wait_for(lambda s: "The server is up." in s, "the answer")
+        assert "job c1: running in the background" in row
+        tmux.run("send-keys", "-t", "main", "-l", "/jobs")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        listed = tmux.wait_for(lambda s: "Background jobs" in s, "the list of jobs")
+        assert "c1 · running for" in listed and "serving" in listed
+        assert _in(project), "the job is not running"
+        tmux.run("send-keys", "-t", "main", "C-c")
+        tmux.run("send-keys", "-t", "main", "C-c")
+        gone = tmux.wait_for(lambda s: "QUIT-DONE" in s, "the app quitting", limit_s=30)
+        assert "stopped 1 background job on exit: c1 (echo serving; sleep 900)" in gone
+    assert _in(project) == []
+
+
+def _in(project: Path) -> list[str]:
+    """The live processes working in `project` (zizou's own works elsewhere: `-C`)."""
+    real, found = os.path.realpath(project), []
+    for entry in Path("/proc").iterdir():
+        try:
+            cwd = os.readlink(entry / "cwd") if entry.name.isdigit() else ""
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] if cwd else "Z"
+        except OSError:
+            continue
+        if state != "Z" and (cwd == real or cwd.startswith(real + os.sep)):
+            found.append(entry.name)
+    return found
+
+
 def test_a_message_typed_before_the_first_frame_is_sent(tmux: Tmux, project: Path) -> None:
     """Keys typed while the app starts (before it has drawn anything) land in the prompt, and
     Enter sends them once the session is open."""

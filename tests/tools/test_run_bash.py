@@ -112,17 +112,26 @@ async def test_background_jobs_holding_the_output_are_killed(root: Path, ctx: To
     assert_all_gone(read_pids(root, 1))
 
 
-async def test_large_output_keeps_head_and_tail(ctx: ToolContext) -> None:
+async def test_large_output_keeps_head_and_tail_and_says_how_to_read_the_rest(
+    ctx: ToolContext,
+) -> None:
     total = sum(len(f"{i}\n") for i in range(1, 320_001))
     assert total > 2_000_000
     result = await bash(ctx, "seq 1 320000")
     lines = result.output.splitlines()
-    assert lines[:3] == ["exit code 0", "1", "2"]
-    assert lines[-1] == "320000"
-    assert len(result.output) < 30_200
-    marker = re.search(r"\n\[\.\.\. ([\d,]+) characters omitted \.\.\.\]\n", result.output)
-    assert marker is not None
-    assert int(marker.group(1).replace(",", "")) == total - 30_000
+    assert lines[0] == "exit code 0"
+    note = re.fullmatch(
+        r"\[([\d,]+) of 320,000 lines shown \(head and tail\); read the rest with "
+        r'read_output\(id="(c\d+)", start_line=(\d+), end_line=(\d+)\)\]',
+        lines[1],
+    )
+    assert note is not None, lines[1]
+    shown, start, end = int(note[1].replace(",", "")), int(note[3]), int(note[4])
+    assert lines[2:4] == ["1", "2"] and lines[-1] == "320000"
+    assert lines[start + 1] == f"[... lines {start:,}-{end:,} not shown ...]"
+    assert lines[start] == str(start - 1) and lines[start + 2] == str(end + 1)
+    assert shown == (start - 1) + (320_000 - end) == len(lines) - 3
+    assert len(result.output) < 31_000
 
 
 async def test_terminal_escapes_are_stripped(ctx: ToolContext) -> None:

@@ -45,6 +45,20 @@ def test_a_command_preview_is_its_last_lines_and_a_count_of_the_rest() -> None:
     )
 
 
+def test_a_cut_output_counts_every_line_the_command_printed_as_hidden() -> None:
+    note = (
+        '[4 of 1,000 lines shown (head and tail); read the rest with read_output(id="c1", '
+        "start_line=3, end_line=998)]"
+    )
+    output = f"exit code 0\n{note}\n1\n2\n[... lines 3-998 not shown ...]\n999\n1000"
+    preview = command_preview(output)
+    assert preview.lines == ["1", "2", "[... lines 3-998 not shown ...]", "999", "1000"]
+    assert preview.hidden == 995
+    assert command_preview("job c3: running in the background\nready").status == (
+        "job c3: running in the background"
+    )
+
+
 def test_a_failed_or_silent_command_says_so() -> None:
     assert command_preview("exit code 2\nboom").status == "exit code 2"
     assert command_preview("[timed out after 5.0 s; process group killed]\n(no output)").lines == [

@@ -68,6 +68,7 @@ def option_rows(options: RunOptions) -> list[Row]:
         row("checkpoints_max_mb", options.checkpoints_max_mb),
         row("checkpoints_max_age_days", options.checkpoints_max_age_days),
         row("snapshot_commands", options.snapshot_commands),
+        row("background_after_s", options.background_after_s),
         row("trust_hooks", options.trust_hooks),
         row("session", _session(options)),
         *_rule_rows(options),

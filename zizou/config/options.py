@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from zizou.checks.checkers import CheckSettings
 from zizou.config.project_rules import ignored_project_file, load_prefixes
 from zizou.config.settings import (
+    BackgroundAfterS,
     CheckpointsMaxAgeDays,
     CheckpointsMaxMb,
     CompactAtPercent,
@@ -76,6 +77,7 @@ LAYERED = (
     "guards",  # these two: config.toml only
     "notify",
     "snapshot_commands",  # config.toml only
+    "background_after_s",  # config.toml only
 )
 Profile = Literal["stateful"] | None  # --profile stateful: history window 1, and the task state
 
@@ -164,6 +166,7 @@ class RunOptions(BaseModel):
     guards: GuardSettings = GuardSettings()  # the runaway guards
     notify: NotifySettings = NotifySettings()  # the bell and desktop notifications (the app)
     snapshot_commands: bool = True  # keep the project's files before each command, for undo
+    background_after_s: BackgroundAfterS = 60  # a command still running is moved to the background
     setup: SetupMode = None
     retry: RetrySettings = RetrySettings()
     timeouts: TimeoutSettings = TimeoutSettings()

@@ -44,6 +44,9 @@ class NotifySettings(BaseModel):
     after_s: float = Field(default=30.0, ge=0, le=86_400)
 
 
+BackgroundAfterS = Annotated[int, Field(ge=0, le=86_400)]
+
+
 class Settings(BaseModel):
     """`config.toml` as written."""
 
@@ -83,6 +86,9 @@ class Settings(BaseModel):
     # Snapshot the project's files before each command the model runs, so undo restores what
     # commands changed too (false: commands are not undone).
     snapshot_commands: bool | None = None
+    # A command the model runs that is still running after this many seconds is moved to the
+    # background, so the turn goes on (0: never).
+    background_after_s: BackgroundAfterS | None = None
 
 
 def settings_path() -> Path:
@@ -107,6 +113,7 @@ def load_settings(path: Path | None = None) -> Settings:
 
 
 __all__ = [
+    "BackgroundAfterS",
     "CheckpointsMaxAgeDays",
     "CheckpointsMaxMb",
     "CompactAtPercent",

@@ -439,7 +439,8 @@ class Agent:
         for call in calls:
             parsed = self.runner.parse(call)
             try:
-                repeats.check(call.name, parsed.canonical())
+                if parsed.tool is None or not parsed.tool.repeatable:  # job_output asks again
+                    repeats.check(call.name, parsed.canonical())
             except StopTurn as exc:
                 stop = exc
                 break

@@ -20,6 +20,8 @@ Decisions worth knowing:
 - A decision says what made it (`by`, and the rules that matched) for the audit trail.
 - A delete asks unless `--allow delete_file` or `--yes` approved it; deleting a protected or
   secret file asks even then.
+- Stopping a job (`job_kill`) never asks: it ends only a command zizou started, which was
+  approved (or allowed) as it started.
 - `.git` is protected at any depth (a nested repo's hooks and config run code too).
 - Patterns match case-insensitively, since macOS file systems usually are.
 """
@@ -148,6 +150,8 @@ def decide(tool: str, access: Access, rules: Rules) -> Decision:
             return _decide_delete(tool, access.paths, rules)
         case "exec":
             return _decide_exec(tool, access.command or "", rules)
+        case "job":
+            return Decision("allow", "it acts only on a job zizou started, which was approved")
         case "open" | "network" | "undeclared":
             return _decide_asked(tool, access, rules)
         case _:

@@ -55,6 +55,8 @@ the task needs, and check your work.
   window. Create new files with write_file.
 - Run tests, linters and builds with run_bash; the user approves each command unless a rule
   allows it. Prefer short, non-interactive commands; pass input with `stdin` if one needs it.
+  Start servers and watchers with `background: true` and follow them with job_output; when an
+  output is cut, read the lines it left out with read_output.
 - For work of more than a step or two, keep the TASK STATE current with update_state: the goal,
   a plan whose steps you mark in_progress and done as you go, notes worth keeping.
 - Before a kind of task listed in INSTRUCTIONS, read its procedure with get_instructions.

@@ -148,7 +148,10 @@ def run_deck(
             _line(out, result)
         return 0 if outcome.ok else EXIT_CODES.get(outcome.code, 1)
     finally:
-        runtime.close()
+        if stopped := runtime.close():
+            from zizou.headless import stopped_jobs
+
+            _warn(stopped_jobs(stopped))
 
 
 def _looks_like_path(ref: str) -> bool:

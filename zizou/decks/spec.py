@@ -28,6 +28,9 @@ BUILTIN_TOOL_NAMES: tuple[str, ...] = (
     "list_dir",
     "open_file",
     "run_bash",
+    "job_output",
+    "job_kill",
+    "read_output",
     "delete_file",
     "open_in_workspace",
     "close_in_workspace",
@@ -46,6 +49,8 @@ READ_ONLY_TOOLS = frozenset(
         *DEFAULT_TOOLS,
         "get_instructions",
         "update_state",
+        "job_output",
+        "read_output",
     }
 )
 HARD_MAXIMA: dict[str, float] = {"depth": 8, "passes": 50, "timeout_s": 1800}

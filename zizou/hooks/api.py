@@ -39,7 +39,7 @@ class HookError(Exception):
 @dataclass(frozen=True)
 class ToolInfo:
     """A tool of the registry: its name, its description, and what its calls touch ("read",
-    "write", "delete", "exec", "open", "undeclared")."""
+    "write", "delete", "exec", "open", "job", "undeclared")."""
 
     name: str
     description: str

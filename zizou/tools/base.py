@@ -31,11 +31,13 @@ from zizou.core.task_state import PatchResult
 from zizou.core.windows import WindowSpec
 from zizou.core.workspace import Window, WindowInfo
 from zizou.errors import PathError
+from zizou.tools.jobs import JobTable
 
 if TYPE_CHECKING:
     from zizou.sandbox import Sandbox
 
-AccessKind = Literal["read", "write", "delete", "exec", "network", "open", "undeclared"]
+# "job": acts only on a command zizou started (job_kill), never on anything else.
+AccessKind = Literal["read", "write", "delete", "exec", "network", "open", "job", "undeclared"]
 
 
 class ToolArgs(BaseModel):
@@ -177,6 +179,7 @@ class ToolContext:
     instructions: InstructionSet | None = None  # the session's instructions on demand
     emit: Callable[[str], None] | None = None  # this call's progress lines (thread-safe)
     nest: Callable[[Nested], None] | None = None  # the events of a deck's run this call started
+    jobs: JobTable = field(default_factory=JobTable)  # the commands started, by id (the session's)
 
     def progress(self, text: str) -> None:
         """Tell the person how far the call is (a ToolProgress event); a no-op outside a run."""
@@ -236,6 +239,9 @@ class Tool(Generic[A]):
     # May run beside the other calls of its step (zizou/core/parallel.py): it only reads, and
     # changes nothing of the session (no task state, no window, no deck's output).
     side_by_side: ClassVar[bool] = False
+    # The same call may rightly come again and get another answer (a job's output as it runs):
+    # the loop guard does not count its repeats.
+    repeatable: ClassVar[bool] = False
 
     @classmethod
     def description(cls) -> str:

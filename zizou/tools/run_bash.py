@@ -1,21 +1,22 @@
 """The run_bash tool: run a shell command the user approved, and never leave its processes behind.
 
-Each command gets its own process group, so a timeout, Esc, or a background job left holding the
-output ends every process the command started (see `_procgroup`, which the TUI's `!command`
-shares). Output is kept as a head and a rolling tail so a noisy command cannot flood memory or
-the model's context, and terminal control sequences are removed before the model reads it.
-Standard input is /dev/null unless the call gives `stdin`: that text is written while the output
-is read (a command that prints a lot before it reads, or never reads, cannot stall either side)
-and then closed.
+Each command is a job (`zizou.tools.jobs`): its own process group, so a timeout, Esc, or zizou's
+exit ends every process the command started; its whole output kept, so the model reads the
+first and last lines and can read any other (`read_output`); and a command still running after
+the session's threshold (60 s) is moved to the background instead of holding the turn, as one
+started with `background: true` is at once. Terminal control sequences are removed before the
+model reads the output. Standard input is /dev/null unless the call gives `stdin`: that text is
+written while the output is read (a command that prints a lot before it reads, or never reads,
+cannot stall either side) and then closed.
+
+`run_shell` runs a command the same way with its output kept in memory as a head and a rolling
+tail (the sandbox's own checks use it).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import re
-import signal
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -24,38 +25,17 @@ from pathlib import Path
 from pydantic import Field, field_validator
 
 from zizou.env import scrubbed_env
-from zizou.tools._procgroup import kill_process_group
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
+from zizou.tools.jobs import Job, OutputSpool, strip_terminal_controls
+from zizou.tools.jobs.report import background_text, finished_text
 
 KEEP_HEAD_BYTES = 512 * 1024
 KEEP_TAIL_BYTES = 512 * 1024
 MAX_MODEL_CHARS = 30_000
-EOF_GRACE_S = 1.0
-POLL_S = 0.05
-FINISH_S = 2.0
+DEFAULT_TIMEOUT_S = 120
+FIRST_LINES_S = 1.0  # how long a background job's start waits for its first lines
 MAX_STDIN_BYTES = 1 << 20  # 1 MiB, UTF-8 encoded
 STDIN_PREVIEW_CHARS = 2000  # of the stdin, in what the person approving the command sees
-
-_CONTROL = re.compile(
-    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC (titles, hyperlinks)
-    r"|\x1b\[[0-?]*[ -/]*[@-~]"  # CSI (colours, cursor movement)
-    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM, APC strings
-    r"|\x1b[ -/]*[0-~]?"  # other escapes, or a lone ESC
-    r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"  # other controls (C0 but \t \n \r, DEL, C1)
-)
-
-
-def strip_terminal_controls(text: str) -> str:
-    """Text as a terminal would leave it: no escape sequences, `\\r` overwrites kept to the last."""
-    text = _CONTROL.sub("", text).replace("\r\n", "\n")
-    lines = text.split("\n")
-    return "\n".join(_last_overwrite(line) for line in lines)
-
-
-def _last_overwrite(line: str) -> str:
-    if "\r" not in line:
-        return line
-    return next((part for part in reversed(line.split("\r")) if part), "")
 
 
 @dataclass
@@ -125,117 +105,19 @@ async def run_shell(
     `prefix` is the sandbox's argv (bwrap ... --), put before `bash`; `on_output` sees each
     chunk of output as it comes; `stdin` is written to the command's input, then closed
     (None: the input is /dev/null)."""
-    proc = await _start(
-        [*prefix, "bash", "-c", command], cwd=cwd, env=env, piped_stdin=stdin is not None
-    )
-    feeder = None if proc.stdin is None else asyncio.ensure_future(_feed(proc.stdin, stdin or b""))
     capture = OutputCapture(on_output)
-    timed_out = strays = False
+    job = await Job.start(
+        "shell", command, [*prefix, "bash", "-c", command], cwd=cwd, env=env,
+        spool=OutputSpool(None, keep=False), stdin=stdin, timeout_s=timeout_s,
+        on_output=capture.feed,
+    )  # fmt: skip
     try:
-        strays = await asyncio.wait_for(_pump(proc, capture), timeout_s)
-    except TimeoutError:
-        timed_out = True
-        await kill_process_group(proc.pid)
+        await job.wait()
     except BaseException:
-        await _abandon(proc, feeder, capture)
+        await job.kill()
         raise
-    await _stop_feeding(proc, feeder)
-    code = await _finish(proc, capture)
-    return ShellOutcome(code, capture.text(), timed_out, strays)
-
-
-async def _start(
-    argv: list[str], *, cwd: Path, env: dict[str, str], piped_stdin: bool
-) -> asyncio.subprocess.Process:
-    """Start the command in a new session. The start is shielded from cancellation: cancelled
-    while asyncio connects the pipes, it would kill bash alone and leave its children running,
-    or wait forever on a pipe it never connected. So the start completes, then the command's
-    group is ended, then the cancellation goes on."""
-    start = asyncio.ensure_future(
-        asyncio.create_subprocess_exec(
-            *argv,
-            cwd=cwd,
-            env=env,
-            stdin=asyncio.subprocess.PIPE if piped_stdin else asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-        )
-    )
-    try:
-        return await asyncio.shield(start)
-    except asyncio.CancelledError:
-        await asyncio.wait({start})
-        if not start.cancelled() and start.exception() is None:
-            await _abandon(start.result(), None, OutputCapture())
-        raise
-
-
-async def _abandon(
-    proc: asyncio.subprocess.Process, feeder: asyncio.Future[None] | None, capture: OutputCapture
-) -> None:
-    """End a command the caller no longer waits for: its process group, its input, its output."""
-    await kill_process_group(proc.pid)
-    await _stop_feeding(proc, feeder)
-    await _finish(proc, capture)
-
-
-async def _feed(pipe: asyncio.StreamWriter, data: bytes) -> None:
-    """Write `data` to the command's input and close it; a command that ends (or closes its
-    input) without reading it all is no error."""
-    try:
-        pipe.write(data)
-        await pipe.drain()
-    except OSError:  # BrokenPipeError, ConnectionResetError
-        pass
-    finally:
-        pipe.close()
-
-
-async def _stop_feeding(
-    proc: asyncio.subprocess.Process, feeder: asyncio.Future[None] | None
-) -> None:
-    """The command is over: stop writing what nobody will read, and close its input."""
-    if feeder is not None:
-        feeder.cancel()
-        await asyncio.wait({feeder})
-    if proc.stdin is not None:
-        proc.stdin.close()
-
-
-async def _read_into(stream: asyncio.StreamReader, capture: OutputCapture) -> None:
-    while chunk := await stream.read(65_536):
-        capture.feed(chunk)
-
-
-async def _pump(proc: asyncio.subprocess.Process, capture: OutputCapture) -> bool:
-    """Read until EOF. True when bash exited but its background jobs kept the output open, in
-    which case they were killed rather than waited for."""
-    assert proc.stdout is not None
-    reader = asyncio.ensure_future(_read_into(proc.stdout, capture))
-    try:
-        while not reader.done() and proc.returncode is None:
-            await asyncio.wait({reader}, timeout=POLL_S)
-        if not reader.done():
-            await asyncio.wait({reader}, timeout=EOF_GRACE_S)
-        if reader.done():
-            reader.result()
-            return False
-        await kill_process_group(proc.pid)
-        return True
-    finally:
-        reader.cancel()
-        await asyncio.wait({reader})  # let it leave the stream before anyone reads it again
-
-
-async def _finish(proc: asyncio.subprocess.Process, capture: OutputCapture) -> int | None:
-    """Read what is left and collect the exit code; give up on a pipe held by an escapee."""
-    assert proc.stdout is not None
-    try:
-        await asyncio.wait_for(_read_into(proc.stdout, capture), FINISH_S)
-        return await asyncio.wait_for(proc.wait(), FINISH_S)
-    except TimeoutError:
-        return proc.returncode
+    timed_out = job.state == "timed_out"
+    return ShellOutcome(job.exit_code, capture.text(), timed_out, job.strays_killed)
 
 
 def stdin_bytes(text: str) -> bytes:
@@ -246,12 +128,20 @@ def stdin_bytes(text: str) -> bytes:
 class RunBashArgs(ToolArgs):
     command: str = Field(description="The bash command line to run from the project root.")
     timeout_s: int = Field(
-        default=120, ge=1, le=600, description="Seconds before the command is killed (1-600)."
+        default=DEFAULT_TIMEOUT_S,
+        ge=1,
+        le=600,
+        description="Seconds before the command is killed (1-600); none in the background "
+        "unless given.",
     )
     stdin: str | None = Field(
         default=None,
         description="Text written to the command's standard input, which is then closed "
         "(at most 1 MiB). Without it the command reads nothing.",
+    )
+    background: bool = Field(
+        default=False,
+        description="Run it as a background job: the call returns at once with its id.",
     )
 
     @field_validator("stdin")
@@ -265,21 +155,31 @@ class RunBashArgs(ToolArgs):
             )
         return value
 
+    @property
+    def timeout(self) -> int | None:
+        """The command's timeout: `timeout_s`, unless it runs in the background and the call
+        did not give one."""
+        if self.background and "timeout_s" not in self.model_fields_set:
+            return None
+        return self.timeout_s
+
 
 class RunBash(Tool[RunBashArgs]):
     """Run a bash command from the project root; the user approves commands first.
 
     Output (stdout and stderr together) starts with the `exit code N` line; a nonzero exit is a
-    failed result with the full output. Long output keeps its start and end with a note of what
-    was cut, so filter it (`| tail -50`, `grep`) when you only need part. Pass `stdin` (text, at
-    most 1 MiB) to feed the command's standard input; without it the input is empty, so
-    interactive prompts fail: pass flags such as `-y`. The command and every process it starts
-    are killed after timeout_s (default 120, at most 600), and background jobs are killed when
-    the command ends if they still hold its output. Secret environment variables are removed.
-    In the sandbox (see SESSION CONTEXT) the project is writable except .git/ and .zizou/,
-    secret files cannot be read, the rest of the disk is read-only, /tmp is private, and there
-    is no network unless the user allows it: a write refused there is not worth retrying.
-    Prefer read_file, grep and glob over cat, grep and find.
+    failed result. Long output shows its first and last lines, says `N of M lines shown (head
+    and tail)` and names the read_output call for the rest; filter it (`| tail -50`, `grep`)
+    when you only need part. Pass `stdin` (text, at most 1 MiB) to feed the command's input;
+    without it the input is empty, so pass flags such as `-y`. The command and every process it
+    starts are killed after timeout_s (default 120, at most 600). A command still running after
+    the session's threshold (60 s by default) moves to the background and the turn goes on. For
+    servers and watchers pass `background: true`: you get a job id and the first lines at once;
+    follow it with job_output, stop it with job_kill. Jobs are killed when zizou exits. Secret
+    environment variables are removed. In the sandbox (see SESSION CONTEXT) the project is
+    writable except .git/ and .zizou/, secret files cannot be read, the rest of the disk is
+    read-only, /tmp is private, and there is no network unless the user allows it: a write
+    refused there is not worth retrying. Prefer read_file, grep and glob over cat, grep, find.
     """
 
     name = "run_bash"
@@ -296,7 +196,11 @@ class RunBash(Tool[RunBashArgs]):
     def preview(self, args: RunBashArgs, access: Access, ctx: ToolContext) -> str | None:
         """The arguments as JSON, with only the start of a long stdin, so the approval can
         show the timeout and the input beside the command however big the input is."""
-        shown: dict[str, object] = {"command": args.command, "timeout_s": args.timeout_s}
+        shown: dict[str, object] = {"command": args.command}
+        if args.background:
+            shown["background"] = True
+        if args.timeout is not None:
+            shown["timeout_s"] = args.timeout
         if args.stdin is not None:
             shown["stdin"] = args.stdin[:STDIN_PREVIEW_CHARS]
             shown["stdin_bytes"] = len(stdin_bytes(args.stdin))
@@ -306,32 +210,51 @@ class RunBash(Tool[RunBashArgs]):
         if not args.command.strip():
             return ToolResult.error("the command is empty")
         env = scrubbed_env(ctx.env if ctx.env is not None else os.environ)
+        if args.background:  # a job's lines should reach job_output as they are printed
+            env.setdefault("PYTHONUNBUFFERED", "1")
         sandbox = ctx.sandbox
         prefix = sandbox.prefix(network=ctx.network) if sandbox is not None else []
+        progress = _progress_lines(ctx)
         try:
-            outcome = await run_shell(
+            job = await ctx.jobs.start(
                 args.command,
+                [*prefix, "bash", "-c", args.command],
                 cwd=ctx.root,
                 env=env,
-                timeout_s=args.timeout_s,
-                prefix=prefix,
-                on_output=_progress_lines(ctx),
                 stdin=None if args.stdin is None else stdin_bytes(args.stdin),
+                timeout_s=args.timeout,
+                on_output=progress,
             )
         except OSError as err:
             return ToolResult.error(f"could not start bash: {err.strerror or err}")
+        try:
+            return await self._follow(job, args, ctx)
+        except BaseException:  # cancelled (Esc): the model never hears of it, so it ends
+            await job.kill()
+            ctx.jobs.finished(job, keep=False)
+            raise
         finally:
+            job.listeners.remove(progress)  # nobody reads this call's progress any more
             if sandbox is not None:
                 sandbox.refresh_soon()  # the command may have made new secret files
-        if outcome.timed_out:
-            status = f"[timed out after {args.timeout_s} s; process group killed]"
+
+    async def _follow(self, job: Job, args: RunBashArgs, ctx: ToolContext) -> ToolResult:
+        """Wait for the command as long as the call should: its first lines for a background
+        job, else until it ends or the session's threshold moves it to the background."""
+        if args.background:
+            job.background = True
+            if not await job.wait(FIRST_LINES_S):
+                return ToolResult(ok=True, output=background_text(job))
         else:
-            status = f"exit code {outcome.exit_code}{_signal_note(outcome.exit_code)}"
-        body = outcome.output.rstrip("\n") or "(no output)"
-        if outcome.strays_killed:
-            body += "\n[background processes still holding the output were killed]"
-        ok = outcome.exit_code == 0 and not outcome.timed_out
-        return ToolResult(ok=ok, output=f"{status}\n{body}")
+            after = ctx.jobs.background_after_s
+            if not await job.wait(after if after > 0 else None):
+                job.background = True
+                return ToolResult(ok=True, output=background_text(job, after))
+        text, cut = finished_text(job)
+        if not job.background:
+            ctx.jobs.finished(job, keep=cut)
+        ok = job.exit_code == 0 and job.state == "exited"
+        return ToolResult(ok=ok, output=text)
 
 
 PROGRESS_EVERY_S = 0.25  # a chatty command's live line is refreshed at most this often
@@ -356,13 +279,15 @@ def _progress_lines(ctx: ToolContext) -> Callable[[bytes], None]:
     return seen
 
 
-def _signal_note(code: int | None) -> str:
-    if code is None or code >= 0:
-        return ""
-    try:
-        return f" (killed by {signal.Signals(-code).name})"
-    except ValueError:
-        return ""
-
-
 TOOL = RunBash()
+
+__all__ = [
+    "TOOL",
+    "OutputCapture",
+    "RunBash",
+    "RunBashArgs",
+    "ShellOutcome",
+    "run_shell",
+    "stdin_bytes",
+    "strip_terminal_controls",
+]

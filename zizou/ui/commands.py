@@ -1,8 +1,8 @@
 """What each slash command does. The table of commands is in `slash.py`; the ones about the
 model and the keys are `ModelSwitcher`'s, the ones that swap the conversation `Conversations'`,
 the ones about the workspace's windows `WorkspaceCommands'`, the task state's `StateCommands'`,
-the mode's `ModeController`'s, the hooks' `HookCommands'` and /undo, /redo and /rewind
-`UndoCommands'`.
+the mode's `ModeController`'s, the hooks' `HookCommands'`, /undo, /redo and /rewind
+`UndoCommands'` and the background jobs' `JobCommands'`.
 
 Commands say what they did in the conversation (`Notices`) and ask the app for screens and for
 quitting with messages, so they run, and are tested, without a Textual app. `/prompt` renders the
@@ -22,6 +22,7 @@ from zizou.errors import ZizouError
 from zizou.paths import debug_log_path
 from zizou.ui.hook_commands import HookCommands
 from zizou.ui.host import QuitRequested, SessionChanged, ShowScreen
+from zizou.ui.job_commands import JobCommands
 from zizou.ui.screens.picker import Entry, PickerScreen
 from zizou.ui.slash import COMMANDS
 from zizou.ui.state_commands import StateCommands
@@ -119,6 +120,7 @@ class SlashCommands:
             "cost": self.cost,
             "permissions": self.permissions,
             "log": self.log,
+            "jobs": JobCommands(host, opening, notices).command,
         }
         if modes is not None:  # it needs the running turns: the app's
             self.table["mode"] = modes.command

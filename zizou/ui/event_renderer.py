@@ -16,6 +16,7 @@ call gets a row only when it failed, or when there is no plan to show for it.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 from zizou.core.events import (
@@ -45,13 +46,15 @@ from zizou.core.events import (
 from zizou.core.messages import Message
 from zizou.core.task_state import plan_line
 from zizou.decks.display import INTO, nested_line
+from zizou.tools.jobs import output_ref
+from zizou.ui.job_commands import kept_output
 from zizou.ui.outcome import Outcome, outcome_of, recorded_result
 from zizou.ui.session import UiSession
 from zizou.ui.widgets.chat_view import ChatView
 from zizou.ui.widgets.deck_row import DeckRow, is_deck_label
 from zizou.ui.widgets.messages import AssistantMessage, RetryNotice
 from zizou.ui.widgets.plan_line import PlanLine
-from zizou.ui.widgets.tool_row import ToolRow
+from zizou.ui.widgets.tool_row import COMMAND_TOOLS, ToolRow
 
 if TYPE_CHECKING:
     from zizou.decks.run import RunRecord
@@ -253,6 +256,8 @@ class EventRenderer:
         recorded = recorded_result(self._records(), event.call_id)
         outcome = recorded or Outcome(event.ok, event.output)
         duration = None if outcome.note in NO_DURATION else event.duration_s
+        if row.tool in COMMAND_TOOLS and (kept := output_ref(outcome.output)) is not None:
+            row.full_output = partial(kept_output, self.session.runtime.jobs, kept)
         await row.show_outcome(outcome, duration, event.diff)
         self._after_call()
 

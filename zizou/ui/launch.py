@@ -47,13 +47,18 @@ def run_tui(options: RunOptions, *, typed_ahead: str = "") -> int:
         keys=KeyServices(api_base=options.api_base),
         notify=options.notify,
     )
+    stopped: list[str] = []
     try:
         code = app.run()
     finally:
         if app.opening.session is not None:
-            app.opening.session.runtime.close()
+            stopped = app.opening.session.runtime.close()
+    if stopped:  # the screen is gone: what zizou ended on its way out
+        from zizou.headless import stopped_jobs
+
+        print(f"zizou: {stopped_jobs(stopped)}")
     if app.opening.session is not None and (hint := app.opening.session.resume_hint(Path.cwd())):
-        print(hint)  # the screen is gone: how to come back
+        print(hint)  # and how to come back
     if app.opening.error is not None:
         raise app.opening.error
     return code or 0

@@ -15,7 +15,8 @@ from zizou.ui.text import clean
 
 PREVIEW_LINES = 5  # a command's output shown under its row; more is one key or click away
 _ERROR = "Error: "
-_STATUS = re.compile(r"^(exit code -?\d+.*|\[timed out .*\]|timed out .*)$")
+_STATUS = re.compile(r"^(exit code -?\d+.*|\[timed out .*\]|timed out .*|job c\d+: .*)$")
+_CUT = re.compile(r"^\[[\d,]+ of ([\d,]+) lines shown \(head and tail\);")  # the model saw part
 _NOTES = (  # the prefix of a recorded result, and how the row names that outcome
     ("not run: the turn was cancelled", "interrupted"),
     ("not run: the turn was interrupted", "interrupted"),
@@ -53,15 +54,20 @@ class Preview:
 
 
 def command_preview(output: str, limit: int = PREVIEW_LINES) -> Preview:
-    """The tail of a command's output (`exit code N` then what it printed)."""
+    """The tail of a command's output (`exit code N` then what it printed); the lines hidden
+    above it are all those the command printed, when the model saw only part of them."""
     lines = clean(output).rstrip("\n").split("\n")
     status = None
     if lines and _STATUS.match(lines[0]):
         first = lines.pop(0)
         status = None if first == "exit code 0" else first
+    total = None
+    if lines and (cut := _CUT.match(lines[0])):
+        lines.pop(0)
+        total = int(cut.group(1).replace(",", ""))
     lines = lines or ["(no output)"]
     shown = lines[-limit:] if len(lines) > limit else lines
-    return Preview(status, shown, len(lines) - len(shown))
+    return Preview(status, shown, (total or len(lines)) - len(shown))
 
 
 def recorded_result(records: list[Message], call_id: str) -> Outcome | None:

@@ -139,14 +139,16 @@ class UiSession:
 
     def adopt(self, runtime: Runtime) -> None:
         """Go on in `runtime` (from `open_runtime`), with the same open windows unless it has
-        its own (a resumed session keeps those); the old one is closed and the running totals
-        start again, but not the run's spend: its caps hold for the whole run of the app."""
+        its own (a resumed session keeps those) and the same background jobs; the old one is
+        closed and the running totals start again, but not the run's spend: its caps hold for the
+        whole run of the app."""
         old = self.runtime
         runtime.spending.carry(old.spending)
         for watcher in self.watchers:
             runtime.state.subscribe(watcher)
         if not runtime.state.windows:
             runtime.state.restore(old.state.workspace.windows)
+        runtime.jobs.take_over(old.jobs)  # background jobs run on, in the app's new session
         self.runtime = runtime
         old.close()
         self.totals = Usage()

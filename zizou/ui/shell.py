@@ -1,5 +1,7 @@
 """`!command`: the user's own shell command, run in the project like run_bash runs the model's
-(own process group, secrets removed from the environment) and shown in the conversation.
+(own process group, secrets removed from the environment, its whole output kept, so a long one
+says how many lines the model is shown and names the read_output call for the rest) and shown
+in the conversation.
 
 It needs no approval (the user typed it), runs in a worker so the prompt stays live, and Esc
 kills its whole process group. Its output goes into the conversation as a note from the user,
@@ -12,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from functools import partial
 from itertools import count
 from typing import TYPE_CHECKING
 
@@ -19,7 +22,8 @@ from textual.message import Message
 
 from zizou.core.messages import ShellRun
 from zizou.env import scrubbed_env
-from zizou.tools.run_bash import run_shell
+from zizou.tools.jobs.report import finished_text
+from zizou.ui.job_commands import kept_output
 from zizou.ui.text import one_line
 from zizou.ui.widgets.tool_row import ToolRow
 
@@ -78,9 +82,11 @@ class UserShell:
 
     async def _run(self, command: str, row: ToolRow) -> None:
         started = time.monotonic()
+        jobs = self.opening.current.runtime.jobs  # its whole output is kept as the model's are
         try:
-            outcome = await run_shell(
+            job = await jobs.start(
                 command,
+                ["bash", "-c", command],
                 cwd=self.opening.current.root,
                 env=scrubbed_env(os.environ),
                 timeout_s=SHELL_TIMEOUT_S,
@@ -88,16 +94,19 @@ class UserShell:
         except OSError as err:
             await row.finish(False, f"could not start bash: {err}", time.monotonic() - started)
             return
+        try:
+            await job.wait()
         except BaseException:
+            await job.kill()
+            jobs.finished(job, keep=False)
             stopped = "interrupted: the command and everything it started were stopped"
             await row.finish(False, stopped, time.monotonic() - started)
             raise
-        if outcome.timed_out:
-            status = f"timed out after {SHELL_TIMEOUT_S:.0f} s; process group killed"
-        else:
-            status = f"exit code {outcome.exit_code}"
-        result = f"{status}\n{outcome.output.rstrip()}"
-        ok = outcome.exit_code == 0 and not outcome.timed_out
+        result, cut = finished_text(job)
+        jobs.finished(job, keep=cut)
+        if cut:
+            row.full_output = partial(kept_output, jobs, job.id)
+        ok = job.exit_code == 0 and job.state == "exited"
         await row.finish(ok, f"{result}\n{SHARED}", time.monotonic() - started)
         row.expanded = True
         self.host.post_message(self.Shared(ShellRun(command=command, result=result, ok=ok)))

@@ -53,6 +53,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("drop", "[PATH|w3]", "close a file's windows, or one window; alone: list"),
     SlashCommand("workspace", "", "list the open windows: lines, anchors, lost ones"),
     SlashCommand("export", "[FILE]", "save the transcript as Markdown"),
+    SlashCommand("jobs", "[ID|kill ID]", "background jobs: list them, read one's output, stop one"),
     SlashCommand("cost", "", "tokens and cost so far"),
     SlashCommand("permissions", "", "list and remove saved approval rules"),
     SlashCommand("log", "", "where the debug log is and what the last turn cost"),

@@ -2,7 +2,9 @@
 Ctrl+O for every cut command output) to the full arguments and output. Under the row, a running
 call shows the latest progress line its tool reports, and a finished command the last lines it
 printed; edits and writes show their diff, and under it the problems the change brought (new
-syntax problems, the checkers' new diagnostics: `zizou.checks`).
+syntax problems, the checkers' new diagnostics: `zizou.checks`). A command whose output the
+model saw cut expands to its whole output, every line, in a scrollable log inside the row (read
+from the output zizou kept; `full_output` is how the row gets it).
 
 The row's time counts from when the call could run: a call waiting for approval says so, and the
 clock starts again once it is approved. A finished call shows what the conversation recorded
@@ -11,7 +13,9 @@ for it (`zizou.ui.outcome`), so a resumed session shows it the same way.
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
@@ -21,7 +25,7 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Log, Static
 
 from zizou.checks.report import split_report
 from zizou.ui.outcome import Outcome, Preview, command_preview
@@ -64,6 +68,9 @@ class ToolRow(Widget, can_focus=True):
         self.waiting = False
         self.preview: Preview | None = None
         self._timer: Timer | None = None
+        # The whole output, when the model saw only part of it and zizou still keeps it.
+        self.full_output: Callable[[], str | None] | None = None
+        self._full: Log | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(self._header(), classes="tool-header")
@@ -163,7 +170,7 @@ class ToolRow(Widget, can_focus=True):
             return
         text = Text()  # one row a line: the CSS cuts long ones
         if self.preview.hidden:
-            more = f"⋮ {self.preview.hidden} earlier lines · {EXPAND_HINT}\n"
+            more = f"⋮ {self.preview.hidden:,} earlier lines · {EXPAND_HINT}\n"
             text.append(more, style="italic")
         text.append("\n".join(self.preview.lines))
         static = self.query_one(".tool-preview", Static)
@@ -188,13 +195,28 @@ class ToolRow(Widget, can_focus=True):
         if self.show_arguments:
             body.append("arguments\n", style="bold")
             body.append(clean(pretty_arguments(self.arguments)) + "\n")
-        if self.ok is not None:
+        if self.ok is not None and self.full_output is not None:
+            body.append("output", style="bold")
+            body.append(" (every line, as the command printed it; scroll inside)", style="dim")
+            self.call_later(self._show_full)
+        elif self.ok is not None:
             body.append("output\n", style="bold")
             shown = self.output[:OUTPUT_PREVIEW_CHARS]
             body.append(shown or "(no output)")
             if len(self.output) > len(shown):
                 body.append(f"\n… {len(self.output) - len(shown):,} more characters", style="dim")
         self.query_one(".tool-body", Static).update(body)
+
+    async def _show_full(self) -> None:
+        """The whole output in a log under the body (read once, in a thread: it may be long)."""
+        if self._full is not None or self.full_output is None:
+            return
+        self._full = Log(auto_scroll=False, classes="tool-full")
+        await self.mount(self._full)
+        text = await asyncio.to_thread(self.full_output)
+        if text is None:
+            text = f"{self.output}\n[the whole output is no longer kept]"
+        self._full.write_lines(text.split("\n"))
 
 
 __all__ = ["COMMAND_TOOLS", "ToolRow"]

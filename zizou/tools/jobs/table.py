@@ -1,0 +1,170 @@
+"""The session's commands: every one zizou started for the model, by id, with its output.
+
+`run_bash` starts each command here. A foreground command whose output the model saw whole is
+forgotten when it ends; one whose output was cut is kept (up to `KEEP_OUTPUTS` of them, oldest
+dropped first) so `read_output` can read the rest; a background job stays until zizou exits.
+The table outlives a conversation (`/clear` hands it to the next runtime), and `close` ends
+every group it started, so no process is left behind: zizou calls it on exit, and a finalizer
+does it for a table nobody closed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import signal
+import tempfile
+import time
+import weakref
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from zizou.tools._procgroup import group_alive
+from zizou.tools.jobs.job import Job
+from zizou.tools.jobs.spool import OutputSpool
+
+DEFAULT_BACKGROUND_AFTER_S = 60.0
+KEEP_OUTPUTS = 50  # finished commands whose output is kept for read_output
+CLOSE_GRACE_S = 1.0
+
+
+class JobTable:
+    def __init__(
+        self, background_after_s: float = DEFAULT_BACKGROUND_AFTER_S, first_id: int = 1
+    ) -> None:
+        """`first_id`: the number of the first job (`c1`); a resumed conversation's table starts
+        past the ids its messages name, so an old id never reads a new command's output."""
+        # A foreground command still running after this long is moved to the background
+        # (0: never).
+        self.background_after_s = background_after_s
+        self._jobs: dict[str, Job] = {}
+        self._next = first_id
+        self._dir: Path | None = None
+        self._groups: set[int] = set()  # every group started; shared with the finalizer
+        self._holder: list[Path] = []  # the spool directory, for the finalizer
+        self._finalizer = weakref.finalize(self, _kill_and_remove, self._groups, self._holder)
+
+    def _spool(self, job_id: str) -> OutputSpool:
+        if self._dir is None:
+            try:
+                self._dir = Path(tempfile.mkdtemp(prefix="zizou-output-"))
+                self._holder.append(self._dir)
+            except OSError:
+                return OutputSpool(None)
+        return OutputSpool(self._dir / f"{job_id}.out")
+
+    async def start(
+        self,
+        command: str,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        env: dict[str, str],
+        stdin: bytes | None = None,
+        timeout_s: float | None = None,
+        on_output: Callable[[bytes], None] | None = None,
+    ) -> Job:
+        """Start a command as the next job (`c1`, `c2`, ...), its output kept in a spool."""
+        job_id, self._next = f"c{self._next}", self._next + 1
+        spool = self._spool(job_id)
+        self._prune()
+        try:
+            job = await Job.start(
+                job_id, command, argv, cwd=cwd, env=env, spool=spool, stdin=stdin,
+                timeout_s=timeout_s, on_output=on_output,
+            )  # fmt: skip
+        except BaseException:
+            spool.remove()
+            raise
+        self._groups.add(job.pgid)
+        self._jobs[job_id] = job
+        return job
+
+    def _prune(self) -> None:
+        """Forget the groups that have no process left: their number may be reused by a group
+        that is not zizou's, which `close` must never signal."""
+        for group in [g for g in self._groups if not group_alive(g)]:
+            self._groups.discard(group)
+
+    def get(self, job_id: str) -> Job | None:
+        return self._jobs.get(job_id.strip())
+
+    def ids(self) -> list[str]:
+        return list(self._jobs)
+
+    def background(self) -> list[Job]:
+        """The jobs in the background, running or not, oldest first (what /jobs lists)."""
+        return [job for job in self._jobs.values() if job.background]
+
+    def running(self) -> list[Job]:
+        return [job for job in self._jobs.values() if job.background and not job.done]
+
+    def finished(self, job: Job, keep: bool) -> None:
+        """A foreground command ended: its output is kept for read_output when the model saw
+        only part of it, else forgotten; the oldest kept outputs go past KEEP_OUTPUTS."""
+        if not keep:
+            self._forget(job)
+            return
+        kept = [j for j in self._jobs.values() if not j.background and j.done]
+        for old in kept[: max(0, len(kept) - KEEP_OUTPUTS)]:
+            self._forget(old)
+
+    def _forget(self, job: Job) -> None:
+        self._jobs.pop(job.id, None)
+        job.spool.remove()
+        self._prune()
+
+    def take_over(self, other: JobTable) -> None:
+        """Go on with `other`'s jobs (a new conversation in the same app): they stay running,
+        and this table ends them on exit."""
+        self._next = max(self._next, other._next)
+        self._jobs = {**other._jobs, **self._jobs}
+        self._groups |= other._groups
+        self._holder.extend(other._holder)
+        other._jobs, other._holder[:] = {}, []
+        other._groups.clear()
+
+    def close(self) -> list[str]:
+        """On exit: end every process group zizou started that still has a process (TERM, a
+        moment's grace, then KILL) and remove the kept outputs. The background jobs that were
+        running when zizou began to exit (`c3 (COMMAND)`), to tell the user."""
+        ended = [
+            f"{job.id} ({job.command})"
+            for job in self._jobs.values()
+            if job.background and (not job.done or job.stopped_at_exit)
+        ]
+        self._finalizer()
+        return ended
+
+
+_NAMED = re.compile(r'(?:\bjob |\bid=")c(\d+)\b')
+
+
+def next_job_number(texts: Iterable[str]) -> int:
+    """The first job number past every id (`job c3`, `id="c3"`) that `texts` name."""
+    found = (int(match.group(1)) for text in texts for match in _NAMED.finditer(text))
+    return max(found, default=0) + 1
+
+
+def _kill_and_remove(groups: set[int], holder: list[Path]) -> None:
+    """Every live group: TERM, then KILL after a short grace; then the outputs' directory."""
+    alive = {group for group in groups if group_alive(group)}
+    for group in alive:
+        with contextlib.suppress(OSError):
+            os.killpg(group, signal.SIGTERM)
+    deadline = time.monotonic() + CLOSE_GRACE_S
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.02)
+        alive = {group for group in alive if group_alive(group)}
+    for group in alive:
+        with contextlib.suppress(OSError):
+            os.killpg(group, signal.SIGKILL)
+    groups.clear()
+    for directory in holder:
+        shutil.rmtree(directory, ignore_errors=True)
+    holder.clear()
+
+
+__all__ = ["DEFAULT_BACKGROUND_AFTER_S", "JobTable", "next_job_number"]
