@@ -26,6 +26,7 @@ Commands:
   zizou models [PROVIDER]                   the model ids zizou can be given
   zizou config [OPTIONS]                    the options in effect, and where each came from
   zizou hooks list | trust PATH | check     project hooks: trust and check them
+  zizou mcp add | list | get | remove       MCP servers (`zizou mcp --help`)
   zizou run DECK [--input JSON|STRING]      run a deck (a sub-agent written as a file)
   zizou decks list | check | new NAME       the decks: list them, find what is wrong, start one
   zizou trace [RUNID]                       a deck run's trace: its actions, calls and outcome
@@ -129,6 +130,14 @@ RUN_FLAGS = (
         default=False,
         help="Trust the project's Python hooks (.zizou/hooks/*.py) as they are now, and run them; "
         "an edited hook asks again.",
+    ),
+    click.option(
+        "--mcp-config",
+        "mcp_config",
+        multiple=True,
+        type=click.Path(dir_okay=False, path_type=Path),
+        metavar="FILE",
+        help="MCP servers from FILE (the .mcp.json format), started for this run (repeatable).",
     ),
     click.option(
         "--no-debug-log",
@@ -244,6 +253,7 @@ SUBCOMMANDS: dict[str, str] = {
     "run": "zizou.decks.run_command:run_command",
     "decks": "zizou.decks.command:decks",
     "trace": "zizou.decks.trace_command:trace",
+    "mcp": "zizou.mcp.command:mcp",
 }
 
 

@@ -70,6 +70,8 @@ def option_rows(options: RunOptions) -> list[Row]:
         *_rule_rows(options),
         *_section_rows("retry", options.retry, origin_of(options, "retry")),
         *_section_rows("timeouts", options.timeouts, origin_of(options, "timeouts")),
+        *_section_rows("mcp", options.mcp, origin_of(options, "mcp")),
+        *(("mcp_config", str(path), "flag") for path in options.mcp_config),
     ]
 
 
@@ -108,6 +110,7 @@ def _rule_rows(options: RunOptions) -> list[Row]:
     rules = options.rules
     flagged = [*sorted(rules.allowed_tools), *(f"run_bash:{p}" for p in rules.flag_prefixes)]
     saved = [f"run_bash:{p}" for p in rules.bash_prefixes if p not in rules.flag_prefixes]
+    saved += list(rules.saved_tools)
     rows = [("allow", rule, "flag") for rule in flagged]
     rows += [("allow", rule, origin_of(options, "saved rules")) for rule in saved]
     rows = rows or [("allow", "-", "default")]

@@ -26,13 +26,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from zizou.config.project_rules import ignored_project_file, load_prefixes
+from zizou.config.project_rules import ignored_project_file, load_prefixes, load_tool_rules
 from zizou.config.settings import (
     CheckpointsMaxAgeDays,
     CheckpointsMaxMb,
     CompactAtPercent,
     HistoryWindow,
     MaxSteps,
+    McpSettings,
     Mode,
     PlanReminderSteps,
     Protocol,
@@ -65,6 +66,7 @@ LAYERED = (
     "checkpoints_max_mb",  # these two: config.toml only, no flag
     "checkpoints_max_age_days",
     "compact_at_percent",  # config.toml only
+    "mcp",  # config.toml only: the [mcp] section
 )
 Profile = Literal["stateful"] | None  # --profile stateful: history window 1, and the task state
 
@@ -112,6 +114,8 @@ class Flags(BaseModel):
     model_force: str | None = None  # `zizou run --model-force ID`: every deck runs on ID
     plan_reminder_steps: PlanReminderSteps | None = None  # not a flag: config.toml only
     compact_at_percent: CompactAtPercent | None = None  # not a flag: config.toml only
+    mcp: McpSettings | None = None  # not a flag: config.toml only
+    mcp_config: tuple[Path, ...] = ()  # --mcp-config FILE, repeatable: more MCP servers
 
 
 class RunOptions(BaseModel):
@@ -145,6 +149,8 @@ class RunOptions(BaseModel):
     compact_at_percent: CompactAtPercent = 85  # of the context window: summarise before a turn
     checkpoints_max_mb: CheckpointsMaxMb = 500  # undo's kept bytes, pruned at start-up to this
     checkpoints_max_age_days: CheckpointsMaxAgeDays = 30  # and of those unused this long
+    mcp: McpSettings = McpSettings()  # MCP time-outs and the stdio servers' network
+    mcp_config: tuple[Path, ...] = ()  # files of MCP servers named on the command line
     setup: SetupMode = None
     retry: RetrySettings = RetrySettings()
     timeouts: TimeoutSettings = TimeoutSettings()
@@ -177,6 +183,7 @@ def resolve_options(flags: Flags, environ: Mapping[str, str] | None = None) -> R
             "mode",
             "trust_hooks",
             "model_force",
+            "mcp_config",
         )
         if (value := getattr(flags, name)) not in (None, (), False)
     }
@@ -192,7 +199,7 @@ def resolve_options(flags: Flags, environ: Mapping[str, str] | None = None) -> R
     rules = _flag_rules(flags, status.state)
     merged, warnings = with_saved_rules(root, rules)
     origins["allow"] = "flag" if flags.allow or flags.yes else "default"
-    if merged.bash_prefixes != rules.bash_prefixes:
+    if merged.bash_prefixes != rules.bash_prefixes or merged.saved_tools:
         origins["saved rules"] = "project"
     update = {"sandbox_status": status, "rules": merged, "warnings": tuple(warnings)}
     return options.model_copy(update={**update, "origins": origins})
@@ -254,7 +261,12 @@ def with_saved_rules(root: Path, rules: Rules) -> tuple[Rules, list[str]]:
     """`rules` plus the command rules the user saved for this project (kept in the user's config
     dir, never in the project), and a warning when the project ships a rules file of its own."""
     saved = tuple(p for p in load_prefixes(root) if p not in rules.bash_prefixes)
-    merged = dataclasses.replace(rules, bash_prefixes=(*rules.bash_prefixes, *saved))
+    tools = tuple(t for t in load_tool_rules(root) if t not in rules.saved_tools)
+    merged = dataclasses.replace(
+        rules,
+        bash_prefixes=(*rules.bash_prefixes, *saved),
+        saved_tools=(*rules.saved_tools, *tools),
+    )
     ignored = ignored_project_file(root)
     return merged, [ignored] if ignored else []
 

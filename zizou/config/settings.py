@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from zizou.errors import UsageError
+from zizou.mcp.settings import McpSettings
 from zizou.paths import user_config_dir
 from zizou.providers.settings import RetrySettings, TimeoutSettings
 
@@ -56,6 +57,9 @@ class Settings(BaseModel):
     # many megabytes, oldest first, and when unused for this many days.
     checkpoints_max_mb: CheckpointsMaxMb | None = None
     checkpoints_max_age_days: CheckpointsMaxAgeDays | None = None
+    # MCP servers: how long to wait for one to start and for a call, and whether the stdio
+    # servers may use the network in the sandbox.
+    mcp: McpSettings | None = None
 
 
 def settings_path() -> Path:
@@ -85,6 +89,7 @@ __all__ = [
     "CompactAtPercent",
     "HistoryWindow",
     "MaxSteps",
+    "McpSettings",
     "Mode",
     "PlanReminderSteps",
     "Protocol",

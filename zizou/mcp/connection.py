@@ -1,0 +1,354 @@
+"""One MCP server, connected: its lifecycle, its lists, and the requests sent to it.
+
+A `Connection` lives on the MCP thread's event loop (`manager.py`). `run` starts the server
+(or connects to its URL), shakes hands and lists its tools, resources and prompts within the
+connect time-out, then serves until it is stopped or the server goes away. Its `status` is a
+frozen snapshot any thread may read: starting, ready (with its lists), failed (with why, and
+the last lines of its stderr), disabled or stopped.
+
+What can go wrong becomes a `CallFailed` whose message says what happened and what to do: a
+server that never answers the handshake, one that exits mid-call, one that writes a line that
+is not JSON-RPC while a call waits (the call fails at once rather than waiting out its
+time-out), an error response, a call that outlives its time-out (the server is told it was
+cancelled, `notifications/cancelled`, as it is when the user presses Esc).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Literal
+
+from zizou.mcp.config import HttpServer, MissingVariable, ServerSpec, StdioServer, expanded
+from zizou.mcp.settings import McpSettings
+
+if TYPE_CHECKING:
+    from zizou.sandbox import Sandbox
+
+State = Literal["starting", "ready", "failed", "disabled", "unapproved", "stopped"]
+STDERR_LINES = 12
+STDERR_TAIL_BYTES = 8192
+MAX_LISTED = 1000  # tools, resources or prompts of one server
+AUDIT_CHARS = 100_000  # of one message, in the debug log
+log = logging.getLogger("zizou.mcp")
+
+
+class CallFailed(Exception):
+    """A request to a server failed; the message is what the model (or the user) reads."""
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    """A server as the front ends show it, at one moment."""
+
+    name: str
+    scope: str
+    transport: str
+    target: str  # the command line or URL, as configured
+    state: State
+    tools: tuple[dict[str, Any], ...] = ()  # as listed: name, description, inputSchema...
+    resources: tuple[dict[str, Any], ...] = ()
+    prompts: tuple[dict[str, Any], ...] = ()
+    message: str | None = None  # why it failed, or what it did wrong while ready
+    stderr: tuple[str, ...] = ()  # its last lines, for a failure
+    since: float = field(default_factory=time.monotonic)
+
+    def says(self) -> str:
+        """One line: the state, and the tool count or why it failed."""
+        match self.state:
+            case "ready":
+                count = f"ready · {len(self.tools)} tool{'s' * (len(self.tools) != 1)}"
+                return count + (f" · {self.message}" if self.message else "")
+            case "failed":
+                return f"failed: {self.message or 'no reason given'}"
+            case "unapproved":
+                return "not approved: `zizou mcp approve`, or /mcp approve in the app"
+            case other:
+                return other
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What every connection of a session shares: where stdio servers run and with what."""
+
+    root: Path
+    settings: McpSettings
+    env: dict[str, str]  # the scrubbed environment servers start from
+    environ: dict[str, str]  # where `${VAR}` values come from
+    sandbox: Sandbox | None = None
+    network: bool = False  # stdio servers may use the network in the sandbox
+
+
+class Connection:
+    def __init__(
+        self, spec: ServerSpec, launch: Launch, on_change: Callable[[ServerStatus], None]
+    ) -> None:
+        self.spec = spec
+        self.launch = launch
+        self.on_change = on_change
+        self.status = ServerStatus(
+            spec.name, spec.scope, spec.transport, spec.describe(), "starting"
+        )
+        self.session: Any = None  # the SDK's ClientSession while ready
+        self.pid: int | None = None  # the stdio server's process (group), while it runs
+        self._stop = asyncio.Event()
+        self._closed = asyncio.Event()
+        self._ready = asyncio.Event()
+        self._stderr: IO[bytes] | None = None
+        self._calls: dict[asyncio.Task[Any], str | None] = {}  # in flight -> why it must fail
+
+    def _set(self, **changes: Any) -> None:
+        self.status = replace(self.status, since=time.monotonic(), **changes)
+        if self.status.state != "starting":
+            self._ready.set()
+        self.on_change(self.status)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    async def run(self) -> None:
+        """Connect, serve until stopped or lost, then close (the process group ended)."""
+        self._set(state="starting", message=None, stderr=())
+        try:
+            await self._serve()
+        except MissingVariable as err:
+            self._set(state="failed", message=f"its configuration needs {err}")
+        except TimeoutError:
+            seconds = self.launch.settings.connect_timeout_s
+            self._failed(
+                f"it did not answer the MCP handshake within {seconds:g} s "
+                "(connect_timeout_s in the [mcp] section of config.toml)"
+            )
+        except Exception as exc:  # whatever a broken server or a bad URL raises
+            log.info("MCP server %s failed", self.spec.name, exc_info=True)
+            self._failed(_reason(exc))
+        finally:
+            self.session = None
+            if self._stderr is not None:
+                self._stderr.close()
+                self._stderr = None
+        if self.status.state in ("starting", "ready"):
+            self._set(state="stopped")
+
+    async def _serve(self) -> None:
+        from zizou.mcp.transport import tapped
+
+        config = expanded(self.spec.config, self.launch.environ)
+        async with contextlib.AsyncExitStack() as stack:
+            streams = await stack.enter_async_context(self._transport(config))
+            read, write = await stack.enter_async_context(
+                tapped(streams, self._audit, self._closed)
+            )
+            session = await stack.enter_async_context(_client_session(read, write, self._notified))
+            lists = await asyncio.wait_for(
+                _handshake(session), self.launch.settings.connect_timeout_s
+            )
+            self.session = session
+            self._set(state="ready", message=None, **lists)
+            stop = asyncio.ensure_future(self._stop.wait())
+            lost = asyncio.ensure_future(self._closed.wait())
+            try:
+                await asyncio.wait({stop, lost}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stop.cancel()
+                lost.cancel()
+            self.session = None
+            if not self._stop.is_set():
+                self._fail_calls("the server closed the connection")
+                self._failed("the server exited or closed the connection")
+
+    def _transport(self, config: StdioServer | HttpServer) -> Any:
+        from zizou.mcp import transport
+
+        if isinstance(config, HttpServer):
+            connect = self.launch.settings.connect_timeout_s
+            return transport.http(config.url, dict(config.headers), connect)
+        launch = self.launch
+        prefix = launch.sandbox.prefix(network=launch.network) if launch.sandbox else []
+        # Kept past the connection's end (closed by `run`): a failure quotes its last lines.
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115
+        return transport.stdio(
+            [*prefix, config.command, *config.args],
+            cwd=launch.root,
+            env={**launch.env, **config.env},
+            stderr=self._stderr,
+            on_garbage=self._garbage,
+            on_pid=self._started,
+        )
+
+    def _started(self, pid: int | None) -> None:
+        self.pid = pid
+
+    def _failed(self, message: str) -> None:
+        self._set(state="failed", message=message, stderr=self.stderr_tail())
+
+    def stderr_tail(self) -> tuple[str, ...]:
+        """The last lines the server wrote to its stderr (read without moving the server's
+        file offset: it shares the file)."""
+        if self._stderr is None:
+            return self.status.stderr
+        try:
+            fd = self._stderr.fileno()
+            size = os.fstat(fd).st_size
+            start = max(0, size - STDERR_TAIL_BYTES)
+            data = os.pread(fd, size - start, start)
+        except (OSError, ValueError):
+            return ()
+        lines = data.decode("utf-8", "replace").splitlines()
+        return tuple(line for line in lines if line.strip())[-STDERR_LINES:]
+
+    def _audit(self, direction: str, text: str) -> None:
+        shown = text if len(text) <= AUDIT_CHARS else f"{text[:AUDIT_CHARS]}… ({len(text):,} chars)"
+        log.info("MCP %s %s %s", self.spec.name, direction, shown)
+
+    def _garbage(self, line: str) -> None:
+        shown = line if len(line) <= 200 else line[:200] + "…"
+        note = f"it wrote output that is not JSON-RPC: {shown!r}"
+        log.warning("MCP server %s %s", self.spec.name, note)
+        if self.status.state == "ready":
+            self._set(message=note)
+        self._fail_calls(f"the server answered with output that is not JSON-RPC: {shown!r}")
+
+    def _fail_calls(self, why: str) -> None:
+        for task in self._calls:
+            if self._calls[task] is None:
+                self._calls[task] = why
+                task.cancel()
+
+    async def _notified(self, message: Any) -> None:
+        """A notification from the server: a changed list of tools is listed again."""
+        method = getattr(getattr(message, "root", message), "method", None)
+        if method == "notifications/tools/list_changed" and self.session is not None:
+            with contextlib.suppress(Exception):
+                tools = await _all(self.session.list_tools, "tools")
+                self._set(tools=tools)
+
+    async def wait_ready(self, wait_s: float) -> None:
+        """Until the server is ready; a CallFailed saying why when it is not."""
+        if self.status.state == "starting":
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._ready.wait(), wait_s)
+        if self.status.state != "ready" or self.session is None:
+            raise CallFailed(not_running(self.status))
+
+    async def request(self, send: Callable[[Any], Awaitable[Any]], what: str) -> dict[str, Any]:
+        """Send one request (`send(session)`) within the call time-out; its result as MCP's
+        wire JSON, or a CallFailed naming what went wrong."""
+        settings = self.launch.settings
+        await self.wait_ready(settings.connect_timeout_s)
+        task = asyncio.current_task()
+        assert task is not None
+        self._calls[task] = None
+        try:
+            result = await asyncio.wait_for(send(self.session), settings.call_timeout_s)
+        except asyncio.CancelledError:
+            why = self._calls.get(task)
+            if why is None:
+                raise  # the user's Esc, or zizou closing: the server was told
+            task.uncancel()
+            raise CallFailed(f"{what} failed: {why}{self._tail()}") from None
+        except TimeoutError:
+            raise CallFailed(
+                f"{what} got no result within {settings.call_timeout_s:g} s, so it was "
+                "cancelled (call_timeout_s in the [mcp] section of config.toml)"
+            ) from None
+        except Exception as exc:
+            raise CallFailed(f"{what} failed: {_reason(exc)}{self._tail()}") from None
+        finally:
+            self._calls.pop(task, None)
+        return dict(result.model_dump(mode="json", by_alias=True, exclude_none=True))
+
+    def _tail(self) -> str:
+        lines = self.stderr_tail() if self._stderr is not None else ()
+        return "\nits stderr ended with:\n" + "\n".join(lines) if lines else ""
+
+
+def not_running(status: ServerStatus) -> str:
+    """Why a request cannot go to a server now, and what to do."""
+    name = status.name
+    match status.state:
+        case "failed":
+            tail = "\n".join(status.stderr[-5:])
+            more = f"\nits stderr ended with:\n{tail}" if tail else ""
+            return (
+                f"the MCP server {name} is not running: {status.message}; the user can "
+                f"restart it with /mcp restart {name}{more}"
+            )
+        case "disabled":
+            return f"the MCP server {name} is disabled for this session (/mcp enable {name})"
+        case "unapproved":
+            return f"the MCP server {name} is not approved (`zizou mcp approve`)"
+        case "starting":
+            return f"the MCP server {name} is still starting; try again in a moment"
+        case _:
+            return f"the MCP server {name} is not running ({status.state})"
+
+
+def _reason(exc: BaseException) -> str:
+    """An exception from the SDK or a transport, in words (the innermost of a group)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, FileNotFoundError):
+        return f"its command was not found ({exc.filename or exc}); check `command` and PATH"
+    code = getattr(getattr(exc, "error", None), "code", None)
+    text = str(exc) or type(exc).__name__
+    if code == -32000 or "Connection closed" in text:
+        return "the server closed the connection (it may have crashed)"
+    return f"{text} (error {code})" if isinstance(code, int) else text
+
+
+def _client_session(read: Any, write: Any, notified: Callable[[Any], Awaitable[None]]) -> Any:
+    from mcp import ClientSession, types
+
+    from zizou import __version__
+
+    info = types.Implementation(name="zizou", version=__version__)
+    return ClientSession(read, write, client_info=info, message_handler=notified)  # type: ignore[arg-type]
+
+
+async def _handshake(session: Any) -> dict[str, tuple[dict[str, Any], ...]]:
+    """Initialise, then list what the server says it has."""
+    await session.initialize()
+    capabilities = session.server_capabilities
+    lists: dict[str, tuple[dict[str, Any], ...]] = {"tools": (), "resources": (), "prompts": ()}
+    if capabilities is None or capabilities.tools is not None:
+        lists["tools"] = await _all(session.list_tools, "tools")
+    if capabilities is not None and capabilities.resources is not None:
+        with contextlib.suppress(Exception):  # a server's resources are a courtesy
+            lists["resources"] = await _all(session.list_resources, "resources")
+    if capabilities is not None and capabilities.prompts is not None:
+        with contextlib.suppress(Exception):
+            lists["prompts"] = await _all(session.list_prompts, "prompts")
+    return lists
+
+
+async def _all(list_page: Callable[..., Awaitable[Any]], key: str) -> tuple[dict[str, Any], ...]:
+    """Every page of a list (tools, resources, prompts), as wire JSON, up to MAX_LISTED."""
+    from mcp import types
+
+    items: list[dict[str, Any]] = []
+    cursor: str | None = None
+    while len(items) < MAX_LISTED:
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        page = await list_page(params=params)
+        data = page.model_dump(mode="json", by_alias=True, exclude_none=True)
+        items += [item for item in data.get(key, []) if isinstance(item, dict)]
+        cursor = data.get("nextCursor")
+        if not cursor:
+            break
+    return tuple(items[:MAX_LISTED])
+
+
+def arguments_json(arguments: dict[str, Any]) -> str:
+    return json.dumps(arguments, ensure_ascii=False)
+
+
+__all__ = ["CallFailed", "Connection", "Launch", "ServerStatus", "State", "not_running"]
