@@ -178,7 +178,7 @@ def list_servers(cwd: Path | None) -> None:
             click.echo("no MCP servers: add one with `zizou mcp add NAME -- COMMAND`")
         for status in statuses:
             click.echo(f"{status.name} ({status.scope}, {status.transport}): {status.target}")
-            click.echo(f"  {_mark(status)} {status.says()}")
+            click.echo(f"  {_mark(status)} {setup.servers.line(status.name)}")
     finally:
         setup.servers.close()
     for warning in setup.warnings:
@@ -203,7 +203,7 @@ def get(cwd: Path | None, name: str) -> None:
         if names:
             kind = "env" if spec.transport == "stdio" else "headers"
             click.echo(f"  {kind}: {', '.join(names)}")
-        click.echo(f"  state: {_mark(status)} {status.says()}")
+        click.echo(f"  state: {_mark(status)} {setup.servers.line(name)}")
         for line in status.stderr:
             click.echo(f"    {line}")
         for tool in setup.servers.tools():

@@ -119,17 +119,8 @@ class Connection:
         self._set(state="starting", message=None, stderr=())
         try:
             await self._serve()
-        except MissingVariable as err:
-            self._set(state="failed", message=f"its configuration needs {err}")
-        except TimeoutError:
-            seconds = self.launch.settings.connect_timeout_s
-            self._failed(
-                f"it did not answer the MCP handshake within {seconds:g} s "
-                "(connect_timeout_s in the [mcp] section of config.toml)"
-            )
         except Exception as exc:  # whatever a broken server or a bad URL raises
-            log.info("MCP server %s failed", self.spec.name, exc_info=True)
-            self._failed(_reason(exc))
+            self._broke(_innermost(exc))
         finally:
             self.session = None
             if self._stderr is not None:
@@ -183,6 +174,20 @@ class Connection:
             on_garbage=self._garbage,
             on_pid=self._started,
         )
+
+    def _broke(self, exc: BaseException) -> None:
+        """The connection failed: say why, in words that name the fix."""
+        if isinstance(exc, MissingVariable):
+            self._set(state="failed", message=f"its configuration needs {exc}")
+        elif isinstance(exc, TimeoutError):
+            seconds = self.launch.settings.connect_timeout_s
+            self._failed(
+                f"it did not answer the MCP handshake within {seconds:g} s "
+                "(connect_timeout_s in the [mcp] section of config.toml)"
+            )
+        else:
+            log.info("MCP server %s failed", self.spec.name, exc_info=exc)
+            self._failed(_reason(exc))
 
     def _started(self, pid: int | None) -> None:
         self.pid = pid
@@ -292,10 +297,16 @@ def not_running(status: ServerStatus) -> str:
             return f"the MCP server {name} is not running ({status.state})"
 
 
-def _reason(exc: BaseException) -> str:
-    """An exception from the SDK or a transport, in words (the innermost of a group)."""
+def _innermost(exc: BaseException) -> BaseException:
+    """The first exception inside the exception groups anyio's task groups wrap it in."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    return exc
+
+
+def _reason(exc: BaseException) -> str:
+    """An exception from the SDK or a transport, in words."""
+    exc = _innermost(exc)
     if isinstance(exc, FileNotFoundError):
         return f"its command was not found ({exc.filename or exc}); check `command` and PATH"
     code = getattr(getattr(exc, "error", None), "code", None)

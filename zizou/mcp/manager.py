@@ -19,6 +19,8 @@ import asyncio
 import atexit
 import concurrent.futures
 import contextlib
+import os
+import signal
 import threading
 from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import replace
@@ -107,6 +109,17 @@ class McpServers:
 
     def status(self, name: str) -> ServerStatus | None:
         return self._statuses.get(name)
+
+    def line(self, name: str) -> str:
+        """A server's state in one line, its tools counted as they are offered."""
+        status = self._statuses[name]
+        if status.state != "ready":
+            return status.says()
+        offered = sum(1 for tool in self._tools if tool.server == name)
+        left = len(self.left_out(name))
+        text = f"ready · {offered} tool{'s' * (offered != 1)}"
+        text += f" ({left} left out: `zizou mcp get {name}`)" if left else ""
+        return text + (f" · {status.message}" if status.message else "")
 
     def left_out(self, name: str) -> tuple[str, ...]:
         """The tools of `name` that are not offered, and why (an invalid schema)."""
@@ -295,9 +308,7 @@ class McpServers:
             with contextlib.suppress(Exception):
                 run.result(wait_s)
         if connection.pid is not None:
-            from zizou.mcp.transport import end_now
-
-            end_now(connection.pid)
+            _end_now(connection.pid)
 
     def close(self) -> None:
         """Stop every server: each process group ends, whatever the server does."""
@@ -318,11 +329,15 @@ class McpServers:
                 self._thread.join(1.0)
 
     def _kill_all(self) -> None:
-        from zizou.mcp.transport import end_now
-
         for connection in list(self._connections.values()):
             if connection.pid is not None:
-                end_now(connection.pid)
+                _end_now(connection.pid)
+
+
+def _end_now(pid: int) -> None:
+    """Kill a server's process group at once (its connection did not end it in time)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
 
 
 __all__ = ["McpServers", "Subscriber"]

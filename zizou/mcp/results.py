@@ -106,8 +106,10 @@ def resource_text(result: dict[str, Any]) -> str:
     """A `resources/read` result (wire JSON) as text for the model: each text content under
     its URI; binary contents named."""
     contents = result.get("contents")
-    parts = [_resource(item) for item in (contents if isinstance(contents, list) else ())]
-    return capped("\n".join(parts) or "(the resource is empty)")
+    items = [item for item in (contents if isinstance(contents, list) else ()) if item]
+    if len(items) == 1 and isinstance(items[0], dict) and isinstance(items[0].get("text"), str):
+        return capped(items[0]["text"])  # the one text: its URI is named where it is attached
+    return capped("\n".join(_resource(item) for item in items) or "(the resource is empty)")
 
 
 def prompt_text(result: dict[str, Any]) -> str:

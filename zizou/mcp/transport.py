@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -117,14 +116,6 @@ async def _end(proc: asyncio.subprocess.Process) -> None:
         await asyncio.wait_for(proc.wait(), EXIT_GRACE_S)
 
 
-def end_now(pid: int) -> None:
-    """Kill a server's process group at once (zizou exits, and the connection did not end)."""
-    import signal
-
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-
-
 @contextlib.asynccontextmanager
 async def http(url: str, headers: dict[str, str], connect_s: float) -> AsyncIterator[Any]:
     """Streamable HTTP to `url`, with `headers` on every request."""
@@ -176,4 +167,4 @@ async def tapped(streams: Any, audit: Audit, closed: asyncio.Event) -> AsyncIter
             group.cancel_scope.cancel()
 
 
-__all__ = ["MAX_LINE_BYTES", "end_now", "http", "stdio", "tapped"]
+__all__ = ["MAX_LINE_BYTES", "http", "stdio", "tapped"]

@@ -6,8 +6,9 @@ interrupt the queue waits until the user sends again. Each turn's events are dra
 `EventRenderer`; `!command` results wait here for the model until the running turn ends.
 
 Before a turn's first step, `prepare` sees its message (the app opens the files it names as
-`@PATH`): in the turn's worker, so a message sent meanwhile is queued, whether the message was
-sent now or waited in the queue.
+`@PATH`, and expands what it names of the MCP servers) and returns what the model is sent:
+in the turn's worker, so a message sent meanwhile is queued, whether the message was sent now or
+waited in the queue.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class TurnController:
         composer: Composer,
         panel: QueuePanel,
         status: StatusBar,
-        prepare: Callable[[str], Awaitable[None]] | None = None,
+        prepare: Callable[[str], Awaitable[str | None]] | None = None,
     ) -> None:
         self.host = host
         self.prepare = prepare
@@ -87,7 +88,10 @@ class TurnController:
 
     async def _run(self, text: str) -> None:
         if self.prepare is not None:
-            await self.prepare(text)
+            prepared = await self.prepare(text)
+            if prepared is None:  # it could not be sent (an MCP prompt failed): said already
+                return
+            text = prepared
         if self.opening.preloading:
             self.set_status("loading the model library…")
         await self.opening.wait_for_preload()
