@@ -206,9 +206,9 @@ def build_runtime(
         session_id, agent, ctx, prompt, writer, warnings, log, schema_error, hooks, untrusted
     )
     runtime.checkpoints = checkpoints
-    runtime.decks = _decks(options, runtime, approver, runner, redact)
     runtime.mcp = mcp or _mcp(options, boxed, env, warnings)
     registry.attach(runtime.mcp.servers)
+    runtime.decks = _decks(options, runtime, approver, runner, redact)
     runtime.mcp.servers.start()  # in the background: nothing waits for a server
     return runtime
 
@@ -280,6 +280,7 @@ def _decks(
         redact=redact,
         debug_log=log,
         rules_back=partial(_adopt_rules, runner),
+        extra_tools=runtime.mcp.servers if runtime.mcp is not None else None,
     )
     agent.recorders.append(env)  # the budget of deck model calls is per turn
     for tool in main_tools(env):
