@@ -11,8 +11,10 @@ exits mid-call), `hang()` (never answers; a cancellation is written to $FAULT_MA
 `garbage()` (the SDK sends a stray print to stderr, so `--raw-garbage` is a hand-written server
 whose one tool answers with a line that is not JSON-RPC), `read_file(path)` (named
 like one of zizou's), `picture()` (a small PNG), `fail()` (an `isError` result) and `broken`
-(an input schema that is not valid JSON Schema). A resource `note://readme` and a prompt
-`review(topic)`. With `--http`, every request must carry the header given, or gets a 401.
+(an input schema that is not valid JSON Schema). With $FAULT_MARKS set, it leaves files there
+holding its process id: `started`, `serving` (after --slow-start), `cancelled`. A resource
+`note://readme` and a prompt `review(topic)`. With `--http`, every request must carry the
+header given, or gets a 401.
 """
 
 from __future__ import annotations
@@ -72,9 +74,10 @@ TOOLS = [
 
 
 def _mark(name: str) -> None:
+    """Leave `$FAULT_MARKS/<name>` holding this process's id, for a test to find."""
     folder = os.environ.get("FAULT_MARKS")
     if folder:
-        (Path(folder) / name).write_text(str(time.time()))
+        (Path(folder) / name).write_text(str(os.getpid()))
 
 
 def _text(text: str) -> types.CallToolResult:
@@ -160,7 +163,9 @@ def server() -> Server[Any]:
 async def serve_stdio(delay_s: float) -> None:
     from mcp.server.stdio import stdio_server
 
+    _mark("started")
     await asyncio.sleep(delay_s)
+    _mark("serving")
     app = server()
     async with stdio_server() as (read, write):
         await app.run(read, write, app.create_initialization_options())
@@ -213,6 +218,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--hang-at-start", action="store_true")
     parser.add_argument("--raw-garbage", action="store_true")
+    parser.add_argument("--tag", help="ignored: lets a test find this process")
     parser.add_argument("--slow-start", type=float, default=0.0)
     parser.add_argument("--http", type=int)
     parser.add_argument("--require-header", default="X-Token: secret")

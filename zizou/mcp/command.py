@@ -34,6 +34,14 @@ cwd_option = click.option(
     type=click.Path(file_okay=False, path_type=Path),
     help="Project directory (default: current).",
 )
+config_option = click.option(
+    "--mcp-config",
+    "mcp_config",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Servers from FILE too, as `zizou --mcp-config FILE` would start them.",
+)
 scope_option = click.option(
     "-s",
     "--scope",
@@ -169,9 +177,10 @@ def remove(scope: Scope | None, cwd: Path | None, name: str) -> None:
 
 @mcp.command(name="list")
 @cwd_option
-def list_servers(cwd: Path | None) -> None:
+@config_option
+def list_servers(cwd: Path | None, mcp_config: tuple[Path, ...]) -> None:
     """Every server, where it is configured, and whether it starts (each is started to see)."""
-    setup = _started(cwd)
+    setup = _started(cwd, mcp_config)
     try:
         statuses = _settled(setup)
         if not statuses:
@@ -187,10 +196,11 @@ def list_servers(cwd: Path | None) -> None:
 
 @mcp.command(name="get")
 @cwd_option
+@config_option
 @click.argument("name")
-def get(cwd: Path | None, name: str) -> None:
+def get(cwd: Path | None, mcp_config: tuple[Path, ...], name: str) -> None:
     """One server: its configuration, its state, and its tools."""
-    setup = _started(cwd)
+    setup = _started(cwd, mcp_config)
     try:
         spec = next((s for s in _specs(setup) if s.name == name), None)
         if spec is None:
@@ -241,11 +251,11 @@ def approve_project(cwd: Path | None, yes: bool) -> None:
     click.echo("approved: its servers start in every session here until the file changes")
 
 
-def _started(cwd: Path | None) -> McpSetup:
+def _started(cwd: Path | None, mcp_config: tuple[Path, ...] = ()) -> McpSetup:
     from zizou.config.options import Flags, resolve_options
     from zizou.runtime import mcp_setup
 
-    setup = mcp_setup(resolve_options(Flags(cwd=_root(cwd))))
+    setup = mcp_setup(resolve_options(Flags(cwd=_root(cwd), mcp_config=mcp_config)))
     setup.servers.start()
     return setup
 
