@@ -103,6 +103,7 @@ class Connection:
         self._closed = asyncio.Event()
         self._ready = asyncio.Event()
         self._stderr: IO[bytes] | None = None
+        self._greeted = False  # the handshake was done: the server is let go gently
         self._calls: dict[asyncio.Task[Any], str | None] = {}  # in flight -> why it must fail
 
     def _set(self, **changes: Any) -> None:
@@ -115,13 +116,23 @@ class Connection:
         self._stop.set()
 
     async def run(self) -> None:
-        """Connect, serve until stopped or lost, then close (the process group ended)."""
+        """Connect, serve until stopped or lost, then close (the process group ended). A stop
+        while the server is still starting cuts the start short."""
         self._set(state="starting", message=None, stderr=())
+        serving = asyncio.ensure_future(self._serve())
+        stop = asyncio.ensure_future(self._stop.wait())
         try:
-            await self._serve()
+            await asyncio.wait({serving, stop}, return_when=asyncio.FIRST_COMPLETED)
+            if not serving.done():
+                serving.cancel()
+            await serving
+        except asyncio.CancelledError:
+            if not self._stop.is_set():
+                raise  # not a stop: whoever runs this was cancelled
         except Exception as exc:  # whatever a broken server or a bad URL raises
             self._broke(_innermost(exc))
         finally:
+            stop.cancel()
             self.session = None
             if self._stderr is not None:
                 self._stderr.close()
@@ -142,19 +153,12 @@ class Connection:
             lists = await asyncio.wait_for(
                 _handshake(session), self.launch.settings.connect_timeout_s
             )
-            self.session = session
+            self.session, self._greeted = session, True
             self._set(state="ready", message=None, **lists)
-            stop = asyncio.ensure_future(self._stop.wait())
-            lost = asyncio.ensure_future(self._closed.wait())
-            try:
-                await asyncio.wait({stop, lost}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                stop.cancel()
-                lost.cancel()
+            await self._closed.wait()  # the server went away (a stop cancels this)
             self.session = None
-            if not self._stop.is_set():
-                self._fail_calls("the server closed the connection")
-                self._failed("the server exited or closed the connection")
+            self._fail_calls("the server closed the connection")
+            self._failed("the server exited or closed the connection")
 
     def _transport(self, config: StdioServer | HttpServer) -> Any:
         from zizou.mcp import transport
@@ -173,6 +177,7 @@ class Connection:
             stderr=self._stderr,
             on_garbage=self._garbage,
             on_pid=self._started,
+            gentle=lambda: self._greeted,
         )
 
     def _broke(self, exc: BaseException) -> None:

@@ -27,7 +27,7 @@ from mcp.shared.message import SessionMessage
 from zizou.tools._procgroup import group_alive, kill_process_group
 
 MAX_LINE_BYTES = 64 * 1024 * 1024  # one message; a larger one ends the connection, said so
-EXIT_GRACE_S = 1.0  # after stdin closes, before the process group is signalled
+EXIT_GRACE_S = 0.5  # after stdin closes, before the process group is signalled
 Audit = Callable[[str, str], None]  # ("->" or "<-", the message as JSON text)
 Streams = tuple[
     MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]
@@ -43,9 +43,11 @@ async def stdio(
     stderr: IO[Any],
     on_garbage: Callable[[str], None],
     on_pid: Callable[[int | None], None],
+    gentle: Callable[[], bool] = lambda: True,
 ) -> AsyncIterator[Streams]:
     """Start `argv` (already sandboxed) and speak JSON-RPC over its stdin and stdout, one
-    message a line; the whole process group is ended when the block exits."""
+    message a line; the whole process group is ended when the block exits, after a moment to
+    exit on its own if `gentle()` (a server still starting is ended at once)."""
     proc = await asyncio.create_subprocess_exec(
         *argv,
         stdin=asyncio.subprocess.PIPE,
@@ -98,18 +100,19 @@ async def stdio(
             yield from_server, to_server
         finally:
             with anyio.CancelScope(shield=True):
-                await _end(proc)
+                await _end(proc, EXIT_GRACE_S if gentle() else 0.0)
             on_pid(None)
             group.cancel_scope.cancel()
 
 
-async def _end(proc: asyncio.subprocess.Process) -> None:
-    """Close the server's stdin, give it a moment to exit, then end its process group."""
+async def _end(proc: asyncio.subprocess.Process, grace_s: float) -> None:
+    """Close the server's stdin, give it `grace_s` to exit, then end its process group."""
     if proc.stdin is not None:
         with contextlib.suppress(OSError):
             proc.stdin.close()
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(proc.wait(), EXIT_GRACE_S)
+    if grace_s:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(proc.wait(), grace_s)
     if proc.returncode is None or group_alive(proc.pid):
         await kill_process_group(proc.pid, grace_s=EXIT_GRACE_S)
     with contextlib.suppress(TimeoutError, ProcessLookupError):

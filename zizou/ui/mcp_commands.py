@@ -79,6 +79,9 @@ class McpCommands:
             self.host.post_message(McpChanged(status))  # from the MCP thread: safe to post
 
         setup.servers.subscribe(tell)
+        for status in setup.servers.statuses():  # one that failed before the app listened
+            if status.state == "failed":
+                tell(status)
 
     async def changed(self, status: ServerStatus) -> None:
         """Say a failure in the conversation, once."""
