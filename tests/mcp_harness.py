@@ -13,9 +13,10 @@ from typing import Any
 
 from zizou.env import scrubbed_env
 from zizou.mcp.config import ServerSpec, parse
-from zizou.mcp.connection import Launch, ServerStatus
+from zizou.mcp.connection import Launch
 from zizou.mcp.manager import McpServers
 from zizou.mcp.settings import McpSettings
+from zizou.mcp.status import ServerStatus
 
 FAULT_SERVER = str(Path(__file__).resolve().parent / "mcp_fault_server.py")
 

@@ -51,7 +51,7 @@ from zizou.core.task_state import merge_patch
 from zizou.core.workspace import WindowInfo
 from zizou.errors import ProviderError, UsageError, ZizouError
 from zizou.hooks.modes import plan_text
-from zizou.mcp.connection import ServerStatus
+from zizou.mcp.status import ServerStatus
 from zizou.runtime import Runtime, build_runtime
 from zizou.tools.run_bash import strip_terminal_controls as _plain
 

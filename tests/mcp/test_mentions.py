@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from zizou.mcp.connection import ServerStatus
 from zizou.mcp.mentions import (
     attached,
     prompt_arguments,
@@ -13,6 +12,7 @@ from zizou.mcp.mentions import (
     resource_mentions,
     without_resources,
 )
+from zizou.mcp.status import ServerStatus
 
 READY = ServerStatus(
     "docs",

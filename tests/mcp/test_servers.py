@@ -22,9 +22,9 @@ from mcp_harness import (
     wait_for_port,
 )
 
-from zizou.mcp.connection import CallFailed
 from zizou.mcp.manager import McpServers
 from zizou.mcp.results import MAX_MODEL_CHARS
+from zizou.mcp.status import CallFailed
 from zizou.tools import default_registry
 
 

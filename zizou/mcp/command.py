@@ -21,9 +21,9 @@ import click
 
 from zizou.errors import UsageError
 from zizou.mcp.config import NAME_FORM, PROJECT_FILE, Scope, ServerSpec, read_project, valid_name
-from zizou.mcp.connection import ServerStatus
 from zizou.mcp.edit import read_scope, set_server
 from zizou.mcp.setup import McpSetup
+from zizou.mcp.status import ServerStatus
 from zizou.mcp.trust import approval, approve, describe
 from zizou.paths import user_config_dir
 

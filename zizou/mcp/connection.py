@@ -17,62 +17,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Literal
+from typing import IO, TYPE_CHECKING, Any
 
 from zizou.mcp.config import HttpServer, MissingVariable, ServerSpec, StdioServer, expanded
 from zizou.mcp.settings import McpSettings
+from zizou.mcp.status import CallFailed, ServerStatus, not_running
 
 if TYPE_CHECKING:
     from zizou.sandbox import Sandbox
 
-State = Literal["starting", "ready", "failed", "disabled", "unapproved", "stopped"]
 STDERR_LINES = 12
 STDERR_TAIL_BYTES = 8192
-MAX_LISTED = 1000  # tools, resources or prompts of one server
 AUDIT_CHARS = 100_000  # of one message, in the debug log
 log = logging.getLogger("zizou.mcp")
-
-
-class CallFailed(Exception):
-    """A request to a server failed; the message is what the model (or the user) reads."""
-
-
-@dataclass(frozen=True)
-class ServerStatus:
-    """A server as the front ends show it, at one moment."""
-
-    name: str
-    scope: str
-    transport: str
-    target: str  # the command line or URL, as configured
-    state: State
-    tools: tuple[dict[str, Any], ...] = ()  # as listed: name, description, inputSchema...
-    resources: tuple[dict[str, Any], ...] = ()
-    prompts: tuple[dict[str, Any], ...] = ()
-    message: str | None = None  # why it failed, or what it did wrong while ready
-    stderr: tuple[str, ...] = ()  # its last lines, for a failure
-    since: float = field(default_factory=time.monotonic)
-
-    def says(self) -> str:
-        """One line: the state, and the tool count or why it failed."""
-        match self.state:
-            case "ready":
-                count = f"ready · {len(self.tools)} tool{'s' * (len(self.tools) != 1)}"
-                return count + (f" · {self.message}" if self.message else "")
-            case "failed":
-                return f"failed: {self.message or 'no reason given'}"
-            case "unapproved":
-                return "not approved: `zizou mcp approve`, or /mcp approve in the app"
-            case other:
-                return other
 
 
 @dataclass(frozen=True)
@@ -141,6 +105,7 @@ class Connection:
             self._set(state="stopped")
 
     async def _serve(self) -> None:
+        from zizou.mcp.session import client_session, handshake
         from zizou.mcp.transport import tapped
 
         config = expanded(self.spec.config, self.launch.environ)
@@ -149,9 +114,9 @@ class Connection:
             read, write = await stack.enter_async_context(
                 tapped(streams, self._audit, self._closed)
             )
-            session = await stack.enter_async_context(_client_session(read, write, self._notified))
+            session = await stack.enter_async_context(client_session(read, write, self._notified))
             lists = await asyncio.wait_for(
-                _handshake(session), self.launch.settings.connect_timeout_s
+                handshake(session), self.launch.settings.connect_timeout_s
             )
             self.session, self._greeted = session, True
             self._set(state="ready", message=None, **lists)
@@ -235,10 +200,12 @@ class Connection:
 
     async def _notified(self, message: Any) -> None:
         """A notification from the server: a changed list of tools is listed again."""
+        from zizou.mcp.session import list_all
+
         method = getattr(getattr(message, "root", message), "method", None)
         if method == "notifications/tools/list_changed" and self.session is not None:
             with contextlib.suppress(Exception):
-                tools = await _all(self.session.list_tools, "tools")
+                tools = await list_all(self.session.list_tools, "tools")
                 self._set(tools=tools)
 
     async def wait_ready(self, wait_s: float) -> None:
@@ -281,27 +248,6 @@ class Connection:
         return "\nits stderr ended with:\n" + "\n".join(lines) if lines else ""
 
 
-def not_running(status: ServerStatus) -> str:
-    """Why a request cannot go to a server now, and what to do."""
-    name = status.name
-    match status.state:
-        case "failed":
-            tail = "\n".join(status.stderr[-5:])
-            more = f"\nits stderr ended with:\n{tail}" if tail else ""
-            return (
-                f"the MCP server {name} is not running: {status.message}; the user can "
-                f"restart it with /mcp restart {name}{more}"
-            )
-        case "disabled":
-            return f"the MCP server {name} is disabled for this session (/mcp enable {name})"
-        case "unapproved":
-            return f"the MCP server {name} is not approved (`zizou mcp approve`)"
-        case "starting":
-            return f"the MCP server {name} is still starting; try again in a moment"
-        case _:
-            return f"the MCP server {name} is not running ({status.state})"
-
-
 def _innermost(exc: BaseException) -> BaseException:
     """The first exception inside the exception groups anyio's task groups wrap it in."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
@@ -321,50 +267,4 @@ def _reason(exc: BaseException) -> str:
     return f"{text} (error {code})" if isinstance(code, int) else text
 
 
-def _client_session(read: Any, write: Any, notified: Callable[[Any], Awaitable[None]]) -> Any:
-    from mcp import ClientSession, types
-
-    from zizou import __version__
-
-    info = types.Implementation(name="zizou", version=__version__)
-    return ClientSession(read, write, client_info=info, message_handler=notified)  # type: ignore[arg-type]
-
-
-async def _handshake(session: Any) -> dict[str, tuple[dict[str, Any], ...]]:
-    """Initialise, then list what the server says it has."""
-    await session.initialize()
-    capabilities = session.server_capabilities
-    lists: dict[str, tuple[dict[str, Any], ...]] = {"tools": (), "resources": (), "prompts": ()}
-    if capabilities is None or capabilities.tools is not None:
-        lists["tools"] = await _all(session.list_tools, "tools")
-    if capabilities is not None and capabilities.resources is not None:
-        with contextlib.suppress(Exception):  # a server's resources are a courtesy
-            lists["resources"] = await _all(session.list_resources, "resources")
-    if capabilities is not None and capabilities.prompts is not None:
-        with contextlib.suppress(Exception):
-            lists["prompts"] = await _all(session.list_prompts, "prompts")
-    return lists
-
-
-async def _all(list_page: Callable[..., Awaitable[Any]], key: str) -> tuple[dict[str, Any], ...]:
-    """Every page of a list (tools, resources, prompts), as wire JSON, up to MAX_LISTED."""
-    from mcp import types
-
-    items: list[dict[str, Any]] = []
-    cursor: str | None = None
-    while len(items) < MAX_LISTED:
-        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-        page = await list_page(params=params)
-        data = page.model_dump(mode="json", by_alias=True, exclude_none=True)
-        items += [item for item in data.get(key, []) if isinstance(item, dict)]
-        cursor = data.get("nextCursor")
-        if not cursor:
-            break
-    return tuple(items[:MAX_LISTED])
-
-
-def arguments_json(arguments: dict[str, Any]) -> str:
-    return json.dumps(arguments, ensure_ascii=False)
-
-
-__all__ = ["CallFailed", "Connection", "Launch", "ServerStatus", "State", "not_running"]
+__all__ = ["Connection", "Launch"]

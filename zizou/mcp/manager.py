@@ -29,15 +29,9 @@ from typing import Any, TypeVar
 
 from zizou.env import is_secret_variable
 from zizou.mcp.config import HttpServer, ServerSpec, StdioServer, expanded
-from zizou.mcp.connection import (
-    CallFailed,
-    Connection,
-    Launch,
-    ServerStatus,
-    State,
-    not_running,
-)
+from zizou.mcp.connection import Connection, Launch
 from zizou.mcp.results import prompt_text, resource_text, tool_result
+from zizou.mcp.status import CallFailed, ServerStatus, State, not_running
 from zizou.mcp.tool import McpTool, mcp_tool, schema_problem
 from zizou.mcp.tool_cache import ToolCache
 from zizou.redact import MIN_SECRET_CHARS, remember_secret

@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from zizou.mcp.connection import ServerStatus
 from zizou.mcp.schema import PREFIX, SEPARATOR
+from zizou.mcp.status import ServerStatus
 
 _MENTION = re.compile(r"(?:^|(?<=\s))@([A-Za-z0-9][A-Za-z0-9_-]*):(\S+)")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 from zizou.errors import ZizouError
-from zizou.mcp.connection import CallFailed, ServerStatus
 from zizou.mcp.mentions import (
     attached,
     prompt_arguments,
@@ -26,6 +25,7 @@ from zizou.mcp.mentions import (
     resource_mentions,
     without_resources,
 )
+from zizou.mcp.status import CallFailed, ServerStatus
 from zizou.ui.host import SessionChanged, ShowScreen
 
 if TYPE_CHECKING:
