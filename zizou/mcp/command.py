@@ -66,10 +66,25 @@ def _root(cwd: Path | None) -> Path:
 
 
 @mcp.command(name="add", context_settings={"ignore_unknown_options": True})
-@click.option("-t", "--transport", type=click.Choice(["stdio", "http"]), default="stdio")
+@click.option(
+    "-t",
+    "--transport",
+    type=click.Choice(["stdio", "http"]),
+    default="stdio",
+    help="stdio (default): zizou starts COMMAND; http: a streamable HTTP server at URL.",
+)
 @scope_option
-@click.option("-e", "--env", "env", multiple=True, metavar="KEY=VALUE", help="(stdio)")
-@click.option("-H", "--header", "headers", multiple=True, metavar="'NAME: VALUE'", help="(http)")
+@click.option(
+    "-e", "--env", "env", multiple=True, metavar="KEY=VALUE", help="A variable for a stdio server."
+)
+@click.option(
+    "-H",
+    "--header",
+    "headers",
+    multiple=True,
+    metavar="'NAME: VALUE'",
+    help="A header for an http server's requests.",
+)
 @cwd_option
 @click.argument("name")
 @click.argument("target", metavar="COMMAND_OR_URL")
