@@ -19,6 +19,7 @@ import asyncio
 import atexit
 import concurrent.futures
 import contextlib
+import json
 import os
 import signal
 import threading
@@ -52,6 +53,7 @@ class McpServers:
         self._runs: dict[str, concurrent.futures.Future[None]] = {}
         self._tools: tuple[McpTool, ...] = ()
         self._left_out: dict[str, tuple[str, ...]] = {}
+        self._checked: dict[str, str | None] = {}  # a listed tool (as JSON) -> its problem
         self._subscribers: list[Subscriber] = []
         self._lock = threading.RLock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -63,6 +65,7 @@ class McpServers:
     def add(self, specs: Iterable[ServerSpec], *, approved: bool = True) -> None:
         """Servers to run (started by `start`, or at once once started); unapproved ones are
         only listed until `approve` starts them."""
+        specs = list(specs)
         with self._lock:
             for spec in specs:
                 self._specs[spec.name] = spec
@@ -213,7 +216,10 @@ class McpServers:
                 continue
             problems: list[str] = []
             for info in status.tools:
-                problem = schema_problem(info)
+                key = json.dumps(info, sort_keys=True)
+                if key not in self._checked:  # checking a schema is not free: once each
+                    self._checked[key] = schema_problem(info)
+                problem = self._checked[key]
                 if problem is not None:
                     problems.append(problem)
                 else:
