@@ -236,7 +236,7 @@ def mcp_setup(
         settings=options.mcp,
         env=env,
         environ=dict(os.environ),
-        sandbox=sandbox if sandbox.active else None,
+        sandbox=sandbox if sandbox.active and options.mcp.sandbox else None,
         network=options.mcp.network or options.sandbox_network,
     )
     try:

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 STDERR_LINES = 12
 STDERR_TAIL_BYTES = 8192
 AUDIT_CHARS = 100_000  # of one message, in the debug log
+READ_ONLY = "Read-only file system"  # a write the sandbox refused, as its stderr says it
 log = logging.getLogger("zizou.mcp")
 
 
@@ -163,7 +164,13 @@ class Connection:
         self.pid = pid
 
     def _failed(self, message: str) -> None:
-        self._set(state="failed", message=message, stderr=self.stderr_tail())
+        tail = self.stderr_tail()
+        if self.launch.sandbox is not None and any(READ_ONLY in line for line in tail):
+            message += (
+                "; it tried to write outside the project, which the sandbox refuses: install it "
+                "outside zizou, or set sandbox = false in the [mcp] section of config.toml"
+            )
+        self._set(state="failed", message=message, stderr=tail)
 
     def stderr_tail(self) -> tuple[str, ...]:
         """The last lines the server wrote to its stderr (read without moving the server's

@@ -19,6 +19,9 @@ class McpSettings(BaseModel):
     # Stdio servers run in the command sandbox; with the network only when this is true (or
     # `sandbox_network` lets commands use it too).
     network: bool = False
+    # False: stdio servers run unsandboxed, as the user chose (a server run through `uvx` or
+    # `npx` writes its cache, which the sandbox's read-only disk refuses).
+    sandbox: bool = True
 
 
 __all__ = ["McpSettings"]
