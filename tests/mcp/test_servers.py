@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -103,7 +102,7 @@ async def test_esc_cancels_the_call_and_the_server_is_told(tmp_path: Path) -> No
         call.cancel()
         with pytest.raises(asyncio.CancelledError):
             await call
-        for _ in range(200):  # notifications/cancelled reached the server's handler
+        for _ in range(1200):  # notifications/cancelled reached the server's handler
             if (marks / "cancelled").exists():
                 break
             await asyncio.sleep(0.05)
@@ -132,8 +131,7 @@ async def test_a_crash_mid_call_is_a_tool_error_with_its_stderr(tmp_path: Path) 
         assert not result.ok
         assert "closed the connection" in result.output
         assert "the disk is on fire" in result.output
-        [status] = settle(manager)
-        for _ in range(100):
+        for _ in range(1200):
             if manager.statuses()[0].state == "failed":
                 break
             await asyncio.sleep(0.05)
@@ -151,14 +149,13 @@ async def test_a_crash_mid_call_is_a_tool_error_with_its_stderr(tmp_path: Path) 
 
 
 async def test_garbage_fails_the_waiting_call_at_once(tmp_path: Path) -> None:
-    manager = started(tmp_path, {"fault": fault("--raw-garbage")}, call_timeout_s=60.0)
+    # Waiting out the call's time-out would outlast the test's own: the garbage ends the call.
+    manager = started(tmp_path, {"fault": fault("--raw-garbage")}, call_timeout_s=3600.0)
     try:
         settle(manager)
-        began = time.monotonic()
         result = await manager.call_tool("fault", "garbage", {})
         assert not result.ok
         assert "not JSON-RPC" in result.output and "this is not JSON-RPC" in result.output
-        assert time.monotonic() - began < 30  # not the 60 s time-out
         [status] = manager.statuses()
         assert status.state == "ready" and "not JSON-RPC" in (status.message or "")
     finally:
