@@ -52,3 +52,15 @@ def test_a_server_that_writes_outside_the_project_fails_saying_why(
     assert "Read-only file system" in "\n".join(status.stderr)
     assert "sandbox = false in the [mcp] section" in (status.message or "")
     assert not Path("/usr/zizou-mcp-probe").exists()
+
+
+def test_a_command_the_sandbox_cannot_find_is_said_plainly(project: Path, zizou_home: Path) -> None:
+    manager = sandboxed(project, gone={"command": "no-such-mcp-server-xyz"})
+    try:
+        [status] = settle(manager)
+    finally:
+        manager.close()
+    assert status.state == "failed"
+    assert status.message == (
+        "its command was not found; check `command` (and PATH) in its configuration"
+    )

@@ -37,6 +37,7 @@ STDERR_LINES = 12
 STDERR_TAIL_BYTES = 8192
 AUDIT_CHARS = 100_000  # of one message, in the debug log
 READ_ONLY = "Read-only file system"  # a write the sandbox refused, as its stderr says it
+NOT_FOUND = "bwrap: execvp "  # the sandbox found no such program
 log = logging.getLogger("zizou.mcp")
 
 
@@ -165,6 +166,8 @@ class Connection:
 
     def _failed(self, message: str) -> None:
         tail = self.stderr_tail()
+        if any(line.startswith(NOT_FOUND) for line in tail):  # the sandbox could not start it
+            message = "its command was not found; check `command` (and PATH) in its configuration"
         if self.launch.sandbox is not None and any(READ_ONLY in line for line in tail):
             message += (
                 "; it tried to write outside the project, which the sandbox refuses: install it "

@@ -49,7 +49,8 @@ class McpTool(SchemaTool):
         return Access(kind="mcp")
 
     def label(self, args: SchemaArgs) -> str:
-        return short_input(args.model_dump(mode="json"))
+        arguments = args.model_dump(mode="json")
+        return short_input(arguments) if arguments else ""
 
     def preview(self, args: SchemaArgs, access: Access, ctx: ToolContext) -> str | None:
         return json.dumps(
