@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import uuid
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,15 @@ from typing import Any
 import pytest
 from conftest import CliResult, run_cli
 from loopback import LoopbackServer
-from mcp_harness import config_text, fault, git_server, time_server
+from mcp_harness import (
+    FAULT_SERVER,
+    config_text,
+    fault,
+    free_port,
+    git_server,
+    time_server,
+    wait_for_port,
+)
 
 # Each test starts zizou (and its servers) several times: on a loaded machine that is slow.
 pytestmark = [pytest.mark.usefixtures("git_installed"), pytest.mark.timeout(300)]
@@ -46,9 +55,9 @@ def repo(project: Path) -> Path:
     return project
 
 
-def headless(srv: LoopbackServer, project: Path, home: Path, *more: str) -> CliResult:
+def headless(srv: LoopbackServer, project: Path, home: Path, *more: str, **env: str) -> CliResult:
     args = ["-p", "what changed?", "--api-base", srv.base_url, "--output-format", "json"]
-    return run_cli([*args, *more], project, home)
+    return run_cli([*args, *more], project, home, **env)
 
 
 def test_the_model_calls_git_status_and_git_log_and_reads_their_output(
@@ -229,3 +238,38 @@ def test_a_flood_a_crash_and_a_tool_named_like_ours_end_the_turn_cleanly(
     assert "the MCP server fault is not running" in after and "/mcp restart fault" in after
     assert "the MCP server fault failed" in result.stderr
     assert "mcp__fault__broken" not in tool_names(requests[0])
+
+
+def test_an_http_server_is_reached_with_a_header_from_the_environment(
+    repo: Path, zizou_home: Path
+) -> None:
+    port = free_port()
+    header = "X-Token: e2e-token-0123456789"
+    server = subprocess.Popen(
+        [sys.executable, FAULT_SERVER, "--http", str(port), "--require-header", header],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port)
+        web = {
+            "type": "http",
+            "url": f"http://127.0.0.1:{port}/mcp",
+            "headers": {"X-Token": "${FAULT_TOKEN}"},
+        }
+        (zizou_home / "mcp.json").write_text(config_text(web=web))
+        token = {"FAULT_TOKEN": "e2e-token-0123456789"}
+        listed = run_cli(["mcp", "list"], repo, zizou_home, **token)
+        assert "web (user, http)" in listed.stdout and "✓ ready · 8 tools" in listed.stdout
+        refused = run_cli(["mcp", "list"], repo, zizou_home, FAULT_TOKEN="wrong")
+        assert "✗ failed" in refused.stdout
+        script = [{"tool_calls": [call("mcp__web__echo", text="over http")]}, {"text": "ok"}]
+        with LoopbackServer(script) as srv:
+            result = headless(srv, repo, zizou_home, "--allow", "mcp__web__echo", **token)
+            requests = srv.chat_requests
+        assert result.code == 0, result.stderr
+        assert tool_messages(requests[1]) == ["echo: over http"]
+        assert "e2e-token-0123456789" not in (repo / "zizou-debug.log").read_text()
+    finally:
+        server.kill()
+        server.wait()
