@@ -83,6 +83,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("agent", ("core",)),
     ("hooks", ("hooks",)),
     ("decks", ("decks",)),
+    ("mcp", ("mcp",)),
     ("records", ("sessions", "trace", "checkpoints")),
     ("config", ("config",)),
     ("assembly", ("runtime", "headless")),

@@ -26,6 +26,7 @@ Commands:
   zizou models [PROVIDER]                   the model ids zizou can be given
   zizou config [OPTIONS]                    the options in effect, and where each came from
   zizou hooks list | trust PATH | check     project hooks: trust and check them
+  zizou mcp add | list | get | remove       MCP servers (`zizou mcp --help`)
   zizou run DECK [--input JSON|STRING]      run a deck (a sub-agent written as a file)
   zizou decks list | check | new NAME       the decks: list them, find what is wrong, start one
   zizou trace [RUNID]                       a deck run's trace: its actions, calls and outcome
@@ -146,6 +147,14 @@ RUN_FLAGS = (
         "an edited hook asks again.",
     ),
     click.option(
+        "--mcp-config",
+        "mcp_config",
+        multiple=True,
+        type=click.Path(dir_okay=False, path_type=Path),
+        metavar="FILE",
+        help="MCP servers from FILE (the .mcp.json format), started for this run (repeatable).",
+    ),
+    click.option(
         "--no-debug-log",
         "debug_log",
         flag_value=False,
@@ -259,6 +268,7 @@ SUBCOMMANDS: dict[str, str] = {
     "run": "zizou.decks.run_command:run_command",
     "decks": "zizou.decks.command:decks",
     "trace": "zizou.decks.trace_command:trace",
+    "mcp": "zizou.mcp.command:mcp",
 }
 
 

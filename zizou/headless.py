@@ -55,6 +55,7 @@ from zizou.core.task_state import merge_patch
 from zizou.core.workspace import WindowInfo
 from zizou.errors import ProviderError, UsageError, ZizouError
 from zizou.hooks.modes import plan_text
+from zizou.mcp.status import ServerStatus
 from zizou.runtime import Runtime, build_runtime
 from zizou.tools.run_bash import strip_terminal_controls as _plain
 
@@ -143,6 +144,12 @@ class HeadlessApprover:
             how = f"the user can re-run with {flags} added, or with --yes"
         elif request.kind == "exec":
             how = f"{request.reason}; the user can re-run with --yes"
+        elif request.kind == "mcp":
+            server = request.tool.split("__")[1] if request.tool.count("__") >= 2 else "it"
+            how = (
+                f"the user can re-run with --allow {request.tool} (or "
+                f"--allow {_quoted(f'mcp__{server}__*')} for every tool of {server}) or --yes"
+            )
         else:
             how = f"the user can re-run with --allow {request.tool} or --yes"
         why = f"zizou is running headless and nothing approved this; {how}"
@@ -183,6 +190,7 @@ def run_headless(options: RunOptions) -> int:
             raise UsageError(f"{runtime.schema_error}; fix the file, or remove it")
         for warning in runtime.warnings:
             _warn(warning)
+        watch_servers(runtime, _warn)
         if options.state_file is not None:
             load_state_file(runtime, options.state_file)
         run = HeadlessRun(runtime, options.output_format)
@@ -213,6 +221,25 @@ def stopped_jobs(stopped: list[str]) -> str:
     """What the user is told of the background jobs zizou ended as it exited."""
     jobs = "job" if len(stopped) == 1 else "jobs"
     return f"stopped {len(stopped)} background {jobs} on exit: {', '.join(stopped)}"
+
+
+def watch_servers(runtime: Runtime, say: Callable[[str], None]) -> None:
+    """Say on stderr, once each, which MCP servers failed to start or stopped working (the
+    model reads why in the result of a call to one of their tools)."""
+    if runtime.mcp is None:
+        return
+    told: set[str] = set()
+
+    def tell(status: ServerStatus) -> None:
+        if status.state == "failed" and status.name not in told:
+            told.add(status.name)
+            tail = "".join(f"\n  {line}" for line in status.stderr[-5:])
+            say(f"the MCP server {status.name} failed: {status.message}{tail}")
+
+    servers = runtime.mcp.servers
+    servers.subscribe(tell)
+    for status in servers.statuses():
+        tell(status)
 
 
 def load_state_file(runtime: Runtime, path: Path) -> None:

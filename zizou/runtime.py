@@ -50,6 +50,8 @@ from zizou.hooks.init import init_hook
 from zizou.hooks.modes import MODES, modes_hook, read_only_reason
 from zizou.hooks.runtime import HookRuntime, HookSource
 from zizou.hooks.sources import TrustStore, discover, needs_trust
+from zizou.mcp.connection import Launch
+from zizou.mcp.setup import McpSetup, open_servers
 from zizou.paths import user_config_dir
 from zizou.repomap import repo_map_for
 from zizou.sandbox import Sandbox, SandboxStatus, detect, hidden_dirs_for
@@ -77,6 +79,8 @@ class Runtime:
     untrusted: list[HookSource] = field(default_factory=list)  # project hooks awaiting trust
     checkpoints: Checkpoints | None = None  # undo, redo and rewind of the session's turns
     decks: DeckEnv | None = None  # the project's decks (sub-agents), run as tools
+    mcp: McpSetup | None = None  # the MCP servers (shared by the app's runtimes)
+    owns_mcp: bool = True  # `close` stops the servers too (the app closes them itself)
 
     def trust_hook(self, source: HookSource) -> str | None:
         """The user approved `source` as it is now: remember its hash and run it from the next
@@ -117,7 +121,14 @@ class Runtime:
             self.writer.close()
         if self.debug_log is not None:
             self.debug_log.close()
+        if self.owns_mcp:
+            self.close_servers()
         return stopped
+
+    def close_servers(self) -> None:
+        """Stop every MCP server: each process group ends."""
+        if self.mcp is not None:
+            self.mcp.servers.close()
 
 
 def new_session_id() -> str:
@@ -142,10 +153,16 @@ class SessionRedaction:
 
 
 def build_runtime(
-    options: RunOptions, model: Model, approver: Approver, *, persist: bool = True
+    options: RunOptions,
+    model: Model,
+    approver: Approver,
+    *,
+    persist: bool = True,
+    mcp: McpSetup | None = None,
 ) -> Runtime:
     """The runtime `options` describe, around `model`, asking `approver`; `persist=False` keeps
-    no session file (tests)."""
+    no session file (tests). The MCP servers start in the background at the end (`mcp`: the
+    servers of an earlier runtime of the app, kept)."""
     root = options.root
     ensure_excluded(root)  # zizou-debug.log and .zizou/ are never committed by accident
     registry = default_registry()
@@ -217,8 +234,43 @@ def build_runtime(
         session_id, agent, ctx, prompt, writer, warnings, log, schema_error, hooks, untrusted
     )
     runtime.checkpoints = checkpoints
+    runtime.mcp = mcp or _mcp(options, boxed, env, warnings)
+    registry.attach(runtime.mcp.servers)
     runtime.decks = _decks(options, runtime, approver, runner, redact)
+    runtime.mcp.servers.start()  # in the background: nothing waits for a server
     return runtime
+
+
+def _mcp(
+    options: RunOptions, sandbox: Sandbox, env: dict[str, str], warnings: list[str]
+) -> McpSetup:
+    setup = mcp_setup(options, sandbox, env)
+    warnings.extend(setup.warnings)
+    return setup
+
+
+def mcp_setup(
+    options: RunOptions, sandbox: Sandbox | None = None, env: dict[str, str] | None = None
+) -> McpSetup:
+    """The MCP servers the configuration files name, not started yet: stdio servers run in
+    the commands' sandbox, from the commands' scrubbed environment. A flag file that cannot
+    be read is a usage error."""
+    env = scrubbed_env(os.environ) if env is None else env
+    if sandbox is None:
+        status = options.sandbox_status or detect(options.sandbox, env=env)
+        sandbox = Sandbox(options.root, status, hidden_dirs_for(user_config_dir()))
+    launch = Launch(
+        root=options.root,
+        settings=options.mcp,
+        env=env,
+        environ=dict(os.environ),
+        sandbox=sandbox if sandbox.active and options.mcp.sandbox else None,
+        network=options.mcp.network or options.sandbox_network,
+    )
+    try:
+        return open_servers(options.root, user_config_dir(), options.mcp_config, launch)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
 
 
 def _decks(
@@ -258,6 +310,7 @@ def _decks(
         debug_log=log,
         rules_back=partial(_adopt_rules, runner),
         spending=agent.spending,
+        extra_tools=runtime.mcp.servers if runtime.mcp is not None else None,
     )
     agent.recorders.append(env)  # the cap on model calls is per turn (the decks' too)
     for tool in main_tools(env):
@@ -528,4 +581,11 @@ def _commands_note(status: SandboxStatus) -> str:
             )
 
 
-__all__ = ["Runtime", "SessionChoice", "SessionRedaction", "build_runtime", "new_session_id"]
+__all__ = [
+    "Runtime",
+    "SessionChoice",
+    "SessionRedaction",
+    "build_runtime",
+    "mcp_setup",
+    "new_session_id",
+]

@@ -93,3 +93,18 @@ def test_a_broken_file_names_the_fix(project: Path, zizou_home: Path) -> None:
     path.write_text('{"version": 1, "bash_prefixes": ["pytest"]}')
     with pytest.raises(UsageError, match="not a valid rules file"):
         save_prefix(project, "pytest")
+
+
+def test_mcp_tool_rules_are_saved_and_removed_beside_the_commands(
+    project: Path, zizou_home: Path
+) -> None:
+    from zizou.config.project_rules import load_tool_rules, remove_tool_rule, save_tool_rule
+
+    assert save_tool_rule(project, "mcp__git__git_status")
+    assert not save_tool_rule(project, "mcp__git__git_status")
+    save_prefix(project, "pytest")
+    assert load_tool_rules(project) == ["mcp__git__git_status"]
+    assert remove_tool_rule(project, "mcp__git__git_status")
+    assert load_tool_rules(project) == [] and load_prefixes(project) == ["pytest"]
+    saved = json.loads((zizou_home / "permissions.json").read_text())
+    assert saved["projects"][str(project.resolve())] == {"bash_prefixes": ["pytest"]}

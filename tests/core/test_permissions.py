@@ -324,3 +324,58 @@ def test_an_allowed_delete_says_what_allowed_it() -> None:
     decision = decide("delete_file", delete("old.py"), DELETES)
     assert (decision.by, decision.rules) == ("--allow", ("delete_file",))
     assert decide("delete_file", delete("old.py"), YES).by == "--yes"
+
+
+MCP = Access(kind="mcp")
+
+
+@pytest.mark.parametrize(
+    ("rules", "tool", "verdict", "by"),
+    [
+        (Rules(), "mcp__git__git_status", "ask", "policy"),
+        (
+            Rules(allowed_tools=frozenset({"mcp__git__git_status"})),
+            "mcp__git__git_status",
+            "allow",
+            "--allow",
+        ),
+        (Rules(allowed_tools=frozenset({"mcp__git__*"})), "mcp__git__git_log", "allow", "--allow"),
+        (Rules(allowed_tools=frozenset({"mcp__git__*"})), "mcp__gitx__git_log", "ask", "policy"),
+        (Rules(allowed_tools=frozenset({"mcp__git__git_*"})), "mcp__git__commit", "ask", "policy"),
+        (Rules(saved_tools=("mcp__git__git_log",)), "mcp__git__git_log", "allow", "saved rule"),
+        (Rules(yes=True), "mcp__git__git_commit", "allow", "--yes"),
+        # An MCP call is never approved by another kind of rule.
+        (Rules(allowed_tools=frozenset({"run_bash"})), "mcp__git__git_status", "ask", "policy"),
+    ],
+)
+def test_an_mcp_call_asks_unless_a_rule_names_it(
+    rules: Rules, tool: str, verdict: str, by: str
+) -> None:
+    decision = decide(tool, MCP, rules)
+    assert (decision.verdict, decision.by) == (verdict, by)
+
+
+def test_asking_for_an_mcp_call_offers_to_always_allow_exactly_that_tool() -> None:
+    decision = decide("mcp__git__git_commit", MCP, Rules())
+    assert decision.suggested_rules == ("mcp__git__git_commit",)
+    assert "MCP server git" in decision.reason
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("mcp__git__git_status", "mcp__git__git_status"),
+        ("mcp__git__*", "mcp__git__*"),
+        ("mcp__git", "mcp__git__*"),  # every tool of the server, as Claude Code writes it
+        (" mcp__my-server__tool ", "mcp__my-server__tool"),
+    ],
+)
+def test_allow_takes_mcp_rules(text: str, rule: str) -> None:
+    assert parse_allow_rule(text, TOOLS) == (rule, None)
+    assert rule in rules_from_allow([text], TOOLS).allowed_tools
+
+
+@pytest.mark.parametrize("text", ["mcp__", "mcp____x", "mcp__git__ x", "mcp__git__a;b"])
+def test_a_malformed_mcp_rule_names_the_forms(text: str) -> None:
+    with pytest.raises(ValueError, match="an MCP rule is mcp__SERVER__TOOL"):
+        parse_allow_rule(text, TOOLS)

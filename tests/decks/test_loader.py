@@ -135,7 +135,9 @@ def test_a_bad_child_fails_its_caller_naming_it(project: Path) -> None:
     write(decks_dir(project), "child.deck.md", SCHEMAS + "tools: [nope]\n")
     write(decks_dir(project), "root.deck.md", "actions:\n  - path: child.deck.md\n")
     assert sorted(problems(load_decks(project, None))) == [
-        "child.deck.md:8: unknown tool 'nope': a deck may use " + ", ".join(DECK_TOOLS),
+        "child.deck.md:8: unknown tool 'nope': a deck may use "
+        + ", ".join(DECK_TOOLS)
+        + ", or an MCP server's tools (mcp__SERVER__TOOL, mcp__SERVER__*)",
         "root.deck.md:3: the action child.deck.md: child.deck.md has problems",
     ]
 

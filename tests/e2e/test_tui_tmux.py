@@ -504,3 +504,60 @@ def test_an_approval_sets_the_windows_bell_flag(tmux: Tmux, project: Path) -> No
             time.sleep(0.05)
         tmux.run("send-keys", "-t", "main", "y")
         tmux.wait_for(lambda s: "Made it." in s, "the answer")
+
+
+def test_a_projects_mcp_server_is_approved_then_its_tool_is_asked_for_and_answers(
+    tmux: Tmux, project: Path
+) -> None:
+    """The real `mcp-server-git` behind the app: the project's .mcp.json is asked about first
+    (its command line shown), /mcp says when the server is ready, and the model's call of its
+    tool is approved like a command and reads the repository's real status."""
+    from mcp_harness import config_text, git_server
+
+    git = ["git", "-c", "user.name=T", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], cwd=project, check=True)
+    (project / "todo.txt").write_text("ship\n")
+    (project / ".mcp.json").write_text(config_text(git=git_server(project)))
+    arguments = json.dumps({"repo_path": str(project)})
+    script = [
+        {"tool_calls": [{"name": "mcp__git__git_status", "arguments": arguments}]},
+        {"text": "todo.txt is **untracked**."},
+    ]
+    with LoopbackServer(script) as srv:
+        argv = [sys.executable, "-m", "zizou", "--api-base", srv.base_url]
+        argv += ["--model", "openai/test-model", "-C", str(project)]
+        tmux.run("new-session", "-d", "-s", "main", "-x", "200", "-y", "40", shlex.join(argv))
+        asked = tmux.wait_for(lambda s: "Start this project's MCP servers?" in s, "the question")
+        assert "git (stdio):" in asked and "mcp_server_git --repository" in asked
+        time.sleep(1)  # the dialog takes an answer once it has been on screen a moment
+        tmux.run("send-keys", "-t", "main", "y")
+        tmux.wait_for(lambda s: "Approved .mcp.json: starting git" in s, "the approval")
+        deadline = time.monotonic() + 60
+        while "git · project · ready · 12 tools" not in tmux.screen():
+            assert time.monotonic() < deadline, tmux.screen()
+            tmux.run("send-keys", "-t", "main", "-l", "/mcp")
+            tmux.run("send-keys", "-t", "main", "Enter")
+            time.sleep(1)
+        tmux.run("send-keys", "-t", "main", "-l", "what is in the tree?")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        dialog = tmux.wait_for(lambda s: "Call this MCP tool?" in s, "the approval dialog")
+        assert "mcp__git__git_status" in dialog and "always allow mcp__git__git_status" in dialog
+        tmux.run("send-keys", "-t", "main", "y")
+        answer = tmux.wait_for(lambda s: "is untracked." in s, "the answer")
+        assert "■ mcp__git__git_status" in answer
+        status = next(m for m in srv.chat_requests[1]["messages"] if m["role"] == "tool")
+        assert "Untracked files" in status["content"] and "todo.txt" in status["content"]
+        tmux.run("send-keys", "-t", "main", "-l", "/exit")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        tmux.wait_for(lambda s: s == "", "zizou to exit (its session ends with it)", limit_s=30)
+    assert not any("mcp_server_git" in line and str(project) in line for line in _processes())
+
+
+def _processes() -> list[str]:
+    found = []
+    for path in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            found.append(path.read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+        except OSError:
+            continue
+    return found

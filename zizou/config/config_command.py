@@ -76,6 +76,8 @@ def option_rows(options: RunOptions) -> list[Row]:
         *_section_rows("timeouts", options.timeouts, origin_of(options, "timeouts")),
         *_section_rows("guards", options.guards, origin_of(options, "guards")),
         *_section_rows("notify", options.notify, origin_of(options, "notify")),
+        *_section_rows("mcp", options.mcp, origin_of(options, "mcp")),
+        *(("mcp_config", str(path), "flag") for path in options.mcp_config),
     ]
 
 
@@ -114,6 +116,7 @@ def _rule_rows(options: RunOptions) -> list[Row]:
     rules = options.rules
     flagged = [*sorted(rules.allowed_tools), *(f"run_bash:{p}" for p in rules.flag_prefixes)]
     saved = [f"run_bash:{p}" for p in rules.bash_prefixes if p not in rules.flag_prefixes]
+    saved += list(rules.saved_tools)
     rows = [("allow", rule, "flag") for rule in flagged]
     rows += [("allow", rule, origin_of(options, "saved rules")) for rule in saved]
     rows = rows or [("allow", "-", "default")]

@@ -27,7 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from zizou.checks.checkers import CheckSettings
-from zizou.config.project_rules import ignored_project_file, load_prefixes
+from zizou.config.project_rules import ignored_project_file, load_prefixes, load_tool_rules
 from zizou.config.settings import (
     BackgroundAfterS,
     CheckpointsMaxAgeDays,
@@ -38,6 +38,7 @@ from zizou.config.settings import (
     MaxBudgetUsd,
     MaxSteps,
     MaxTokens,
+    McpSettings,
     Mode,
     NotifySettings,
     PlanReminderSteps,
@@ -78,6 +79,7 @@ LAYERED = (
     "notify",
     "snapshot_commands",  # config.toml only
     "background_after_s",  # config.toml only
+    "mcp",  # config.toml only: the [mcp] section
 )
 Profile = Literal["stateful"] | None  # --profile stateful: history window 1, and the task state
 
@@ -127,6 +129,8 @@ class Flags(BaseModel):
     compact_at_percent: CompactAtPercent | None = None  # not a flag: config.toml only
     max_budget_usd: MaxBudgetUsd | None = None  # --max-budget-usd N
     max_tokens: MaxTokens | None = None  # --max-tokens N
+    mcp: McpSettings | None = None  # not a flag: config.toml only
+    mcp_config: tuple[Path, ...] = ()  # --mcp-config FILE, repeatable: more MCP servers
 
 
 class RunOptions(BaseModel):
@@ -167,6 +171,8 @@ class RunOptions(BaseModel):
     notify: NotifySettings = NotifySettings()  # the bell and desktop notifications (the app)
     snapshot_commands: bool = True  # keep the project's files before each command, for undo
     background_after_s: BackgroundAfterS = 60  # a command still running is moved to the background
+    mcp: McpSettings = McpSettings()  # MCP time-outs and the stdio servers' network
+    mcp_config: tuple[Path, ...] = ()  # files of MCP servers named on the command line
     setup: SetupMode = None
     retry: RetrySettings = RetrySettings()
     timeouts: TimeoutSettings = TimeoutSettings()
@@ -199,6 +205,7 @@ def resolve_options(flags: Flags, environ: Mapping[str, str] | None = None) -> R
             "mode",
             "trust_hooks",
             "model_force",
+            "mcp_config",
         )
         if (value := getattr(flags, name)) not in (None, (), False)
     }
@@ -214,7 +221,7 @@ def resolve_options(flags: Flags, environ: Mapping[str, str] | None = None) -> R
     rules = _flag_rules(flags, status.state)
     merged, warnings = with_saved_rules(root, rules)
     origins["allow"] = "flag" if flags.allow or flags.yes else "default"
-    if merged.bash_prefixes != rules.bash_prefixes:
+    if merged.bash_prefixes != rules.bash_prefixes or merged.saved_tools:
         origins["saved rules"] = "project"
     update = {"sandbox_status": status, "rules": merged, "warnings": tuple(warnings)}
     return options.model_copy(update={**update, "origins": origins})
@@ -276,7 +283,12 @@ def with_saved_rules(root: Path, rules: Rules) -> tuple[Rules, list[str]]:
     """`rules` plus the command rules the user saved for this project (kept in the user's config
     dir, never in the project), and a warning when the project ships a rules file of its own."""
     saved = tuple(p for p in load_prefixes(root) if p not in rules.bash_prefixes)
-    merged = dataclasses.replace(rules, bash_prefixes=(*rules.bash_prefixes, *saved))
+    tools = tuple(t for t in load_tool_rules(root) if t not in rules.saved_tools)
+    merged = dataclasses.replace(
+        rules,
+        bash_prefixes=(*rules.bash_prefixes, *saved),
+        saved_tools=(*rules.saved_tools, *tools),
+    )
     ignored = ignored_project_file(root)
     return merged, [ignored] if ignored else []
 

@@ -5,7 +5,10 @@ launcher loads the project's saved rules into `Rules.bash_prefixes` at start-up,
 outlives the session but applies to that project only. All projects share one file,
 `<user config dir>/permissions.json`, keyed by each project's real path:
 
-    {"version": 2, "projects": {"/home/me/src/app": {"bash_prefixes": ["pytest"]}}}
+    {"version": 2, "projects": {"/home/me/src/app": {"bash_prefixes": ["pytest"],
+                                                     "tools": ["mcp__git__git_status"]}}}
+
+(`tools`: the MCP tools the user always allows in that project.)
 
 written atomically and private (0600). Nothing inside the project is ever read: a cloned
 repository could ship a `.zizou/permissions.json` that pre-approves its own commands (older
@@ -34,6 +37,10 @@ class _ProjectRules(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     bash_prefixes: list[str] = []
+    tools: list[str] = []  # MCP tool rules: `mcp__git__git_status`, `mcp__git__*`
+
+    def empty(self) -> bool:
+        return not self.bash_prefixes and not self.tools
 
 
 class _RulesFile(BaseModel):
@@ -77,7 +84,37 @@ def remove_prefix(root: Path, prefix: str) -> bool:
     if project is None or prefix not in project.bash_prefixes:
         return False
     project.bash_prefixes.remove(prefix)
-    if not project.bash_prefixes:
+    if project.empty():
+        del rules.projects[project_key(root)]
+    _write(rules)
+    return True
+
+
+def load_tool_rules(root: Path) -> list[str]:
+    """The MCP tool rules saved for the project at `root`."""
+    saved = _read().projects.get(project_key(root))
+    return list(saved.tools) if saved is not None else []
+
+
+def save_tool_rule(root: Path, rule: str) -> bool:
+    """Always allow the MCP tool `rule` in the project; False when it was saved already."""
+    rules = _read()
+    project = rules.projects.setdefault(project_key(root), _ProjectRules())
+    if rule in project.tools:
+        return False
+    project.tools.append(rule)
+    _write(rules)
+    return True
+
+
+def remove_tool_rule(root: Path, rule: str) -> bool:
+    """Forget the MCP tool `rule` of the project; False when it was not saved."""
+    rules = _read()
+    project = rules.projects.get(project_key(root))
+    if project is None or rule not in project.tools:
+        return False
+    project.tools.remove(rule)
+    if project.empty():
         del rules.projects[project_key(root)]
     _write(rules)
     return True
@@ -110,7 +147,11 @@ def _read() -> _RulesFile:
 def _write(rules: _RulesFile) -> None:
     path = rules_path()
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    text = rules.model_dump_json(indent=2) + "\n"
+    data = rules.model_dump()
+    for project in data["projects"].values():
+        if not project["tools"]:  # a file without MCP rules reads as it always did
+            del project["tools"]
+    text = json.dumps(data, indent=2) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=".permissions-", suffix=".tmp", dir=path.parent)  # 0600
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -126,8 +167,11 @@ def _write(rules: _RulesFile) -> None:
 __all__ = [
     "ignored_project_file",
     "load_prefixes",
+    "load_tool_rules",
     "project_key",
     "remove_prefix",
+    "remove_tool_rule",
     "rules_path",
     "save_prefix",
+    "save_tool_rule",
 ]

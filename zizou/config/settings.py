@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from zizou.checks.checkers import CheckSettings
 from zizou.core.guards import GuardSettings
 from zizou.errors import UsageError
+from zizou.mcp.settings import McpSettings
 from zizou.paths import user_config_dir
 from zizou.providers.settings import RetrySettings, TimeoutSettings
 
@@ -89,6 +90,9 @@ class Settings(BaseModel):
     # A command the model runs that is still running after this many seconds is moved to the
     # background, so the turn goes on (0: never).
     background_after_s: BackgroundAfterS | None = None
+    # MCP servers: how long to wait for one to start and for a call, and whether the stdio
+    # servers may use the network in the sandbox.
+    mcp: McpSettings | None = None
 
 
 def settings_path() -> Path:
@@ -122,6 +126,7 @@ __all__ = [
     "MaxBudgetUsd",
     "MaxSteps",
     "MaxTokens",
+    "McpSettings",
     "Mode",
     "NotifySettings",
     "PlanReminderSteps",

@@ -163,6 +163,8 @@ class CallRunner:
             )
             call, called_as = repaired, call.name
         tool = self.registry.get(call.name)
+        if tool is None and (why := self.registry.why_missing(call.name)) is not None:
+            return ParsedCall(call, None, None, ToolResult.error(why))
         if tool is None:
             known = ", ".join(self.registry.names())
             problem = ToolResult.error(f"unknown tool {call.name!r}; the tools are: {known}")
@@ -476,6 +478,10 @@ def _answered(
         network = approval.network and request.network_choice
         how = "w (allow once, with the network)" if network else "y (allow once)"
         return PermissionDecided(call_id, tool, "allow", approval.by, how, (), sandbox)
+    if request.kind == "mcp":
+        return PermissionDecided(
+            call_id, tool, "allow", approval.by, "a (always allow): saved for this project", (tool,)
+        )
     if request.kind != "exec":
         return PermissionDecided(
             call_id, tool, "allow", approval.by, "a (always allow, this session)", (tool,)

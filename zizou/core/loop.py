@@ -48,6 +48,7 @@ from zizou.core.events import (
     Usage,
 )
 from zizou.core.guards import RepeatGuard, StopTurn, UnknownToolGuard, compactions_exceeded
+from zizou.core.images import with_images
 from zizou.core.messages import AssistantMessage, ToolMessage
 from zizou.core.parallel import CallDone, runs_alongside, side_by_side
 from zizou.core.prompt import CompiledPrompt
@@ -162,6 +163,8 @@ class Agent:
         replaced = changes.messages is not None
         shaped = list(changes.messages) if changes.messages is not None else history
         messages, left_out = windowed(shaped, self.config.history_window)
+        takes_images = bool(getattr(self.model, "takes_images", False))
+        messages = with_images(messages, self.conversation.records, takes_images)
         hidden = tuple((name, why) for name, why in changes.hidden if registry.get(name))
         hidden_names = {name for name, _ in hidden}
         compiled = self.prompt.render(changes.systems, left_out=left_out)
@@ -489,6 +492,7 @@ class Agent:
             name=call.name,
             diff=result.diff,
             replaced=result.replaced,
+            images=result.images,
         )
         duration = (
             result.duration_s if result.duration_s is not None else time.monotonic() - started

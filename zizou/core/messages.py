@@ -53,6 +53,14 @@ class AssistantMessage(_Message):
     tool_calls: tuple[ToolCallPart, ...] = ()
 
 
+class ImagePart(_Message):
+    """An image a tool returned (an MCP server's): sent to a model that takes images, and
+    named in the text for one that does not."""
+
+    mime: str  # image/png, image/jpeg...
+    data: str  # base64
+
+
 class ToolMessage(_Message):
     """A tool call's result. `content` is what the model reads; the rest is for people."""
 
@@ -63,6 +71,7 @@ class ToolMessage(_Message):
     name: str | None = None  # the tool's name
     diff: str | None = None  # unified diff of what a write or edit changed
     replaced: str | None = None  # the text a write or edit replaced (None: nothing, or too big)
+    images: tuple[ImagePart, ...] = ()  # for a model that takes images (`with_images`)
 
 
 Message = Annotated[UserMessage | AssistantMessage | ToolMessage, Field(discriminator="role")]
@@ -111,12 +120,16 @@ def _call_part(call: dict[str, Any]) -> dict[str, Any]:
 
 def stored(message: Message) -> dict[str, Any]:
     """The message as a session file keeps it (format 2): the record's own fields."""
-    return message.model_dump(exclude_none=True)
+    data = message.model_dump(exclude_none=True)
+    if data.get("images") == ():  # only a result that has images keeps the field
+        del data["images"]
+    return data
 
 
 __all__ = [
     "ERROR_PREFIX",
     "AssistantMessage",
+    "ImagePart",
     "Message",
     "ShellRun",
     "ToolCallPart",

@@ -23,6 +23,10 @@ Decisions worth knowing:
 - Stopping a job (`job_kill`) never asks: it ends only a command zizou started, which was
   approved (or allowed) as it started.
 - `.git` is protected at any depth (a nested repo's hooks and config run code too).
+- A call to an MCP server's tool (`mcp__SERVER__TOOL`) asks unless `--allow`, a saved rule or
+  `--yes` approved it: rules name the tool (`mcp__git__git_status`), every tool of a server
+  (`mcp__git__*`, or `mcp__git` as Claude Code writes it), or a glob of them. What the
+  server says of its tool (`readOnlyHint`) is shown, never trusted.
 - Patterns match case-insensitively, since macOS file systems usually are.
 """
 
@@ -48,6 +52,7 @@ from zizou.secret_files import SECRET_NAME_EXCEPTIONS, SECRET_NAME_GLOBS
 from zizou.tools.base import Access
 
 __all__ = [
+    "MCP_PREFIX",
     "PROTECTED_PATTERNS",
     "RUN_BASH",
     "SECRET_PATTERNS",
@@ -60,6 +65,7 @@ __all__ = [
     "parse_allow_rule",
     "rule_scope",
     "rules_from_allow",
+    "tool_rule_matches",
     "usable_prefixes",
 ]
 
@@ -95,7 +101,8 @@ class Rules:
     """What the user approved up front (`--allow`, `--yes`) or saved ("always allow"), and
     whether commands run in the sandbox, which decides how far a rule may reach."""
 
-    allowed_tools: frozenset[str] = frozenset()
+    allowed_tools: frozenset[str] = frozenset()  # names, and `mcp__...` globs
+    saved_tools: tuple[str, ...] = ()  # MCP tool rules saved for the project ("always")
     bash_prefixes: tuple[str, ...] = ()
     flag_prefixes: tuple[str, ...] = ()  # those of bash_prefixes given as --allow (not saved)
     yes: bool = False
@@ -152,6 +159,8 @@ def decide(tool: str, access: Access, rules: Rules) -> Decision:
             return _decide_exec(tool, access.command or "", rules)
         case "job":
             return Decision("allow", "it acts only on a job zizou started, which was approved")
+        case "mcp":
+            return _decide_mcp(tool, rules)
         case "open" | "network" | "undeclared":
             return _decide_asked(tool, access, rules)
         case _:
@@ -171,6 +180,38 @@ def _decide_asked(tool: str, access: Access, rules: Rules) -> Decision:
         "undeclared": f"{tool} does not declare what it touches, so it always asks",
     }
     return Decision("ask", reasons[access.kind])
+
+
+MCP_PREFIX = "mcp__"
+_MCP_RULE = re.compile(r"mcp__[A-Za-z0-9][A-Za-z0-9_-]*?(?:__[A-Za-z0-9_*?\[\]!-]+)?")
+
+
+def tool_rule_matches(tool: str, rule: str) -> bool:
+    """Whether the rule `rule` (a name, or an `mcp__` glob) covers the tool `tool`."""
+    if rule == tool:
+        return True
+    return rule.startswith(MCP_PREFIX) and any(c in rule for c in "*?[") and fnmatchcase(tool, rule)
+
+
+def _decide_mcp(tool: str, rules: Rules) -> Decision:
+    """An MCP tool's call: it asks unless a rule or `--yes` approved it up front."""
+    given = next((r for r in sorted(rules.allowed_tools) if tool_rule_matches(tool, r)), None)
+    if given is not None:
+        return Decision("allow", f"{tool} is allowed by --allow", by="--allow", rules=(given,))
+    saved = next((r for r in rules.saved_tools if tool_rule_matches(tool, r)), None)
+    if saved is not None:
+        return Decision(
+            "allow", f"{tool} is allowed by a saved rule", by="saved rule", rules=(saved,)
+        )
+    if rules.yes:
+        return _YES
+    server = tool.removeprefix(MCP_PREFIX).split("__", 1)[0]
+    return Decision(
+        "ask",
+        f"{tool} calls a tool of the MCP server {server}, which zizou cannot see into",
+        suggested_rules=(tool,),
+        rule_scope=f"every call of {tool} in this project",
+    )
 
 
 def _decide_read(paths: Iterable[str], rules: Rules) -> Decision:
@@ -313,9 +354,11 @@ def parse_allow_rule(
 
     A rule that would reach further than it says without the sandbox is refused then."""
     forms = (
-        f"use a tool name ({', '.join(sorted(known_tools))}) "
-        f"or {RUN_BASH}:PREFIX, e.g. --allow '{RUN_BASH}:pytest'"
+        f"use a tool name ({', '.join(sorted(known_tools))}), an MCP tool (mcp__SERVER__TOOL, "
+        f"mcp__SERVER__*) or {RUN_BASH}:PREFIX, e.g. --allow '{RUN_BASH}:pytest'"
     )
+    if text.strip().startswith(MCP_PREFIX):
+        return _mcp_rule(text.strip()), None
     tool, sep, prefix = (part.strip() for part in text.partition(":"))
     if tool not in known_tools:
         raise ValueError(f"--allow {text!r}: unknown tool {tool!r}; {forms}")
@@ -341,6 +384,17 @@ def parse_allow_rule(
         )
         raise ValueError(f"--allow {text!r}: {what}; {_NEEDS_SANDBOX[sandbox]}")
     return tool, prefix
+
+
+def _mcp_rule(text: str) -> str:
+    """An MCP tool rule as typed: `mcp__SERVER__TOOL`, a glob of tools, or `mcp__SERVER`
+    (every tool of the server, kept as `mcp__SERVER__*`)."""
+    if _MCP_RULE.fullmatch(text) is None:
+        raise ValueError(
+            f"--allow {text!r}: an MCP rule is mcp__SERVER__TOOL, mcp__SERVER__* or mcp__SERVER, "
+            "e.g. --allow mcp__git__git_status"
+        )
+    return text if "__" in text.removeprefix(MCP_PREFIX) else f"{text}__*"
 
 
 _NEEDS_SANDBOX = {

@@ -52,9 +52,10 @@ from zizou.decks.tools import (
     schema_problems,
     short_input,
 )
+from zizou.decks.toolset import deck_registry
 from zizou.decks.trace import Trace
 from zizou.env import scrubbed_env
-from zizou.tools import Registry, ToolResult, default_registry
+from zizou.tools import ToolResult
 from zizou.tools._procgroup import kill_process_group
 
 if TYPE_CHECKING:
@@ -388,10 +389,7 @@ class WorkerServer:
 def tool_runner(env: DeckEnv, deck: Deck, child: Caller) -> CallRunner:
     """The deck's tools, asked for and checked as its model's calls would be (see
     `DeckEnv._agent`): the parent's approver, rules, policy, plan mode and checkpoints."""
-    registry = Registry()
-    for tool in default_registry():
-        if tool.name in deck.tools:
-            registry.register(tool)
+    registry = deck_registry(deck, env.extra_tools)
     ctx = dataclasses.replace(env.ctx, state=SessionState(Conversation()), emit=None, nest=None)
     runner = CallRunner(registry, ctx, env.approver, env.rules())
     runner.changes = env.changes

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,6 +52,7 @@ from zizou.decks.schemas import merged_fragment
 from zizou.decks.spec import (
     DECK_TOOLS,
     DEFAULT_TOOLS,
+    MCP_TOOL_RE,
     READ_ONLY_TOOLS,
     STRING_SCHEMA,
     Action,
@@ -560,10 +562,11 @@ def _tools(tools: list[str] | None, front: FrontMatter, check: FileCheck) -> tup
     if tools is None:
         return DEFAULT_TOOLS
     for index, tool in enumerate(tools):
-        if tool not in DECK_TOOLS:
+        if tool not in DECK_TOOLS and not re.fullmatch(MCP_TOOL_RE, str(tool)):
             check.problem(
                 front.line_of("tools", index),
-                f"unknown tool {tool!r}: a deck may use {', '.join(DECK_TOOLS)}",
+                f"unknown tool {tool!r}: a deck may use {', '.join(DECK_TOOLS)}, or an MCP "
+                "server's tools (mcp__SERVER__TOOL, mcp__SERVER__*)",
             )
     return tuple(dict.fromkeys(tools))
 

@@ -76,9 +76,10 @@ from zizou.decks.tools import (
     return_output_tool,
     schema_problems,
 )
+from zizou.decks.toolset import deck_registry
 from zizou.decks.trace import Trace, new_run_id, prune_traces
 from zizou.errors import ZizouError
-from zizou.tools import Registry, Tool, ToolContext, default_registry
+from zizou.tools import Tool, ToolContext, ToolSource
 
 NUDGE = (
     "Finish now: call return_output with your output (its parameters are the output schema), "
@@ -149,6 +150,7 @@ class DeckEnv:
     # Takes a run's rules when it ends, so an "always" answered inside it holds for the main
     # agent and later runs too (the main runner's rules, merged).
     rules_back: Callable[[Rules], None] = lambda rules: None
+    extra_tools: ToolSource | None = None  # the MCP servers' tools a deck may list
     traces: dict[str, Trace] = field(default_factory=dict)  # the runs going on, by id
     trace_problem: str | None = None  # why a trace could not be written, the latest
     runs: dict[str, RunRecord] = field(default_factory=dict)  # the latest, by actionCallId
@@ -333,10 +335,7 @@ class DeckEnv:
         deck = run.deck
         state = SessionState(Conversation())
         state.task = run.caller.state or task_state_for(deck)
-        registry = Registry()
-        for tool in default_registry():
-            if tool.name in deck.tools:
-                registry.register(tool)
+        registry = deck_registry(deck, self.extra_tools)
         for action in deck.actions:
             target = self.decks.by_path(action.target)
             if target is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, Literal
 
@@ -44,6 +45,19 @@ DEFAULT_TOOLS: tuple[str, ...] = ("read_file", "glob", "grep", "list_dir", "repo
 # A deck's run shows no workspace (its prompt is its own): the workspace tools are not its.
 NOT_DECK_TOOLS = frozenset({"add_context", "open_in_workspace", "close_in_workspace"})
 DECK_TOOLS: tuple[str, ...] = tuple(n for n in BUILTIN_TOOL_NAMES if n not in NOT_DECK_TOOLS)
+# An MCP server's tool (`mcp__git__git_status`) or all of a server's (`mcp__git__*`): a deck
+# may list them; they are offered when their server is ready, and asked for like a command.
+MCP_TOOL_RE = r"^mcp__[A-Za-z0-9][A-Za-z0-9_-]*__[A-Za-z0-9_*?-]+$"
+
+
+def uses_tool(tools: tuple[str, ...], name: str) -> bool:
+    """Whether a deck that lists `tools` may use the tool `name` (an MCP glob included)."""
+    return name in tools or (
+        name.startswith("mcp__")
+        and any(t.startswith("mcp__") and fnmatchcase(name, t) for t in tools)
+    )
+
+
 READ_ONLY_TOOLS = frozenset(
     {
         *DEFAULT_TOOLS,
@@ -197,6 +211,7 @@ __all__ = [
     "DECK_TOOLS",
     "DEFAULT_TOOLS",
     "HARD_MAXIMA",
+    "MCP_TOOL_RE",
     "NAME_RE",
     "READ_ONLY_TOOLS",
     "RESERVED_NAMES",
@@ -207,4 +222,5 @@ __all__ = [
     "DeckSet",
     "Guardrails",
     "Problem",
+    "uses_tool",
 ]

@@ -9,22 +9,19 @@ tool error naming the field, and no child request is made for it.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import ValidationError as SchemaViolation
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from zizou.core.events import Nested
 from zizou.core.task_state import TaskState
 from zizou.decks.spec import Deck
 from zizou.errors import UsageError
 from zizou.tools import Access, Tool, ToolArgs, ToolContext, ToolResult
-from zizou.tools.base import ArgsProblem
+from zizou.tools.schema_tool import SchemaArgs, SchemaTool, schema_problems, short_input
 
-MAX_PROBLEMS = 5
 # The codes zizou gives a run's failures (and `zizou run` maps to exit codes); a deck's own
 # `fail(code=...)` with one of them is renamed `deck_<code>`.
 RESERVED_CODES = frozenset(
@@ -40,81 +37,6 @@ RESERVED_CODES = frozenset(
         "budget",
     }
 )
-LABEL_CHARS = 60
-
-
-class SchemaArgs(ToolArgs):
-    """A call's arguments as the model sent them, checked against a JSON Schema."""
-
-    model_config = ConfigDict(extra="allow", frozen=True)
-
-
-def _no_regex(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[SchemaViolation]:
-    yield SchemaViolation("zizou does not run regexes from a deck's schema")
-
-
-# The decks' schemas are checked when loaded (zizou/decks/schemas.py); this holds even for one
-# that slipped past: a pattern is never run on a value the model wrote.
-_Checker = validators.extend(
-    Draft202012Validator, {"pattern": _no_regex, "patternProperties": _no_regex}
-)
-
-
-def schema_problems(schema: dict[str, Any], value: Any) -> list[str]:
-    """What is wrong with `value` under `schema`, one `field: message` each (at most five)."""
-    try:
-        errors = sorted(_Checker(schema).iter_errors(value), key=lambda e: list(e.absolute_path))
-    except Exception as exc:  # a schema that cannot be used (a reference to nowhere)
-        return [f"input: the deck's schema cannot check it ({type(exc).__name__})"]
-    return [_problem(error) for error in errors[:MAX_PROBLEMS]]
-
-
-def _problem(error: SchemaViolation) -> str:
-    where = ".".join(str(part) for part in error.absolute_path)
-    if error.validator == "required" and isinstance(error.validator_value, list):
-        present = error.instance if isinstance(error.instance, dict) else {}
-        missing = [name for name in error.validator_value if name not in present]
-        field_name = ".".join(filter(None, (where, *missing[:1])))
-        return f"{field_name or 'input'}: is required"
-    return f"{where or 'input'}: {error.message}"
-
-
-class SchemaTool(Tool[SchemaArgs]):
-    """A tool whose parameters are the JSON Schema `parameters`."""
-
-    Args = SchemaArgs
-    parameters: ClassVar[dict[str, Any]] = {"type": "object"}
-    label_field = None
-
-    @classmethod
-    def schema(cls) -> dict[str, Any]:
-        # Built each time: these classes are made per deck run, and must not be cached for
-        # the process's life.
-        return {
-            "type": "function",
-            "function": {
-                "name": cls.name,
-                "description": cls.description(),
-                "parameters": json.loads(json.dumps(cls.parameters)),
-            },
-        }
-
-    def parse_args(self, data: dict[str, Any]) -> ToolArgs:
-        problems = schema_problems(self.parameters, data)
-        if problems:
-            raise ArgsProblem(problems)
-        return SchemaArgs.model_validate(data)
-
-    def label(self, args: SchemaArgs) -> str:
-        return short_input(args.model_dump(mode="json"))
-
-
-def short_input(value: Any) -> str:
-    """An input as a person recognises it in one line: its one string, else compact JSON."""
-    if isinstance(value, dict) and len(value) == 1:
-        value = next(iter(value.values()))
-    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
-    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
 
 
 @dataclass(frozen=True)

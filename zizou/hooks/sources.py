@@ -249,10 +249,15 @@ class TrustStore:
     def status(self, source: HookSource) -> Status:
         if not needs_trust(source):
             return "no trust needed"
-        stored = self._trusted.get(_key(source))
-        if stored is None or not source.sha256:
+        return self.status_of(_key(source), source.sha256)
+
+    def status_of(self, key: str, sha256: str) -> Literal["trusted", "untrusted", "changed"]:
+        """Whether the file `key` (its real path) is trusted with the content hashed `sha256`:
+        what a hook's trust and a project's `.mcp.json` approval are both made of."""
+        stored = self._trusted.get(key)
+        if stored is None or not sha256:
             return "untrusted"
-        return "trusted" if stored == source.sha256 else "changed"
+        return "trusted" if stored == sha256 else "changed"
 
     def trust(self, source: HookSource) -> None:
         """Trust `source` as it is now (its hash); saved at once, privately (0600). A
@@ -261,10 +266,15 @@ class TrustStore:
             return
         if not source.sha256 or source.path is None:
             raise ValueError(f"the hook {source.name} has no content to trust")
+        self.trust_content(_key(source), source.sha256)
+
+    def trust_content(self, key: str, sha256: str) -> None:
+        """Trust the file `key` (its real path) with the content hashed `sha256`; saved at
+        once. A UsageError when the trust file cannot be written."""
         trusted = self._load()  # as it is now: another zizou may have trusted one meanwhile
         if self.problem is not None:
             self._set_aside()
-        trusted[_key(source)] = source.sha256
+        trusted[key] = sha256
         document = {"version": TRUST_VERSION, "trusted": dict(sorted(trusted.items()))}
         text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
         try:

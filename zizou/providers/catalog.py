@@ -172,6 +172,7 @@ class ModelInfo:
     input_cost_per_token: float | None
     output_cost_per_token: float | None
     tool_calling: bool | None = None  # its `supports_function_calling`, when the map says
+    vision: bool | None = None  # its `supports_vision`: it takes images
 
     def cost(self, input_tokens: int, output_tokens: int) -> float | None:
         """The price of a request in USD, or None when a price is unknown."""
@@ -232,6 +233,7 @@ def model_info(model_id: str) -> ModelInfo | None:
         input_cost_per_token=_number(entry, "input_cost_per_token", float),
         output_cost_per_token=_number(entry, "output_cost_per_token", float),
         tool_calling=_flag(entry, "supports_function_calling"),
+        vision=_flag(entry, "supports_vision"),
     )
 
 

@@ -87,6 +87,13 @@ class LiteLLMModel:
         info = model_info(self.id)
         return info.context_window if info else None
 
+    @property
+    def takes_images(self) -> bool:
+        """Whether the model reads images (litellm's model map says so); an MCP tool's image
+        is sent to it, and only named to the others."""
+        info = model_info(self.id)
+        return bool(info and info.vision)
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         # The first import takes a second or more: off the event loop, so a timeout, the
         # screen and Ctrl+C are not held up by it.

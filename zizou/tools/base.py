@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict
 from zizou.confined import PathHandle, open_handle, relative, resolve
 from zizou.core.events import Nested
 from zizou.core.instructions import InstructionSet
+from zizou.core.messages import ImagePart
 from zizou.core.state import FileView, SessionState
 from zizou.core.task_state import PatchResult
 from zizou.core.windows import WindowSpec
@@ -37,7 +38,10 @@ if TYPE_CHECKING:
     from zizou.sandbox import Sandbox
 
 # "job": acts only on a command zizou started (job_kill), never on anything else.
-AccessKind = Literal["read", "write", "delete", "exec", "network", "open", "job", "undeclared"]
+# "mcp": a call to an MCP server's tool, which zizou cannot see into: approved like a command.
+AccessKind = Literal[
+    "read", "write", "delete", "exec", "network", "open", "job", "mcp", "undeclared"
+]
 
 
 class ToolArgs(BaseModel):
@@ -67,6 +71,7 @@ class ToolResult:
     diff: str | None = None  # unified diff of a write or edit, for the UI
     replaced: str | None = None  # the text a write or edit replaced (for undo), if not too big
     duration_s: float | None = None  # how long the tool ran (not counting the approval wait)
+    images: tuple[ImagePart, ...] = ()  # images for the model (an MCP tool's), if it takes them
 
     @classmethod
     def error(cls, message: str) -> ToolResult:

@@ -34,6 +34,7 @@ from zizou.ui.early_keys import typed_lines
 from zizou.ui.focus import FocusRouter
 from zizou.ui.hook_commands import HookCommands
 from zizou.ui.host import QuitRequested, SessionChanged, ShowScreen
+from zizou.ui.mcp_commands import McpChanged, McpCommands
 from zizou.ui.message_queue import MessageQueue
 from zizou.ui.model_switcher import ModelSwitcher
 from zizou.ui.modes import ModeController
@@ -111,7 +112,7 @@ class ZizouApp(KeyedApp):
             self.composer,
             self.queue_panel,
             self.status,
-            prepare=self.workspace.open_mentions,
+            prepare=self._prepare,
         )
         self.models = ModelSwitcher(self, self.opening, self.chat, self.status, keys, setup)
         self.conversations = Conversations(self, self.opening, self.chat, self.turns, self.status)
@@ -133,6 +134,8 @@ class ZizouApp(KeyedApp):
         )
         decks = DeckCommands(self, self.opening, self.chat, self.turns)
         self.commands.table["decks"] = decks.decks
+        self.mcp = McpCommands(self, self.opening, self.chat, self.typing)
+        self.commands.table["mcp"] = self.mcp.command
         self.commands.raw_table["run"] = decks.run
         self.shell = UserShell(self, self.opening, self.chat)
         self.router = InputRouter(
@@ -199,8 +202,23 @@ class ZizouApp(KeyedApp):
             if self.session.runtime.untrusted:
                 self.status.state = "a project hook waits for your answer…"
                 await self.hooks.ask_untrusted()
+            self.mcp.watch()
+            self.composer.completer.mcp = self.session.runtime.mcp
+            if (setup := self.session.runtime.mcp) is not None and setup.waiting is not None:
+                self.status.state = "the project's MCP servers wait for your answer…"
+                await self.mcp.ask_waiting()
         finally:
             await self.turns.ready()
+
+    async def _prepare(self, text: str) -> str | None:
+        """Before a turn: the files the message names open in the workspace, and what it names
+        of the MCP servers (a prompt, resources) becomes what the model is sent."""
+        await self.workspace.open_mentions(self.mcp.without_resources(text))
+        return await self.mcp.expand(text)
+
+    @on(McpChanged)
+    async def _mcp_changed(self, message: McpChanged) -> None:
+        await self.mcp.changed(message.status)
 
     @on(Opening.Failed)
     def _open_failed(self, message: Opening.Failed) -> None:

@@ -47,6 +47,8 @@ def approval_view(request: PermissionRequest, cwd: Path) -> ApprovalView:
             ),
             no_always=_no_always(request),
         )
+    if request.kind == "mcp":
+        return _mcp_view(request, detail)
     body, is_diff = _write_body(detail, request.detail)
     verb = "Write to a protected path?" if request.protected else f"Allow {request.tool}?"
     if request.protected and request.kind == "delete":
@@ -66,6 +68,31 @@ def approval_view(request: PermissionRequest, cwd: Path) -> ApprovalView:
     )
 
 
+HINTS = {
+    True: "the server says this tool only reads (readOnlyHint): zizou does not rely on it",
+    False: "the server says this tool may change things (readOnlyHint false)",
+}
+
+
+def _mcp_view(request: PermissionRequest, detail: dict[str, object] | None) -> ApprovalView:
+    """An MCP tool's call: the server and its own name for the tool, what the server says of
+    it, and the arguments in full."""
+    detail = detail or {}
+    server, tool = detail.get("server", "?"), detail.get("tool", request.tool)
+    hint = detail.get("read_only_hint")
+    said = HINTS[hint] if isinstance(hint, bool) else "the server says nothing of what it does"
+    arguments = json.dumps(detail.get("arguments", {}), indent=2, ensure_ascii=False)
+    return ApprovalView(
+        title="Call this MCP tool?",
+        subject=escape_controls(request.summary),
+        where=escape_controls(f"the tool {tool} of the MCP server {server} · {said}"),
+        body=escape_controls(f"arguments:\n{arguments}"),
+        body_is_diff=False,
+        always=_always(request),
+        no_always=_no_always(request),
+    )
+
+
 def _always(request: PermissionRequest) -> str | None:
     if request.protected:
         return None
@@ -77,6 +104,8 @@ def _always(request: PermissionRequest) -> str | None:
         if request.rule_scope:
             return f"{saved}: permits {escape_controls(request.rule_scope, keep_newlines=False)}"
         return saved
+    if request.kind == "mcp":
+        return f"always allow {request.tool} in this project (saved in your zizou config dir)"
     return f"always allow {request.tool} for this session"
 
 

@@ -1,6 +1,6 @@
 """The TUI's Approver: the loop awaits `ask`, which has the app show the approval dialog and
-returns the person's answer. "Always" command rules are saved for the project here too (in the
-user's config dir: `zizou.config.project_rules`)."""
+returns the person's answer. "Always" command rules, and MCP tools always allowed, are saved for
+the project here too (in the user's config dir: `zizou.config.project_rules`)."""
 
 from __future__ import annotations
 
@@ -30,9 +30,15 @@ class TuiApprover:
     first turn runs. It also answers the spending cap's question (`over_cap`): raise the cap,
     or stop."""
 
-    def __init__(self, root: Path, save_rule: Callable[[Path, str], bool] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        save_rule: Callable[[Path, str], bool] | None = None,
+        save_tool: Callable[[Path, str], bool] | None = None,
+    ) -> None:
         self.root = root
         self.save_rule = save_rule
+        self.save_tool = save_tool  # an MCP tool always allowed, saved for the project
         self.target: MessageTarget | None = None
         self.attention: Attention | None = None
         self.saved: list[str] = []
@@ -101,6 +107,11 @@ class TuiApprover:
         return raised if yes else None
 
     def _remember(self, request: PermissionRequest, approval: Approval) -> None:
+        if approval.verdict == "always" and request.kind == "mcp":
+            if self.save_tool is not None:
+                self.save_tool(self.root, request.tool)
+            self.saved.append(request.tool)
+            return
         if approval.verdict != "always" or request.tool != "run_bash":
             return
         for rule in request.suggested_rules:  # one per segment: the whole chain is covered

@@ -1,4 +1,5 @@
-"""What the prompt can complete: `/commands` at the start, and `@files` anywhere.
+"""What the prompt can complete: `/commands` at the start (an MCP server's prompts among them),
+and `@files` anywhere (an MCP server's resources among them, as `@SERVER:URI`).
 
 `completion_context` is pure (the text of a line and the cursor column in, the token out);
 `Completer` holds the project's file list, which is read in a background thread on first use.
@@ -9,10 +10,13 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from zizou.ui.fuzzy import rank
 from zizou.ui.slash import completions
+
+if TYPE_CHECKING:
+    from zizou.mcp.setup import McpSetup
 
 FILE_LIMIT = 8
 
@@ -31,6 +35,7 @@ class Suggestion:
     label: str
     help: str = ""
     complete: bool = False  # Enter sends it at once (a command that takes no arguments)
+    file: bool = True  # a file of the project, opened in the workspace when picked
 
 
 def completion_context(line: str, column: int, first_line: bool) -> Context | None:
@@ -54,6 +59,7 @@ class Completer:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.files: list[str] | None = None
+        self.mcp: McpSetup | None = None  # the MCP servers, once the session is open
         self._lock = threading.Lock()
 
     def load_files(self) -> list[str]:
@@ -73,12 +79,34 @@ class Completer:
             return [
                 Suggestion(f"/{c.name} ", c.usage, c.help, not c.args)
                 for c in completions(context.query)
-            ]
-        if self.files is None:
-            return []
+            ] + self._prompts(context.query)
+        resources = self._resources()
+        names = [*(self.files or ()), *resources]
         return [
-            Suggestion(f"@{path} ", path) for path in rank(context.query, self.files, FILE_LIMIT)
+            Suggestion(f"@{name} ", name, resources.get(name, ""), file=name not in resources)
+            for name in rank(context.query, names, FILE_LIMIT)
         ]
+
+    def _prompts(self, query: str) -> list[Suggestion]:
+        """The MCP servers' prompts whose command starts with `query`."""
+        if self.mcp is None or not "mcp__".startswith(query[:5]):
+            return []
+        from zizou.mcp.mentions import prompt_commands
+
+        found = prompt_commands(self.mcp.servers.statuses()).values()
+        return [
+            Suggestion(f"/{c.command} ", c.usage, c.description, not c.arguments)
+            for c in found
+            if c.command.startswith(query)
+        ]
+
+    def _resources(self) -> dict[str, str]:
+        """`SERVER:URI` of the MCP servers' resources, with their names."""
+        if self.mcp is None:
+            return {}
+        from zizou.mcp.mentions import resource_choices
+
+        return dict(resource_choices(self.mcp.servers.statuses()))
 
 
 __all__ = ["Completer", "Context", "Suggestion", "completion_context"]

@@ -17,6 +17,7 @@ from zizou import __version__
 from zizou.errors import ZizouError
 from zizou.ui.hook_commands import untrusted_warning
 from zizou.ui.host import SessionChanged, ShowScreen
+from zizou.ui.mcp_commands import waiting_warning
 from zizou.ui.modes import SWITCHED
 from zizou.ui.resumed import show_resumed
 from zizou.ui.screens.picker import Entry, PickerScreen
@@ -61,7 +62,8 @@ class Conversations:
             await show_resumed(self.chat, session)
             await self.chat.add_notice(f"Resumed session {runtime.session_id}.")
         for warning in runtime.warnings:
-            if not untrusted_warning(runtime, warning):  # the app asks about those hooks
+            # The app asks about the hooks and the MCP servers waiting for trust.
+            if not untrusted_warning(runtime, warning) and not waiting_warning(runtime, warning):
                 await self.chat.add_notice(warning, "warning")
         self.status.warning = SANDBOX_NOTES.get(runtime.sandbox_status.state, "")
         self.host.run_worker(self._render_prompt(), group="prompt", exit_on_error=False)

@@ -17,6 +17,7 @@ from zizou.core.protocols import Approver, Model
 from zizou.errors import UsageError
 
 if TYPE_CHECKING:
+    from zizou.mcp.setup import McpSetup
     from zizou.runtime import Runtime
     from zizou.ui.session import ModelFactory, RuntimeFactory, UiSession
 
@@ -24,13 +25,13 @@ if TYPE_CHECKING:
 def run_tui(options: RunOptions, *, typed_ahead: str = "") -> int:
     """Run the app until the user quits; the exit code. `typed_ahead`: the keys typed before
     the app could read them (see early_keys)."""
-    from zizou.config.project_rules import save_prefix
+    from zizou.config.project_rules import save_prefix, save_tool_rule
     from zizou.ui.app import ZizouApp
     from zizou.ui.approver import TuiApprover
     from zizou.ui.key_setup import KeyServices
     from zizou.ui.opening import PendingSession, Warmup
 
-    approver = TuiApprover(options.root, save_prefix)
+    approver = TuiApprover(options.root, save_prefix, save_tool_rule)
 
     def open_session() -> UiSession:  # in a thread, once the first frame is up
         return build_session(options, approver)
@@ -53,6 +54,7 @@ def run_tui(options: RunOptions, *, typed_ahead: str = "") -> int:
     finally:
         if app.opening.session is not None:
             stopped = app.opening.session.runtime.close()
+            app.opening.session.runtime.close_servers()
     if stopped:  # the screen is gone: what zizou ended on its way out
         from zizou.headless import stopped_jobs
 
@@ -89,11 +91,19 @@ def runtime_factory(
     """Runtimes as `options` describe them, with the app's current rules and the session it
     asks for (None: a new one)."""
 
+    shared: list[McpSetup] = []  # the MCP servers, started once and kept by /clear
+
     def build(model: Model, rules: Rules, session: SessionChoice | None = None) -> Runtime:
         from zizou.runtime import build_runtime
 
         chosen = options.model_copy(update={"rules": rules, "session": session or SessionChoice()})
-        return build_runtime(chosen, model, approver, persist=persist)
+        runtime = build_runtime(
+            chosen, model, approver, persist=persist, mcp=shared[0] if shared else None
+        )
+        if not shared and runtime.mcp is not None:
+            shared.append(runtime.mcp)
+        runtime.owns_mcp = False  # the app stops the servers when it quits
+        return runtime
 
     return build
 

@@ -55,12 +55,18 @@ class InputRouter:
             await self.when_ready(self.shell.run(stripped[1:].strip()))
         elif (parsed := classify(stripped, self.opening.root)).kind == "command":
             await self.when_ready(self.commands.run(parsed.name, parsed.args, parsed.raw))
+        elif parsed.kind == "unknown" and parsed.name.startswith("mcp__"):
+            await self._message(text)  # an MCP prompt: the turn's `prepare` gets it
         elif parsed.kind == "unknown":
             hint = f" Did you mean /{parsed.suggestion}?" if parsed.suggestion else ""
             await self.notices.add_notice(
                 f"Unknown command /{parsed.name}.{hint}", "warning", "/help lists the commands."
             )
-        elif self.turns.busy or len(self.turns.queue):
+        else:
+            await self._message(text)
+
+    async def _message(self, text: str) -> None:
+        if self.turns.busy or len(self.turns.queue):
             await self.turns.add(text)
         else:
             await self.turns.start(text)

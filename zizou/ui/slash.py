@@ -40,6 +40,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("mode", "[build|plan]", "show or switch the mode: plan is read-only"),
     SlashCommand("hooks", "[trust NAME]", "list the hooks; trust a project hook to run it"),
     SlashCommand("decks", "", "list the decks (sub-agents), and the deck files left out"),
+    SlashCommand(
+        "mcp", "[NAME|restart NAME|disable NAME|enable NAME|approve]", "the MCP servers and tools"
+    ),
     SlashCommand("run", "DECK [INPUT]", "run a deck on an input (JSON or text), not via the model"),
     SlashCommand("instructions", "[NAME]", "list the instructions on demand, or read one"),
     SlashCommand("skills", "[NAME]", "the same as /instructions"),

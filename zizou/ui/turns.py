@@ -6,8 +6,9 @@ interrupt the queue waits until the user sends again. Each turn's events are dra
 `EventRenderer`; `!command` results wait here for the model until the running turn ends.
 
 Before a turn's first step, `prepare` sees its message (the app opens the files it names as
-`@PATH`): in the turn's worker, so a message sent meanwhile is queued, whether the message was
-sent now or waited in the queue.
+`@PATH`, and expands what it names of the MCP servers) and returns what the model is sent:
+in the turn's worker, so a message sent meanwhile is queued, whether the message was sent now or
+waited in the queue.
 
 A turn that ran longer than `[notify] after_s` calls the person back when it ends (the bell, a
 desktop notification: `zizou.ui.attention`), unless they interrupted it themselves.
@@ -50,7 +51,7 @@ class TurnController:
         composer: Composer,
         panel: QueuePanel,
         status: StatusBar,
-        prepare: Callable[[str], Awaitable[None]] | None = None,
+        prepare: Callable[[str], Awaitable[str | None]] | None = None,
     ) -> None:
         self.host = host
         self.prepare = prepare
@@ -95,7 +96,10 @@ class TurnController:
 
     async def _run(self, text: str) -> None:
         if self.prepare is not None:
-            await self.prepare(text)
+            prepared = await self.prepare(text)
+            if prepared is None:  # it could not be sent (an MCP prompt failed): said already
+                return
+            text = prepared
         if self.opening.preloading:
             self.set_status("loading the model library…")
         await self.opening.wait_for_preload()

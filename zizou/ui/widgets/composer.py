@@ -181,7 +181,7 @@ class Composer(Vertical):
         self.area.replace(value, (row, context.start), (row, context.end))
         self.area.move_cursor((row, context.start + len(value)))
         self._close_menu()
-        if context.kind == "file":
+        if context.kind == "file" and self.suggestions[index].file:
             self.post_message(self.FilePicked(value.strip()[1:]))
 
 
