@@ -88,3 +88,17 @@ async def test_a_saved_rule_lets_the_next_command_run_unasked(
         await settle(pilot)
         assert (project / "one.txt").exists() and (project / "two.txt").exists()
         assert app.session.runtime.agent.runner.rules.bash_prefixes == ("touch",)
+
+
+async def test_a_where_line_wider_than_the_dialog_wraps_instead_of_being_cut(
+    make_app: MakeApp, project: Path
+) -> None:
+    app = make_app([bash("touch made.txt"), {"text": "ok"}])
+    async with app.run_test(size=(60, 30)) as pilot:
+        await send(pilot, "go")
+        await settle(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        where = app.screen.query_one("#approval-where")
+        assert len(str(where.render())) > where.size.width  # the line is longer than the dialog
+        assert where.size.height >= 2 and where.region.right <= 60
+        await pilot.press("escape")
+        await settle(pilot)

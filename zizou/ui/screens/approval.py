@@ -55,7 +55,7 @@ class ApprovalScreen(ModalScreen[Approval]):
         with Vertical(id="approval-dialog"):
             yield Label(Text(header(self.request, view.title), style="bold"), id="approval-title")
             yield Static(Text(view.subject), id="approval-subject")
-            yield Label(Text(view.where), id="approval-where")
+            yield Static(Text(view.where), id="approval-where")
             if view.body is not None:
                 body = diff_text(view.body, None) if view.body_is_diff else Text(view.body)
                 with VerticalScroll(id="approval-body"):
