@@ -131,3 +131,19 @@ async def test_a_long_output_of_the_users_own_command_is_shared_with_the_rest_na
             assert row.query_one(Log).line_count == 200_000  # the row opens expanded
     finally:
         app.session.runtime.close()
+
+
+async def test_a_background_jobs_row_says_when_it_ended(make_app: MakeApp) -> None:
+    app = make_app([run("sleep 4; echo made", background=True), {"text": "started"}], rules=YES)
+    try:
+        async with app.run_test(size=(110, 40)) as pilot:
+            await send(pilot, "start it")
+            await settle(pilot)
+            (row,) = app.query(ToolRow)
+            assert "job c1: running in the background" in str(row._header())
+            job = app.session.runtime.jobs.get("c1")
+            assert job is not None and await job.wait(30)
+            await settle(pilot, lambda: "job c1 ended · exit code 0" in str(row._header()))
+            assert "running in the background" not in str(row._header())
+    finally:
+        app.session.runtime.close()

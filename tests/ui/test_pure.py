@@ -103,6 +103,13 @@ def test_approval_views(tmp_path: Path) -> None:
     assert view.subject == "rm -rf build\\x1b[8m"
     assert view.where == f"in {tmp_path} · timeout 30 s"
     assert view.always is not None and "`rm`" in view.always
+    for shown, said in (
+        ({"background": True}, "in the background (until it ends or is killed)"),
+        ({"background": True, "timeout_s": 900}, "in the background (killed at 900 s)"),
+        ({}, "timeout 120 s"),
+    ):
+        job = PermissionRequest("c5", "run_bash", "serve", json.dumps(shown), kind="exec")
+        assert approval_view(job, tmp_path).where == f"in {tmp_path} · {said}"
     protected = PermissionRequest(
         "c2",
         "edit_file",

@@ -32,11 +32,10 @@ class ApprovalView:
 def approval_view(request: PermissionRequest, cwd: Path) -> ApprovalView:
     detail = parse_arguments(request.detail or "") if request.detail else None
     if request.kind == "exec":
-        timeout = (detail or {}).get("timeout_s", DEFAULT_TIMEOUT_S)
         return ApprovalView(
             title="Run this command?" + (" (it touches a protected path)" * request.protected),
             subject=escape_controls(request.summary),
-            where=f"in {cwd} · timeout {timeout} s",
+            where=f"in {cwd} · {_how_long(detail or {})}",
             body=_stdin_body(detail),
             body_is_diff=False,
             always=_always(request),
@@ -91,6 +90,15 @@ def _mcp_view(request: PermissionRequest, detail: dict[str, object] | None) -> A
         always=_always(request),
         no_always=_no_always(request),
     )
+
+
+def _how_long(detail: dict[str, object]) -> str:
+    """How long the command may run: its timeout, or in the background until it ends."""
+    timeout = detail.get("timeout_s")
+    if detail.get("background") is True:
+        ends = f"killed at {timeout} s" if timeout is not None else "until it ends or is killed"
+        return f"in the background ({ends})"
+    return f"timeout {timeout if timeout is not None else DEFAULT_TIMEOUT_S} s"
 
 
 def _always(request: PermissionRequest) -> str | None:

@@ -48,7 +48,7 @@ from zizou.core.task_state import plan_line
 from zizou.decks.display import INTO, nested_line
 from zizou.tools.jobs import output_ref
 from zizou.ui.job_commands import kept_output
-from zizou.ui.outcome import Outcome, outcome_of, recorded_result
+from zizou.ui.outcome import Outcome, background_job, outcome_of, recorded_result
 from zizou.ui.session import UiSession
 from zizou.ui.widgets.chat_view import ChatView
 from zizou.ui.widgets.deck_row import DeckRow, is_deck_label
@@ -259,6 +259,9 @@ class EventRenderer:
         if row.tool in COMMAND_TOOLS and (kept := output_ref(outcome.output)) is not None:
             row.full_output = partial(kept_output, self.session.runtime.jobs, kept)
         await row.show_outcome(outcome, duration, event.diff)
+        job_id = background_job(row.preview)
+        if job_id is not None and (job := self.session.runtime.jobs.get(job_id)) is not None:
+            row.follow_job(job)
         self._after_call()
 
     async def _state_row(self, call_id: str) -> None:

@@ -16,6 +16,7 @@ from zizou.ui.text import clean
 PREVIEW_LINES = 5  # a command's output shown under its row; more is one key or click away
 _ERROR = "Error: "
 _STATUS = re.compile(r"^(exit code -?\d+.*|\[timed out .*\]|timed out .*|job c\d+: .*)$")
+_JOB = re.compile(r"^job (c\d+): (running in the background|still running after)")
 _CUT = re.compile(r"^\[[\d,]+ of ([\d,]+) lines shown \(head and tail\);")  # the model saw part
 _NOTES = (  # the prefix of a recorded result, and how the row names that outcome
     ("not run: the turn was cancelled", "interrupted"),
@@ -70,6 +71,12 @@ def command_preview(output: str, limit: int = PREVIEW_LINES) -> Preview:
     return Preview(status, shown, (total or len(lines)) - len(shown))
 
 
+def background_job(preview: Preview | None) -> str | None:
+    """The id of the job a command's row stands for, when the command went on in the background."""
+    found = _JOB.match(preview.status or "") if preview is not None else None
+    return found.group(1) if found else None
+
+
 def recorded_result(records: list[Message], call_id: str) -> Outcome | None:
     """The outcome recorded for `call_id` in the conversation, newest first; None if none."""
     for record in reversed(records):
@@ -82,6 +89,7 @@ __all__ = [
     "PREVIEW_LINES",
     "Outcome",
     "Preview",
+    "background_job",
     "command_preview",
     "outcome_of",
     "recorded_result",

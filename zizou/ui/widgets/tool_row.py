@@ -16,7 +16,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import ClassVar
+from dataclasses import replace
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import events
@@ -31,6 +32,9 @@ from zizou.checks.report import split_report
 from zizou.ui.outcome import Outcome, Preview, command_preview
 from zizou.ui.text import clean, one_line, pretty_arguments
 from zizou.ui.widgets.diff_view import DiffView
+
+if TYPE_CHECKING:
+    from zizou.tools.jobs import Job
 
 OUTPUT_PREVIEW_CHARS = 20_000
 COMMAND_TOOLS = frozenset({"run_bash", "$"})  # rows that show the tail of their output
@@ -164,6 +168,17 @@ class ToolRow(Widget, can_focus=True):
             await self.mount(Static(Text(found), classes="tool-checks"))
         if self.expanded:
             self._show_body()
+
+    def follow_job(self, job: Job) -> None:
+        """The call left `job` running in the background: once it ends, the row says how (a
+        worker of the row's, so it stops with the row)."""
+        self.run_worker(self._job_ended(job), group="job", exit_on_error=False)
+
+    async def _job_ended(self, job: Job) -> None:
+        await job.wait()
+        if self.preview is not None:
+            self.preview = replace(self.preview, status=f"job {job.id} ended · {job.status()}")
+            self._refresh_header()
 
     def _show_preview(self) -> None:
         if not self.is_mounted or self.preview is None:
