@@ -8,6 +8,7 @@ import os
 import secrets
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -132,6 +133,40 @@ def test_a_background_job_is_listed_and_gone_once_the_app_quits(tmux: Tmux, proj
         tmux.run("send-keys", "-t", "main", "C-c")
         gone = tmux.wait_for(lambda s: "QUIT-DONE" in s, "the app quitting", limit_s=30)
         assert "stopped 1 background job on exit: c1 (echo serving; sleep 900)" in gone
+    assert _in(project) == []
+
+
+@pytest.mark.parametrize("signal_name", ["TERM", "HUP"])
+def test_a_signal_quits_as_ctrl_c_does_and_leaves_no_job_behind(
+    tmux: Tmux, project: Path, signal_name: str
+) -> None:
+    """Unsandboxed, so nothing but zizou itself ends the job: a SIGTERM (or the SIGHUP of a
+    closed terminal) stops the job's process group and exits with the signal's code."""
+    command = {"command": "sleep 900", "background": True}
+    script = [
+        {"tool_calls": [{"name": "run_bash", "arguments": json.dumps(command)}]},
+        {"text": "It runs."},
+    ]
+    with LoopbackServer(script) as srv:
+        argv = [sys.executable, "-m", "zizou", "--api-base", srv.base_url, "--yes"]
+        argv += ["--model", "openai/test-model", "-C", str(project), "--sandbox", "off"]
+        shell = f"{shlex.join(argv)}; echo QUIT-DONE $?; sleep 60"
+        tmux.run("new-session", "-d", "-s", "main", "-x", "120", "-y", "30", shell)
+        tmux.wait_for(lambda s: "Ask zizou" in s, "the prompt")
+        tmux.run("send-keys", "-t", "main", "-l", "start it")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        tmux.wait_for(lambda s: "It runs." in s, "the answer")
+        assert _in(project), "the job is not running"
+        shell_pid = tmux.run("display", "-p", "-t", "main", "#{pane_pid}").strip()
+        zizou_pid = subprocess.run(
+            ["pgrep", "-P", shell_pid], capture_output=True, text=True, check=True
+        ).stdout.split()[0]
+        os.kill(int(zizou_pid), getattr(signal, f"SIG{signal_name}"))
+        gone = tmux.wait_for(lambda s: "QUIT-DONE" in s, "the app quitting", limit_s=30)
+        code = 128 + getattr(signal, f"SIG{signal_name}")
+        assert f"QUIT-DONE {code}" in gone
+        assert "stopped 1 background job on exit: c1 (sleep 900)" in gone
+        assert "Ask zizou" not in gone  # the app's screen is gone: the terminal was put back
     assert _in(project) == []
 
 

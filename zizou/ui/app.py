@@ -167,6 +167,7 @@ class ZizouApp(KeyedApp):
         return self.turns.queue
 
     async def on_mount(self) -> None:
+        self.catch_signals()
         await self.chat.mount(Mascot(TAGLINE, fade=self.fade))
         self.composer.focus_prompt()
         if self.typed_ahead[1]:

@@ -10,11 +10,14 @@ class only holds the key handling, so the app itself stays about composing and r
   switches the mode instead (build, plan).
 - Esc brings the focus home, then cancels the edit of a queued message, then interrupts.
 - Ctrl+C interrupts; twice within `QUIT_WINDOW_S` quits.
+- SIGTERM and SIGHUP (the terminal closed) quit the same way, with the shell's exit code for the
+  signal: the turn stops, every job and server process ends, the terminal is put back.
 """
 
 from __future__ import annotations
 
 import asyncio
+import signal
 import time
 from typing import ClassVar
 
@@ -98,10 +101,23 @@ class KeyedApp(App[int]):
         self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW_S)
 
     async def action_quit(self) -> None:
-        """Stop what runs (killing command process groups) before leaving."""
+        await self.leave(0)
+
+    async def leave(self, code: int) -> None:
+        """Stop what runs (killing command process groups) before leaving with `code`."""
         if running := self.interrupt():
             await asyncio.wait([asyncio.ensure_future(w.wait()) for w in running], timeout=5)
-        self.exit(0)
+        self.exit(code)
+
+    def catch_signals(self) -> None:
+        """Quit on SIGTERM and SIGHUP as on Ctrl+C Ctrl+C, rather than die with processes left
+        running and the terminal left in the app's modes."""
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            loop.add_signal_handler(signum, self._signalled, signum)
+
+    def _signalled(self, signum: int) -> None:
+        self.run_worker(self.leave(128 + signum), group="leave", exclusive=True)
 
     def action_toggle_sidebar(self) -> None:
         self.sidebar.toggle(self.size.width)
