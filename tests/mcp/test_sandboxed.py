@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 from pathlib import Path
 
 import pytest
-from mcp_harness import launch, settle, specs
+from mcp_harness import FAULT_SERVER, launch, settle, specs
 
 from zizou.mcp.manager import McpServers
 from zizou.paths import user_config_dir
@@ -64,3 +65,27 @@ def test_a_command_the_sandbox_cannot_find_is_said_plainly(project: Path, zizou_
     assert status.message == (
         "its command was not found; check `command` (and PATH) in its configuration"
     )
+
+
+def test_a_script_the_command_names_in_tmp_is_readable_but_not_its_neighbours(
+    tmp_path: Path, project: Path, zizou_home: Path
+) -> None:
+    """The sandbox's /tmp is private: a server whose script is in /tmp (outside the project)
+    still starts, and the script's neighbours stay hidden."""
+    assert str(tmp_path).startswith("/tmp/"), "the test needs a folder under /tmp"
+    scripts = tmp_path / "servers"
+    scripts.mkdir()
+    (scripts / "server.py").write_bytes(Path(FAULT_SERVER).read_bytes())
+    (scripts / "neighbour.txt").write_text("private")
+    peek = f"test -e {scripts / 'neighbour.txt'} && echo seen > peek.txt; exec python3 -c 1"
+    manager = sandboxed(
+        project,
+        script={"command": sys.executable, "args": [str(scripts / "server.py")]},
+        peek={"command": "sh", "args": ["-c", peek, str(scripts / "server.py")]},
+    )
+    try:
+        statuses = {status.name: status for status in settle(manager)}
+    finally:
+        manager.close()
+    assert statuses["script"].state == "ready", statuses["script"].stderr
+    assert not (project / "peek.txt").exists()

@@ -134,7 +134,10 @@ class Connection:
             connect = self.launch.settings.connect_timeout_s
             return transport.http(config.url, dict(config.headers), connect)
         launch = self.launch
-        prefix = launch.sandbox.prefix(network=launch.network) if launch.sandbox else []
+        named = [Path(part) for part in (config.command, *config.args) if part.startswith("/")]
+        prefix = (
+            launch.sandbox.prefix(network=launch.network, readable=named) if launch.sandbox else []
+        )
         # Kept past the connection's end (closed by `run`): a failure quotes its last lines.
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115
         return transport.stdio(

@@ -16,7 +16,7 @@ import contextlib
 import os
 import platform
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,8 +125,10 @@ class Sandbox:
     def active(self) -> bool:
         return self.status.kind is not None
 
-    def prefix(self, *, network: bool = False) -> list[str]:
-        """What to put before `bash -c COMMAND`; empty when commands run unsandboxed."""
+    def prefix(self, *, network: bool = False, readable: Sequence[Path] = ()) -> list[str]:
+        """What to put before `bash -c COMMAND`; empty when commands run unsandboxed.
+        `readable`: files the program needs that the private /tmp would hide (an MCP server's
+        script), made readable (regular files only, read-only)."""
         if self.status.kind is None:
             return []
         with contextlib.suppress(OSError):  # made now, so the sandbox hides it from the start
@@ -144,6 +146,7 @@ class Sandbox:
             network=allowed,
             hidden_dirs=self.hidden_dirs,
             binary=self.status.binary,
+            readable=readable,
         )
 
     def protected(self) -> ProtectedPaths:

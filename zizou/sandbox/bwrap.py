@@ -33,17 +33,19 @@ def bwrap_argv(
     network: bool,
     hidden_dirs: Sequence[Path] = (),
     binary: str = "bwrap",
+    readable: Sequence[Path] = (),
 ) -> list[str]:
     """The bwrap arguments (up to and including `--`) for a command run in `root`.
 
     Later binds win over earlier ones, so the order is: the read-only system, the private
-    `/tmp`, the writable project, then what is protected inside it.
+    `/tmp` (but for zizou's own files and the `readable` files in it), the
+    writable project, then what is protected inside it.
     """
     argv = [binary, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
     if not network:
         argv.append("--unshare-net")
     argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    for own in zizou_dirs_in(Path("/tmp")):
+    for own in [*zizou_dirs_in(Path("/tmp")), *_files_in(Path("/tmp"), readable)]:
         argv += ["--ro-bind-try", str(own), str(own)]
     for directory in hidden_dirs:
         if directory.is_dir() and not _contains(directory, root):
@@ -70,6 +72,20 @@ def zizou_dirs_in(folder: Path) -> list[Path]:
         path = Path(place).resolve()
         if _contains(folder, path) and path != folder and path not in found:
             found.append(path)
+    return found
+
+
+def _files_in(folder: Path, paths: Sequence[Path]) -> list[Path]:
+    """The regular files among `paths` that lie inside `folder` (each alone: not its folder's
+    other files, nor a socket or a directory)."""
+    found: list[Path] = []
+    for path in paths:
+        try:
+            real = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            continue
+        if real.is_file() and _contains(folder, real) and real not in found:
+            found.append(real)
     return found
 
 
