@@ -62,58 +62,58 @@ def project_key(root: Path) -> str:
 
 def load_prefixes(root: Path) -> list[str]:
     """The command prefixes saved for the project at `root`; none when nothing was saved."""
-    saved = _read().projects.get(project_key(root))
-    return list(saved.bash_prefixes) if saved is not None else []
+    return _load(root, "bash_prefixes")
 
 
 def save_prefix(root: Path, prefix: str) -> bool:
     """Add `prefix` to the project's saved rules; False when it was already there."""
-    rules = _read()
-    project = rules.projects.setdefault(project_key(root), _ProjectRules())
-    if prefix in project.bash_prefixes:
-        return False
-    project.bash_prefixes.append(prefix)
-    _write(rules)
-    return True
+    return _save(root, "bash_prefixes", prefix)
 
 
 def remove_prefix(root: Path, prefix: str) -> bool:
     """Remove `prefix` from the project's saved rules; False when it was not saved."""
-    rules = _read()
-    project = rules.projects.get(project_key(root))
-    if project is None or prefix not in project.bash_prefixes:
-        return False
-    project.bash_prefixes.remove(prefix)
-    if project.empty():
-        del rules.projects[project_key(root)]
-    _write(rules)
-    return True
+    return _remove(root, "bash_prefixes", prefix)
 
 
 def load_tool_rules(root: Path) -> list[str]:
     """The MCP tool rules saved for the project at `root`."""
-    saved = _read().projects.get(project_key(root))
-    return list(saved.tools) if saved is not None else []
+    return _load(root, "tools")
 
 
 def save_tool_rule(root: Path, rule: str) -> bool:
     """Always allow the MCP tool `rule` in the project; False when it was saved already."""
-    rules = _read()
-    project = rules.projects.setdefault(project_key(root), _ProjectRules())
-    if rule in project.tools:
-        return False
-    project.tools.append(rule)
-    _write(rules)
-    return True
+    return _save(root, "tools", rule)
 
 
 def remove_tool_rule(root: Path, rule: str) -> bool:
     """Forget the MCP tool `rule` of the project; False when it was not saved."""
+    return _remove(root, "tools", rule)
+
+
+_Kind = Literal["bash_prefixes", "tools"]
+
+
+def _load(root: Path, kind: _Kind) -> list[str]:
+    saved = _read().projects.get(project_key(root))
+    return list(getattr(saved, kind)) if saved is not None else []
+
+
+def _save(root: Path, kind: _Kind, rule: str) -> bool:
+    rules = _read()
+    saved: list[str] = getattr(rules.projects.setdefault(project_key(root), _ProjectRules()), kind)
+    if rule in saved:
+        return False
+    saved.append(rule)
+    _write(rules)
+    return True
+
+
+def _remove(root: Path, kind: _Kind, rule: str) -> bool:
     rules = _read()
     project = rules.projects.get(project_key(root))
-    if project is None or rule not in project.tools:
+    if project is None or rule not in getattr(project, kind):
         return False
-    project.tools.remove(rule)
+    getattr(project, kind).remove(rule)
     if project.empty():
         del rules.projects[project_key(root)]
     _write(rules)

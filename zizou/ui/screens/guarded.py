@@ -65,6 +65,13 @@ class GuardedScreen(ModalScreen[T]):
         """Act on an answer key; False when `key` answers nothing here."""
         raise NotImplementedError
 
+    def yes_or_no(self, key: str) -> bool:
+        """The usual answer: `y` is True, `n` or Esc False (for `answer` to call)."""
+        if key not in ("y", "n", "escape"):
+            return False
+        self.dismiss(key == "y")  # type: ignore[arg-type]  # used by the yes-or-no screens
+        return True
+
     def typed_ahead(self, key: str) -> None:
         """A key typed for the prompt went there (the dialog may close on Enter)."""
 

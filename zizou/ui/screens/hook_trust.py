@@ -48,13 +48,7 @@ class HookTrustScreen(GuardedScreen[bool]):
             yield Static(keys_text(source.name), id="trust-keys")
 
     def answer(self, key: str) -> bool:
-        if key == "y":
-            self.dismiss(True)
-        elif key in ("n", "escape"):
-            self.dismiss(False)
-        else:
-            return False
-        return True
+        return self.yes_or_no(key)
 
 
 def about(source: HookSource, changed: bool) -> str:

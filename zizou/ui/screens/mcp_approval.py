@@ -50,13 +50,7 @@ class McpApprovalScreen(GuardedScreen[bool]):
             yield Static(keys_text(), id="trust-keys")
 
     def answer(self, key: str) -> bool:
-        if key == "y":
-            self.dismiss(True)
-        elif key in ("n", "escape"):
-            self.dismiss(False)
-        else:
-            return False
-        return True
+        return self.yes_or_no(key)
 
 
 def keys_text() -> Text:

@@ -47,13 +47,7 @@ class PlanGateScreen(GuardedScreen[bool | None]):
             yield Static(keys, id="gate-keys")
 
     def answer(self, key: str) -> bool:
-        if key == "y":
-            self.dismiss(True)
-        elif key in ("n", "escape"):
-            self.dismiss(False)
-        else:
-            return False
-        return True
+        return self.yes_or_no(key)
 
     def typed_ahead(self, key: str) -> None:
         if key == "enter":  # a message was sent instead of an answer
