@@ -41,16 +41,18 @@ def group_alive(pgid: int) -> bool:
     return _live_member_in_proc(pgid)
 
 
-def _live_member_in_proc(pgid: int) -> bool:
+def _live_member_in_proc(pgid: int, proc: Path = Path("/proc")) -> bool:
     """Zombies still answer signal 0; without an init that reaps them, they linger (containers).
-    /proc tells them apart on Linux; elsewhere assume a signalled group is alive."""
-    proc = Path("/proc")
+    /proc tells them apart on Linux; elsewhere assume a signalled group is alive. A process may
+    end while the table is read (its entry then fails with ESRCH or ENOENT): it is skipped."""
     if not (proc / "self" / "stat").exists():
         return True
-    for stat_file in proc.glob("[0-9]*/stat"):
+    for entry in proc.iterdir():  # names only: nothing is looked at before the read
+        if not entry.name.isdigit():
+            continue
         try:
-            text = stat_file.read_text()
-        except OSError:
+            text = (entry / "stat").read_bytes().decode(errors="replace")
+        except OSError:  # ProcessLookupError (ESRCH) included
             continue
         state, _ppid, group = text[text.rfind(")") + 2 :].split()[:3]
         if int(group) == pgid and state != "Z":
