@@ -136,38 +136,62 @@ def test_a_background_job_is_listed_and_gone_once_the_app_quits(tmux: Tmux, proj
     assert _in(project) == []
 
 
-@pytest.mark.parametrize("signal_name", ["TERM", "HUP"])
-def test_a_signal_quits_as_ctrl_c_does_and_leaves_no_job_behind(
-    tmux: Tmux, project: Path, signal_name: str
-) -> None:
-    """Unsandboxed, so nothing but zizou itself ends the job: a SIGTERM (or the SIGHUP of a
-    closed terminal) stops the job's process group and exits with the signal's code."""
-    command = {"command": "sleep 900", "background": True}
-    script = [
-        {"tool_calls": [{"name": "run_bash", "arguments": json.dumps(command)}]},
-        {"text": "It runs."},
-    ]
-    with LoopbackServer(script) as srv:
-        argv = [sys.executable, "-m", "zizou", "--api-base", srv.base_url, "--yes"]
-        argv += ["--model", "openai/test-model", "-C", str(project), "--sandbox", "off"]
-        shell = f"{shlex.join(argv)}; echo QUIT-DONE $?; sleep 60"
-        tmux.run("new-session", "-d", "-s", "main", "-x", "120", "-y", "30", shell)
-        tmux.wait_for(lambda s: "Ask zizou" in s, "the prompt")
-        tmux.run("send-keys", "-t", "main", "-l", "start it")
-        tmux.run("send-keys", "-t", "main", "Enter")
-        tmux.wait_for(lambda s: "It runs." in s, "the answer")
-        assert _in(project), "the job is not running"
-        shell_pid = tmux.run("display", "-p", "-t", "main", "#{pane_pid}").strip()
-        zizou_pid = subprocess.run(
-            ["pgrep", "-P", shell_pid], capture_output=True, text=True, check=True
-        ).stdout.split()[0]
-        os.kill(int(zizou_pid), getattr(signal, f"SIG{signal_name}"))
+def _background_job_running(tmux: Tmux, project: Path, srv: LoopbackServer) -> int:
+    """zizou in the pane, unsandboxed (nothing but zizou itself ends its jobs), having started a
+    background job; zizou's pid."""
+    argv = [sys.executable, "-m", "zizou", "--api-base", srv.base_url, "--yes"]
+    argv += ["--model", "openai/test-model", "-C", str(project), "--sandbox", "off"]
+    shell = f"{shlex.join(argv)}; echo QUIT-DONE $?; sleep 60"
+    tmux.run("new-session", "-d", "-s", "main", "-x", "120", "-y", "30", shell)
+    tmux.wait_for(lambda s: "Ask zizou" in s, "the prompt")
+    tmux.run("send-keys", "-t", "main", "-l", "start it")
+    tmux.run("send-keys", "-t", "main", "Enter")
+    tmux.wait_for(lambda s: "It runs." in s, "the answer")
+    assert _in(project), "the job is not running"
+    shell_pid = tmux.run("display", "-p", "-t", "main", "#{pane_pid}").strip()
+    found = subprocess.run(["pgrep", "-P", shell_pid], capture_output=True, text=True, check=True)
+    return int(found.stdout.split()[0])
+
+
+JOB_SCRIPT = [
+    {
+        "tool_calls": [
+            {"name": "run_bash", "arguments": '{"command": "sleep 900", "background": true}'}
+        ]
+    },
+    {"text": "It runs."},
+]
+
+
+def test_sigterm_quits_as_ctrl_c_does_and_leaves_no_job_behind(tmux: Tmux, project: Path) -> None:
+    with LoopbackServer(JOB_SCRIPT) as srv:
+        os.kill(_background_job_running(tmux, project, srv), signal.SIGTERM)
         gone = tmux.wait_for(lambda s: "QUIT-DONE" in s, "the app quitting", limit_s=30)
-        code = 128 + getattr(signal, f"SIG{signal_name}")
-        assert f"QUIT-DONE {code}" in gone
+        assert f"QUIT-DONE {128 + signal.SIGTERM}" in gone
         assert "stopped 1 background job on exit: c1 (sleep 900)" in gone
         assert "Ask zizou" not in gone  # the app's screen is gone: the terminal was put back
     assert _in(project) == []
+
+
+def test_a_closed_terminal_ends_zizou_and_its_jobs(tmux: Tmux, project: Path) -> None:
+    """The terminal goes away (its tmux server is killed: SIGHUP, and no terminal to restore):
+    zizou ends at once, and so does its job."""
+    with LoopbackServer(JOB_SCRIPT) as srv:
+        pid = _background_job_running(tmux, project, srv)
+        tmux.run("kill-server")
+        deadline = time.monotonic() + 20
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(pid), "zizou outlived its terminal"
+    assert _in(project) == []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
 
 
 def _in(project: Path) -> list[str]:

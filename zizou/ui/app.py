@@ -234,6 +234,11 @@ class ZizouApp(KeyedApp):
     async def _quit_requested(self) -> None:
         await self.action_quit()
 
+    def release(self) -> None:
+        if (session := self.opening.session) is not None:
+            session.runtime.close()
+            session.runtime.close_servers()
+
     @on(SessionChanged)
     def _session_changed(self) -> None:
         session = self.opening.session

@@ -10,14 +10,16 @@ class only holds the key handling, so the app itself stays about composing and r
   switches the mode instead (build, plan).
 - Esc brings the focus home, then cancels the edit of a queued message, then interrupts.
 - Ctrl+C interrupts; twice within `QUIT_WINDOW_S` quits.
-- SIGTERM and SIGHUP (the terminal closed) quit the same way, with the shell's exit code for the
-  signal: the turn stops, every job and server process ends, the terminal is put back.
+- SIGTERM quits the same way, SIGHUP (the terminal closed) at once, each with the shell's exit
+  code for the signal: every job and server process ends first.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
+import threading
 import time
 from typing import ClassVar
 
@@ -37,6 +39,7 @@ from zizou.ui.widgets.messages import TypingClock
 from zizou.ui.widgets.sidebar import Sidebar
 
 QUIT_WINDOW_S = 2.0
+LEAVE_LIMIT_S = 10.0  # how long SIGTERM waits for the app to quit before ending it at once
 STOPPABLE = ("turn", "shell")  # the worker groups Esc and Ctrl+C stop
 
 
@@ -58,6 +61,7 @@ class KeyedApp(App[int]):
     router: InputRouter
     focus_router: FocusRouter
     _last_ctrl_c = 0.0
+    _leaving = False  # a SIGTERM came: the app is quitting
 
     async def on_event(self, event: Event) -> None:
         if isinstance(event, Key):
@@ -110,14 +114,33 @@ class KeyedApp(App[int]):
         self.exit(code)
 
     def catch_signals(self) -> None:
-        """Quit on SIGTERM and SIGHUP as on Ctrl+C Ctrl+C, rather than die with processes left
-        running and the terminal left in the app's modes."""
+        """SIGTERM quits as Ctrl+C Ctrl+C does (and at once if that takes past `LEAVE_LIMIT_S`
+        or a second one comes); SIGHUP, the terminal gone, ends zizou at once: nothing can be
+        drawn or put back, and Textual's own shutdown may wait forever on the dead terminal.
+        Either way no job or server process is left running."""
         loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGHUP):
-            loop.add_signal_handler(signum, self._signalled, signum)
+        loop.add_signal_handler(signal.SIGTERM, self._terminated)
+        loop.add_signal_handler(signal.SIGHUP, self.end_now, 128 + signal.SIGHUP)
 
-    def _signalled(self, signum: int) -> None:
-        self.run_worker(self.leave(128 + signum), group="leave", exclusive=True)
+    def _terminated(self) -> None:
+        code = 128 + signal.SIGTERM
+        if self._leaving:
+            self.end_now(code)
+        self._leaving = True
+        limit = threading.Timer(LEAVE_LIMIT_S, self.end_now, (code,))
+        limit.daemon = True
+        limit.start()
+        self.run_worker(self.leave(code), group="leave", exclusive=True)
+
+    def end_now(self, code: int) -> None:
+        """End the process now: the session's processes and files closed first."""
+        try:
+            self.release()
+        finally:
+            os._exit(code)
+
+    def release(self) -> None:
+        """Close what the session holds (its jobs, servers and files); the app says how."""
 
     def action_toggle_sidebar(self) -> None:
         self.sidebar.toggle(self.size.width)
