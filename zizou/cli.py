@@ -7,7 +7,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
@@ -310,7 +310,33 @@ def main(argv: list[str] | None = None) -> None:
         raise
     if failed is not None:
         _report_failure(command, args, failed, started)
-    sys.exit(code if isinstance(code, int) else 0)
+    code = code if isinstance(code, int) else 0
+    if argv is None and "litellm" in sys.modules:
+        _exit_now(code)
+    sys.exit(code)
+
+
+def _exit_now(code: int) -> NoReturn:
+    """Exit once everything zizou writes is closed, without the interpreter's teardown: with
+    litellm loaded, collecting its hundreds of megabytes of objects keeps a script (or the
+    shell after the app) waiting a second or more for nothing. What a normal exit does first
+    is still done: the other threads finish, exit handlers run, logs and output are flushed."""
+    import atexit
+    import logging
+    import os
+    import threading
+
+    shutdown = getattr(threading, "_shutdown", None)  # what the interpreter calls first
+    if shutdown is not None:  # (executors are told to stop, then the threads are joined)
+        shutdown()
+    atexit._run_exitfuncs()
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more can reach it
+            code = code or 120  # as Python itself exits when it cannot flush
+    os._exit(code)
 
 
 def _report_failure(command: click.Command, args: list[str], exc: BaseException, t0: float) -> None:
