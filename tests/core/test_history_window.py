@@ -45,3 +45,17 @@ def test_a_window_of_zero_sends_only_the_current_turn_with_its_tool_exchanges() 
 
 def test_a_window_larger_than_the_history_leaves_nothing_out() -> None:
     assert windowed(HISTORY, 10) == (HISTORY, 0)
+
+
+def test_a_checks_report_goes_on_the_turn_before_it() -> None:
+    """The report zizou sends once the model ended its turn is not the user's: it does not
+    start a turn of its own, so it is neither counted nor sent without its turn."""
+    report = "The checks configured for this project ran ...\nm.py:3: F401 unused import"
+    checked = [*turn(2, with_tool=True), {"role": "user", "content": report}, *turn(9)[1:]]
+    history = turn(1) + checked + turn(3) + [{"role": "user", "content": "now"}]
+    sent, left_out = windowed(history, 2, [report])
+    assert sent[: len(checked)] == checked and left_out == 1
+    sent, left_out = windowed(history, 1, [report])
+    assert [m["content"] for m in sent] == ["q3", "a3", "now"] and left_out == 2
+    assert windowed(history, 2)[1] == 2  # counted as a turn, it would push q2 out
+    assert_history_valid(sent)

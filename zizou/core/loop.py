@@ -18,7 +18,7 @@ import dataclasses
 import logging
 import time
 import traceback
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Collection
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -49,7 +49,7 @@ from zizou.core.events import (
 )
 from zizou.core.guards import RepeatGuard, StopTurn, UnknownToolGuard, compactions_exceeded
 from zizou.core.images import with_images
-from zizou.core.messages import AssistantMessage, ToolMessage
+from zizou.core.messages import AssistantMessage, ToolMessage, UserMessage
 from zizou.core.parallel import CallDone, runs_alongside, side_by_side
 from zizou.core.prompt import CompiledPrompt
 from zizou.core.protocols import (
@@ -162,7 +162,9 @@ class Agent:
         )
         replaced = changes.messages is not None
         shaped = list(changes.messages) if changes.messages is not None else history
-        messages, left_out = windowed(shaped, self.config.history_window)
+        records = self.conversation.records
+        reports = [r.content for r in records if isinstance(r, UserMessage) and r.checks]
+        messages, left_out = windowed(shaped, self.config.history_window, reports)
         takes_images = bool(getattr(self.model, "takes_images", False))
         messages = with_images(messages, self.conversation.records, takes_images)
         hidden = tuple((name, why) for name, why in changes.hidden if registry.get(name))
@@ -519,11 +521,12 @@ def _with_unique_ids(reply: ModelReply, taken: set[str]) -> ModelReply:
 
 
 def windowed(
-    messages: list[dict[str, Any]], window: int | None
+    messages: list[dict[str, Any]], window: int | None, continuing: Collection[str] = ()
 ) -> tuple[list[dict[str, Any]], int]:
     """The history a request sends under a history window of `window` earlier user turns, and
     how many earlier turns it leaves out. A turn is a user message and everything after it up
-    to the next one, so every tool call keeps its result; the last turn is always whole."""
+    to the next one, so every tool call keeps its result; the last turn is always whole. A user
+    message whose text is in `continuing` (zizou's checks report) goes on the turn before it."""
     if window is None:
         return messages, 0
     # A turn starts at the first of its user messages: a command the user ran and shared
@@ -531,7 +534,9 @@ def windowed(
     starts = [
         i
         for i, message in enumerate(messages)
-        if message.get("role") == "user" and (i == 0 or messages[i - 1].get("role") != "user")
+        if message.get("role") == "user"
+        and (i == 0 or messages[i - 1].get("role") != "user")
+        and (i == 0 or message.get("content") not in continuing)
     ]
     earlier = len(starts) - 1  # the last user message opens the turn running now
     if earlier <= window:
