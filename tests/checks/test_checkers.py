@@ -110,3 +110,15 @@ def test_a_report_shows_at_most_five_with_excerpts_and_splits_from_the_result() 
     assert lines[-1] == "... and 2 more problems."
     assert split_report(f"Replaced 1 occurrence.\n\n{said}") == ("Replaced 1 occurrence.", said)
     assert split_report("Replaced 1 occurrence.") == ("Replaced 1 occurrence.", "")
+
+
+async def test_a_process_the_checker_leaves_behind_neither_hides_its_answer_nor_outlives_it(
+    tmp_path: Path,
+) -> None:
+    pid_file = tmp_path / "stray"
+    command = f"sh -c 'sleep 30 & echo $! > {pid_file}; echo \"a.py:1:1: boom\"' {{file}}"
+    [checker] = checkers_for(CheckSettings(commands={"python": command}), tmp_path)
+    run = await run_checker(checker, "a.py", tmp_path, None, 5.0)
+    assert run.problem is None and [f.message for f in run.findings] == ["boom"]
+    stat = Path(f"/proc/{pid_file.read_text().strip()}/stat")
+    assert not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"  # ended

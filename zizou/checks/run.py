@@ -21,9 +21,10 @@ from zizou.checks.checkers import Checker
 from zizou.checks.report import Finding
 from zizou.env import scrubbed_env
 from zizou.sandbox import Sandbox
-from zizou.tools._procgroup import kill_process_group
+from zizou.tools._procgroup import group_alive, kill_process_group
 
 OUTPUT_LIMIT = 1_000_000  # bytes of a checker's output read
+STRAY_GRACE_S = 0.2  # how long output held open by a process the checker left is read on
 _COLON = re.compile(r"^(?P<path>[^:\n]+?):(?P<line>\d+):(?:(?P<col>\d+):)?\s*(?P<message>.+)$")
 _PARENS = re.compile(r"^(?P<path>[^(\n]+?)\((?P<line>\d+),(?P<col>\d+)\):\s*(?P<message>.+)$")
 
@@ -60,29 +61,37 @@ async def run_checker(
         )
     except OSError as err:
         return CheckRun(checker.name, problem=f"could not start {argv[len(prefix)]}: {err}")
+    chunks: list[bytes] = []
+    reading = asyncio.ensure_future(_read(proc, chunks))
     try:
         async with asyncio.timeout(budget_s):
-            output = await _read(proc)
             await proc.wait()
+            # A process the checker left behind may hold the output open: what was printed by
+            # the time the checker exited is its answer.
+            await asyncio.wait({reading}, timeout=STRAY_GRACE_S)
     except TimeoutError:
         return CheckRun(
             checker.name,
             problem=f"stopped after {budget_s:g} s (checks.budget_s), before it finished",
         )
     finally:
-        if proc.returncode is None:
+        reading.cancel()
+        if proc.returncode is None or group_alive(proc.pid):  # strays included
             await kill_process_group(proc.pid, 0.5)
-            with contextlib.suppress(ProcessLookupError):
-                await proc.wait()
+        with contextlib.suppress(ProcessLookupError):
+            await proc.wait()
+    output = b"".join(chunks)[:OUTPUT_LIMIT].decode("utf-8", "replace")
     return CheckRun(checker.name, tuple(diagnostics(output, rel, root)))
 
 
-async def _read(proc: asyncio.subprocess.Process) -> str:
+async def _read(proc: asyncio.subprocess.Process, chunks: list[bytes]) -> None:
+    """Keep the first OUTPUT_LIMIT bytes; the rest is read, so it never blocks the checker."""
     assert proc.stdout is not None
-    data = await proc.stdout.read(OUTPUT_LIMIT)
-    while await proc.stdout.read(65_536):  # the rest is not read, but not left to block it
-        pass
-    return data.decode("utf-8", "replace")
+    kept = 0
+    while chunk := await proc.stdout.read(65_536):
+        if kept < OUTPUT_LIMIT:
+            chunks.append(chunk)
+            kept += len(chunk)
 
 
 def diagnostics(output: str, rel: str, root: Path) -> list[Finding]:
