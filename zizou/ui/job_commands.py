@@ -7,6 +7,7 @@ worker and says when it is done; the prompt stays live meanwhile.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from zizou.tools.jobs.view import KEPT_NOTE, line_text
@@ -91,7 +92,7 @@ class JobCommands:
             await self._unknown(job_id)
             return
         title = f"Job {job.id} · {job.status()} · {job.command}"
-        viewer = TextViewerScreen(title, whole_output(job))
+        viewer = TextViewerScreen(title, await asyncio.to_thread(whole_output, job))
         self.host.post_message(ShowScreen(viewer))
 
     async def _unknown(self, job_id: str) -> None:
