@@ -32,9 +32,15 @@ def turn_start(roles: Sequence[str], turn: int) -> int | None:
     return None
 
 
+def _role(message: dict[str, Any]) -> str:
+    """A message's role for counting turns: a checks report is zizou's, not the user's (it
+    belongs to the turn it reports on, as `UserMessage.from_user` says)."""
+    return "checks" if message.get("checks") else str(message.get("role"))
+
+
 def users_asked(messages: list[dict[str, Any]]) -> tuple[int, Any]:
     """How many user messages there are, and the last one's content."""
-    users = [m.get("content") for m in messages if m.get("role") == "user"]
+    users = [m.get("content") for m in messages if _role(m) == "user"]
     return len(users), users[-1] if users else None
 
 
@@ -48,7 +54,7 @@ def replay(
     if isinstance(record, CompactedRecord):
         messages[:] = record.messages
     elif isinstance(record, UndoneRecord):
-        start = turn_start([str(m.get("role")) for m in messages], record.turn)
+        start = turn_start([_role(m) for m in messages], record.turn)
         if start is not None:
             del messages[start:]
     elif isinstance(record, RedoneRecord):
