@@ -405,3 +405,23 @@ def test_lookup_known_question_mark_and_misspelt(project: Path) -> None:
 def test_lookup_with_nothing_installed() -> None:
     assert InstructionSet().lookup("x") == "No instructions named 'x': none are installed."
     assert InstructionSet().lookup("?") == "No instructions are installed."
+
+
+def test_a_skill_linked_to_a_secret_file_is_skipped_and_its_neighbours_kept(
+    project: Path,
+) -> None:
+    (project / ".env").write_text("---\ndescription: TOKEN=hunter2\n---\nTOKEN=hunter2\n")
+    skills = project / ".claude/skills"
+    write(skills / "fine" / "SKILL.md", doc("fine", "A fine skill."))
+    (skills / "leak").mkdir(parents=True)
+    os.symlink("../../../.env", skills / "leak" / "SKILL.md")
+
+    items = InstructionSet.load(project)
+
+    assert "fine" in items.names()
+    assert "leak" not in items.names()
+    assert all("hunter2" not in item.summary for item in map(items.get, items.names()) if item)
+    [warning] = items.warnings
+    assert warning.startswith(".claude/skills/leak/SKILL.md skipped: ")
+    assert "it links to .env" in warning
+    assert "may hold secrets" in warning

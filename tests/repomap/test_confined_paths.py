@@ -55,3 +55,13 @@ def test_a_symlinked_cache_dir_is_neither_written_nor_read(
     assert "class User" in first
     assert render(project) == first
     assert sorted(p.name for p in outside.iterdir()) == ["secret.py"]
+
+
+def test_a_source_linked_to_a_secret_file_is_not_mapped(project: Path) -> None:
+    (project / ".env").write_text('API_TOKEN = "hunter2-secret"\ndef leaked_helper():\n    pass\n')
+    (project / "settings.py").symlink_to(".env")
+    sources = {f.path for f in list_project_files(project).sources}
+    assert "settings.py" not in sources
+    text = render(project)
+    assert "hunter2" not in text and "leaked_helper" not in text and "class User" in text
+    assert read_signatures(project, "settings.py", [(1, "function")]) == {}

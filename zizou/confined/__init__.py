@@ -32,6 +32,7 @@ from zizou.confined._resolve import (
     real_root,
     relative,
     resolve,
+    resolve_unasked,
 )
 
 __all__ = [
@@ -52,6 +53,7 @@ __all__ = [
     "real_root",
     "relative",
     "resolve",
+    "resolve_unasked",
     "scandir",
     "stat",
 ]

@@ -22,7 +22,7 @@ from zizou.confined._fd import (
     _walk,
     replace_in,
 )
-from zizou.confined._resolve import failure, real_root, relative, resolve
+from zizou.confined._resolve import failure, real_root, relative, resolve, resolve_unasked
 from zizou.errors import PathError
 
 
@@ -111,9 +111,11 @@ class PathHandle:
         replace_in(self._fd(), self.name, self.rel, data, mode, durable=True)
 
 
-def open_handle(root: Path, raw: str) -> PathHandle:
-    """`raw` resolved strictly inside `root` and anchored (see the module docstring)."""
-    path = resolve(root, raw)
+def open_handle(root: Path, raw: str, *, unasked: bool = False) -> PathHandle:
+    """`raw` resolved strictly inside `root` and anchored (see the module docstring).
+    `unasked`: zizou opens it on its own, so a secret file or a link to one is refused
+    (`resolve_unasked`)."""
+    path = resolve_unasked(root, raw) if unasked else resolve(root, raw)
     if path == real_root(root):
         raise PathError(f"{raw!r} is the project root, a directory; give a file inside it")
     base, parts = _split(root, path)

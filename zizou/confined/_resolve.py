@@ -11,6 +11,7 @@ import stat as st
 from pathlib import Path, PurePosixPath
 
 from zizou.errors import PathError
+from zizou.secret_files import is_secret_name
 
 MAX_HOPS = 40
 
@@ -36,6 +37,23 @@ def resolve(root: Path, raw: str) -> Path:
     check_text(raw)
     base = real_root(root)
     return base.joinpath(*_Resolver(root, base, raw).run())
+
+
+def resolve_unasked(root: Path, raw: str) -> Path:
+    """`resolve`, for a file zizou reads on its own (an instruction file, a skill, a deck, a
+    hook, a repo-map source, a schema): a name that may hold secrets, or a link to one, is a
+    PathError. A link inside the project is no reason to trust its target: the target passes
+    the rule a `read_file` of it would, and nobody is asked, so it is refused."""
+    path = resolve(root, raw)
+    rel = relative(root, path)
+    for name in (PurePosixPath(raw).name, path.name):
+        if is_secret_name(name):
+            via = "" if rel == raw else f" (it links to {rel})"
+            raise PathError(
+                f"{raw} is not read{via}: `{name}` may hold secrets, and zizou reads secret "
+                "files only when asked for them by name"
+            )
+    return path
 
 
 class _Resolver:
@@ -173,4 +191,13 @@ def relative(root: Path, path: Path) -> str:
     return text or "."
 
 
-__all__ = ["MAX_HOPS", "check_text", "failure", "read_link", "real_root", "relative", "resolve"]
+__all__ = [
+    "MAX_HOPS",
+    "check_text",
+    "failure",
+    "read_link",
+    "real_root",
+    "relative",
+    "resolve",
+    "resolve_unasked",
+]

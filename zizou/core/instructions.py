@@ -305,9 +305,7 @@ def _project_files(root: Path, source: _Source, warnings: list[str]) -> list[Fou
         for default_name, parts in _candidates(listed, source, warnings):
             rel = "/".join([source.folder, *parts])
             try:
-                read = _read_below(dir_fd, parts, rel)
-            except _Linked:
-                read = _read_confined(root, rel)
+                read = _read_file(root, dir_fd, parts, rel)
             except (OSError, PathError) as err:
                 warnings.append(f"{rel} skipped: {_why(err)}")
                 continue
@@ -332,11 +330,20 @@ def _link_is_dir(root: Path, rel: str, warnings: list[str]) -> bool | None:
     """Whether a symlink in the project leads to a directory; None (with a warning) when it
     leads out of the project or somewhere unsafe, None (quietly) when it leads nowhere."""
     try:
-        info = confined.stat(root, confined.resolve(root, rel))
+        info = confined.stat(root, confined.resolve_unasked(root, rel))
     except PathError as err:
         warnings.append(f"{rel} skipped: {err}")
         return None
     return None if info is None else stat.S_ISDIR(info.st_mode)
+
+
+def _read_file(root: Path, dir_fd: int, parts: list[str], rel: str) -> Read | None:
+    """The file by fd below its folder; through `confined.resolve_unasked` when a symlink is
+    on the way (a link out of the project, or to a secret file, is a PathError)."""
+    try:
+        return _read_below(dir_fd, parts, rel)
+    except _Linked:
+        return _read_confined(root, rel)
 
 
 def _read_below(dir_fd: int, parts: list[str], rel: str) -> Read | None:
@@ -364,7 +371,7 @@ def _read_below(dir_fd: int, parts: list[str], rel: str) -> Read | None:
 def _read_confined(root: Path, rel: str) -> Read | None:
     """The file at `rel`, its symlinks resolved inside the project (a link out is a
     PathError), read by fd as prompt.py reads AGENTS.md; None when it does not exist."""
-    path = confined.resolve(root, rel)
+    path = confined.resolve_unasked(root, rel)
     if confined.stat(root, path) is None:
         return None
     fd = confined.open_file(root, path, os.O_RDONLY)

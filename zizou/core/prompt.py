@@ -293,7 +293,7 @@ def _instructions(root: Path) -> tuple[tuple[str, str] | None, list[str]]:
     skipped: list[str] = []
     for name in INSTRUCTION_FILES:
         try:
-            path = confined.resolve(root, name)
+            path = confined.resolve_unasked(root, name)
             info = confined.stat(root, path)
             if info is None:
                 continue

@@ -116,7 +116,7 @@ def _source_stat(root: Path, path: str, rel: str) -> os.stat_result | None:
         info = os.lstat(path)
         if not stat.S_ISLNK(info.st_mode):
             return info
-        return confined.stat(root, confined.resolve(root, rel))
+        return confined.stat(root, confined.resolve_unasked(root, rel))
     except (OSError, PathError):
         return None
 
@@ -128,7 +128,7 @@ def read_source(root: Path, rel: str) -> tuple[os.stat_result, bytes]:
     try:  # most files: the O_NOFOLLOW walk alone opens them
         fd = confined.open_file(root, rel, os.O_RDONLY)
     except PathError:  # a symlink on the way: resolve it strictly (a link out is refused)
-        fd = confined.open_file(root, confined.resolve(root, rel), os.O_RDONLY)
+        fd = confined.open_file(root, confined.resolve_unasked(root, rel), os.O_RDONLY)
     with os.fdopen(fd, "rb") as handle:
         return os.fstat(fd), handle.read()
 
