@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pathspec
 
+from zizou import confined
 from zizou.confined import relative
+from zizou.errors import PathError
 from zizou.git import run_git
 from zizou.secret_files import SECRET_NAME_GLOBS, is_secret_name
 from zizou.skipped_dirs import SKIPPED_DIRS
@@ -22,6 +24,7 @@ IGNORED_DIRS = SKIPPED_DIRS
 SECRET_FILE_GLOBS = SECRET_NAME_GLOBS
 
 GIT_TIMEOUT_S = 30.0
+MAX_GITIGNORE_BYTES = 1 << 20
 
 _Specs = list[tuple[str, pathspec.GitIgnoreSpec]]
 
@@ -58,7 +61,7 @@ def _walk_files(root: Path, base: Path) -> list[str]:
     while stack:
         directory, specs = stack.pop()
         prefix = _prefix(real_root, directory)
-        spec = _read_spec(directory)
+        spec = _read_spec(real_root, directory)
         if spec is not None:
             specs = [*specs, (prefix, spec)]
         try:
@@ -89,17 +92,20 @@ def _ancestor_specs(real_root: Path, base: Path) -> _Specs:
     rel_parts = base.relative_to(real_root).parts
     for depth in range(len(rel_parts)):
         directory = real_root.joinpath(*rel_parts[:depth])
-        spec = _read_spec(directory)
+        spec = _read_spec(real_root, directory)
         if spec is not None:
             specs.append((_prefix(real_root, directory), spec))
     return specs
 
 
-def _read_spec(directory: Path) -> pathspec.GitIgnoreSpec | None:
+def _read_spec(real_root: Path, directory: Path) -> pathspec.GitIgnoreSpec | None:
+    """The rules of `directory/.gitignore`, read by fd without following a link and without
+    blocking (a FIFO planted as `.gitignore` reads as empty); None when there is none."""
     try:
-        lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        data = confined.read_head(real_root, directory / ".gitignore", MAX_GITIGNORE_BYTES)
+    except (OSError, PathError):
         return None
+    lines = data.decode("utf-8", errors="replace")
     return pathspec.GitIgnoreSpec.from_lines(lines.splitlines())
 
 

@@ -122,3 +122,14 @@ async def test_a_process_the_checker_leaves_behind_neither_hides_its_answer_nor_
     assert run.problem is None and [f.message for f in run.findings] == ["boom"]
     stat = Path(f"/proc/{pid_file.read_text().strip()}/stat")
     assert not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"  # ended
+
+
+def test_a_fifo_planted_as_pyproject_is_not_waited_on(tmp_path: Path) -> None:
+    """Finding out whether a checker is configured reads pyproject.toml without blocking and
+    without following a link: a FIFO there is no configuration, never a hang."""
+    import os
+
+    from zizou.checks.checkers import PRESETS
+
+    os.mkfifo(tmp_path / "pyproject.toml")
+    assert PRESETS["ruff"].configured(tmp_path) is False

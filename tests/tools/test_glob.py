@@ -168,3 +168,17 @@ async def test_paths_outside_the_root_are_refused(
 )
 def test_glob_to_regex(pattern: str, subject: str, matches: bool) -> None:
     assert bool(glob_to_regex(pattern).match(subject)) is matches
+
+
+def test_a_fifo_or_a_link_out_as_gitignore_is_read_as_no_rules(
+    tmp_path: Path, project: Path
+) -> None:
+    """The walk outside git reads every `.gitignore` on the way: a FIFO planted there must not
+    hang it, and a link out of the project is not read."""
+    outside = write(tmp_path, "outside/rules", "*.py\n")
+    write(project, "a.py")
+    write(project, "sub/b.py")
+    os.mkfifo(project / ".gitignore")
+    (project / "sub" / ".gitignore").symlink_to(outside)
+
+    assert project_files(project, project) == [".gitignore", "a.py", "sub/.gitignore", "sub/b.py"]

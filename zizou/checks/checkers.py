@@ -35,6 +35,7 @@ When = Literal["turn", "edit"]
 Budget = Annotated[float, Field(gt=0, le=600)]
 PROJECT_FILE = ".zizou/checks.toml"
 PROJECT_FILE_BYTES = 64 * 1024
+PYPROJECT_BYTES = 1 << 20
 
 
 class CheckSettings(BaseModel):
@@ -103,10 +104,11 @@ def _pyproject(table: str, *files: str) -> Callable[[Path], bool]:
     def found(root: Path) -> bool:
         if _has(*files)(root):
             return True
-        try:
-            return f"[tool.{table}" in (root / "pyproject.toml").read_text("utf-8", "replace")
-        except OSError:
+        try:  # by fd: a FIFO or a link out planted as pyproject.toml is not followed
+            data = confined.read_head(root, "pyproject.toml", PYPROJECT_BYTES)
+        except (OSError, PathError):
             return False
+        return f"[tool.{table}".encode() in data
 
     return found
 
