@@ -13,6 +13,7 @@ from zizou.repomap.tokens import (
     _load_ranks,
     default_counter,
     default_counter_name,
+    line_key,
 )
 
 
@@ -44,12 +45,13 @@ def test_a_line_counter_loads_its_tokenizer_only_for_a_line_it_does_not_know() -
         loads.append(1)
         return EstimateCounter()
 
-    counter = LineCounter("estimate", False, load, {"known line\n": 7})
+    counter = LineCounter("estimate", False, load, {line_key("known line\n"): 7})
     assert counter.count("known line\n") == 7 and loads == []
     assert counter.count("abcdefgh\n") == 3 and loads == [1]
     assert counter.count("abcdefgh\n") == 3 and loads == [1]
     assert counter.counted == 1
-    assert list(counter.known) == ["known line\n", "abcdefgh\n"]  # the last used last
+    # the last used last
+    assert list(counter.known) == [line_key("known line\n"), line_key("abcdefgh\n")]
 
 
 def test_the_bundled_ranks_load_like_tiktoken_loads_them() -> None:

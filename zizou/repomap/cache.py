@@ -27,7 +27,7 @@ from zizou.repomap.graph import Graph, graph_fingerprint
 from zizou.repomap.parse import Entry
 
 MAGIC = b"ZZRMAP"
-FORMAT = 2
+FORMAT = 3
 TAGS_FILE = "repomap-tags.bin"
 RENDERS_FILE = "repomap-renders.bin"
 TOKENS_FILE = "repomap-tokens.bin"
@@ -114,20 +114,21 @@ def save_renders(directory: Path, renders: dict[str, Render], *, root: Path | No
 
 def load_token_counts(
     directory: Path, tokenizer: str, *, root: Path | None = None
-) -> dict[str, int]:
-    """Token counts of recently rendered lines, oldest first, if counted by `tokenizer`."""
+) -> dict[bytes, int]:
+    """Token counts of recently rendered lines by their digest (tokens.line_key), oldest
+    first, if counted by `tokenizer`."""
     payload = _load(directory / TOKENS_FILE, root)
     if not (type(payload) is tuple and len(payload) == 2 and payload[0] == tokenizer):
         return {}
     counts = payload[1]
     if type(counts) is not dict:
         return {}
-    ok = all(type(line) is str and type(tokens) is int for line, tokens in counts.items())
+    ok = all(type(key) is bytes and type(tokens) is int for key, tokens in counts.items())
     return counts if ok else {}
 
 
 def save_token_counts(
-    directory: Path, tokenizer: str, counts: dict[str, int], *, root: Path | None = None
+    directory: Path, tokenizer: str, counts: dict[bytes, int], *, root: Path | None = None
 ) -> None:
     _save(directory / TOKENS_FILE, (tokenizer, counts), root)
 

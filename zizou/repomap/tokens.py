@@ -77,13 +77,13 @@ class LineCounter:
         name: str,
         exact: bool,
         load: Callable[[], TokenCounter],
-        known: Mapping[str, int] | None = None,
+        known: Mapping[bytes, int] | None = None,
     ) -> None:
         self._name = name  # what the tokenizer will be, known before it is loaded
         self._exact = exact
         self._load = load
         self._counter: TokenCounter | None = None
-        self.known = dict(known or {})  # line -> tokens, oldest first
+        self.known = dict(known or {})  # line_key(line) -> tokens, oldest first
         self.counted = 0  # lines counted with the tokenizer (not remembered)
 
     @property
@@ -100,12 +100,19 @@ class LineCounter:
         return self._counter
 
     def count(self, line: str) -> int:
-        tokens = self.known.pop(line, None)  # and put back last: the oldest go first
+        key = line_key(line)
+        tokens = self.known.pop(key, None)  # and put back last: the oldest go first
         if tokens is None:
             tokens = self.load().count(line)
             self.counted += 1
-        self.known[line] = tokens
+        self.known[key] = tokens
         return tokens
+
+
+def line_key(line: str) -> bytes:
+    """What a line's count is remembered by: a digest, so that the cache on disk holds no text
+    of the project's files (a key in a default argument would otherwise be kept in clear)."""
+    return hashlib.blake2b(line.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 @functools.cache
@@ -153,4 +160,5 @@ __all__ = [
     "TokenCounter",
     "default_counter",
     "default_counter_name",
+    "line_key",
 ]
