@@ -167,6 +167,24 @@ async def test_export_writes_the_transcript(make_app: MakeApp, project: Path) ->
         await send(pilot, "/export out.md")
         text = (project / "out.md").read_text()
         assert "## You\n\nquestion?" in text and "The **answer**." in text
+        assert (project / "out.md").stat().st_mode & 0o777 == 0o600
+
+
+async def test_export_is_redacted_private_and_kept_out_of_the_project(
+    make_app: MakeApp, project: Path
+) -> None:
+    key = "sk-proj-Abcdefghij0123456789klmnopqrstuv"
+    app = make_app([{"text": "Noted."}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, f"my key is {key}")
+        await settle(pilot)
+        await send(pilot, "/export")
+        target = project / ".zizou" / "exports" / f"zizou-{SESSION_ID}.md"
+        assert f"Transcript saved to {target}" in said(app)
+        text = target.read_text()
+        assert key not in text and "my key is [REDACTED]" in text
+        assert target.stat().st_mode & 0o777 == 0o600
+        assert not list(project.glob("zizou-*.md"))
 
 
 async def test_cost_and_log_report_the_usage(make_app: MakeApp, project: Path) -> None:

@@ -20,13 +20,14 @@ from typing import TYPE_CHECKING
 from zizou.core.prompt import MAP_TOKENS_BY_LEVEL
 from zizou.errors import ZizouError
 from zizou.paths import debug_log_path
+from zizou.trace import redactor_for
 from zizou.ui.hook_commands import HookCommands
 from zizou.ui.host import QuitRequested, SessionChanged, ShowScreen
 from zizou.ui.job_commands import JobCommands
 from zizou.ui.screens.picker import Entry, PickerScreen
 from zizou.ui.slash import COMMANDS
 from zizou.ui.state_commands import StateCommands
-from zizou.ui.transcript import transcript_markdown
+from zizou.ui.transcript import export_transcript, transcript_markdown
 from zizou.ui.widgets.sidebar import cost, tokens
 
 if TYPE_CHECKING:
@@ -233,16 +234,20 @@ class SlashCommands:
     async def export(self, args: list[str]) -> None:
         session = self.session
         runtime = session.runtime
-        target = Path(args[0]) if args else Path(f"zizou-{runtime.session_id}.md")
-        target = target if target.is_absolute() else self.root / target
         messages = runtime.agent.conversation.messages
         text = transcript_markdown(runtime.session_id, session.model_id, messages)
+        redact = redactor_for(runtime.agent.model).redact
+        name = " ".join(args) or None
         try:
-            target.write_text(text, encoding="utf-8")
+            target = await asyncio.to_thread(
+                export_transcript, self.root, name, text, redact, runtime.session_id
+            )
         except OSError as exc:
-            await self.say(f"Could not write {target}: {exc}", "error")
+            await self.say(f"Could not write the transcript: {exc}", "error")
             return
-        await self.say(f"Transcript saved to {target}.", "success")
+        await self.say(
+            f"Transcript saved to {target} (keys redacted, readable by you only).", "success"
+        )
 
     async def cost(self, args: list[str]) -> None:
         session = self.session

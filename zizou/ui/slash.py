@@ -55,7 +55,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("add", "PATH[:10-40|#/regex/]", "open a file, or part of it, in the workspace"),
     SlashCommand("drop", "[PATH|w3]", "close a file's windows, or one window; alone: list"),
     SlashCommand("workspace", "", "list the open windows: lines, anchors, lost ones"),
-    SlashCommand("export", "[FILE]", "save the transcript as Markdown"),
+    SlashCommand("export", "[FILE]", "save the transcript, redacted (.zizou/exports/ or FILE)"),
     SlashCommand("jobs", "[ID|kill ID]", "background jobs: list them, read one's output, stop one"),
     SlashCommand("cost", "", "tokens and cost so far"),
     SlashCommand("permissions", "", "list and remove saved approval rules"),

@@ -1,9 +1,43 @@
-"""`/export`: the conversation as a Markdown document a person can read or share."""
+"""`/export`: the conversation as a Markdown document a person can read or share.
+
+It is redacted as the session file and the debug log are (a key pasted into a message is
+`[REDACTED]`), private to the user (0600), and by default kept under `.zizou/exports/`, which
+git ignores and the model's listing and search tools do not show.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+from zizou.paths import PROJECT_DIR_NAME, write_private, write_project_file
+
+EXPORTS_DIR = "exports"
+
+
+def export_transcript(
+    root: Path,
+    name: str | None,
+    markdown: str,
+    redact: Callable[[str], str],
+    session_id: str,
+) -> Path:
+    """Write the redacted `markdown` to `name` (relative to the root, or absolute), else to
+    `.zizou/exports/zizou-<session>.md`; where it went. OSError when it cannot be written
+    (a directory there, a full disk, a `.zizou` that is a symlink)."""
+    data = redact(markdown).encode("utf-8")
+    if name is None:
+        rel = f"{EXPORTS_DIR}/zizou-{session_id}.md"
+        write_project_file(root, rel, data)
+        return root / PROJECT_DIR_NAME / rel
+    target = Path(name).expanduser()
+    target = target if target.is_absolute() else root / target
+    if target.is_dir():
+        raise IsADirectoryError(21, "it is a directory", str(target))
+    write_private(target, data, prefix=f".{target.name}.")
+    return target
 
 
 def transcript_markdown(session_id: str, model: str, messages: list[dict[str, Any]]) -> str:
@@ -41,4 +75,4 @@ def _fenced(title: str, body: str, lang: str = "") -> str:
     return f"**{title}**\n\n{fence}{lang}\n{body}\n{fence}\n"
 
 
-__all__ = ["transcript_markdown"]
+__all__ = ["EXPORTS_DIR", "export_transcript", "transcript_markdown"]
