@@ -76,6 +76,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "core.json_patches",
             "core.schema_ts",
             "core.instructions",
+            "core.shell_policy",
         ),
     ),
     ("services", ("providers", "repomap")),

@@ -60,7 +60,7 @@ def test_the_log_names_what_approved_each_call_and_what_denied_one(
     (project / ".env").write_text("TOKEN=x\n")
     script = [
         bash(CHAIN),
-        bash("ls | wc -l"),
+        bash("ls | tr a b"),
         {"tool_calls": [{"name": "read_file", "arguments": json.dumps({"path": ".env"})}]},
         {"text": "done"},
     ]
@@ -74,11 +74,11 @@ def test_the_log_names_what_approved_each_call_and_what_denied_one(
         "run_bash allowed by --allow (run_bash:sleep, run_bash:echo) · sandbox off · "
     ), lines[0]
     assert lines[1].startswith("run_bash denied by headless · sandbox off · ")
-    assert "--allow 'run_bash:wc' added" in lines[1]
+    assert "--allow 'run_bash:tr' added" in lines[1]
     assert lines[2].startswith("read_file denied by policy · `.env` may hold secrets")
 
     result, tools, decisions = run(
-        [bash("ls | wc -l"), {"text": "ok"}], project, zizou_home, "--yes"
+        [bash("ls | tr a b"), {"text": "ok"}], project, zizou_home, "--yes"
     )
     assert result.code == 0, result.stderr
     assert decisions == "run_bash allowed by --yes · sandbox off · approved by --yes"

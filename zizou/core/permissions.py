@@ -20,6 +20,9 @@ Decisions worth knowing:
 - A decision says what made it (`by`, and the rules that matched) for the audit trail.
 - A delete asks unless `--allow delete_file` or `--yes` approved it; deleting a protected or
   secret file asks even then.
+- A command that only reads the project (tools/read_only_command.py decides, with the root in
+  hand, and says so in `Access.read_only`) never asks, sandbox or not; naming a protected or
+  secret path still asks.
 - Stopping a job (`job_kill`) never asks: it ends only a command zizou started, which was
   approved (or allowed) as it started.
 - `.git` is protected at any depth (a nested repo's hooks and config run code too).
@@ -54,6 +57,7 @@ from zizou.tools.base import Access
 __all__ = [
     "MCP_PREFIX",
     "PROTECTED_PATTERNS",
+    "READ_ONLY_REASON",
     "RUN_BASH",
     "SECRET_PATTERNS",
     "Decision",
@@ -77,6 +81,7 @@ PROTECTED_PATTERNS: tuple[str, ...] = ("**/.git/**", ".zizou/**", "**/.env*")
 SECRET_PATTERNS: tuple[str, ...] = tuple(f"**/{glob}" for glob in SECRET_NAME_GLOBS)
 SECRET_EXCEPTIONS: tuple[str, ...] = tuple(f"**/{name}" for name in SECRET_NAME_EXCEPTIONS)
 RUN_BASH = "run_bash"
+READ_ONLY_REASON = "it only reads files of the project, so it never asks"
 _WORD_BREAKS = re.compile(r"[\s;&|<>()'\"`$=,:]+")
 
 
@@ -156,7 +161,7 @@ def decide(tool: str, access: Access, rules: Rules) -> Decision:
         case "delete":
             return _decide_delete(tool, access.paths, rules)
         case "exec":
-            return _decide_exec(tool, access.command or "", rules)
+            return _decide_exec(tool, access.command or "", rules, access.read_only)
         case "job":
             return Decision("allow", "it acts only on a job zizou started, which was approved")
         case "mcp":
@@ -257,10 +262,12 @@ def _decide_delete(tool: str, paths: tuple[str, ...], rules: Rules) -> Decision:
     return Decision("ask", f"deletes {where} (its bytes are kept in .zizou/trash/)")
 
 
-def _decide_exec(tool: str, command: str, rules: Rules) -> Decision:
+def _decide_exec(tool: str, command: str, rules: Rules, read_only: bool = False) -> Decision:
     sensitive = _sensitive_word(command, rules)
     if sensitive:
         return Decision("ask", sensitive, protected=True)
+    if read_only:
+        return Decision("allow", READ_ONLY_REASON, by="read-only")
     reason = always_ask_reason(command)
     if reason and rules.yes:
         return _YES

@@ -20,11 +20,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 __all__ = [
+    "READ_ONLY_PROGRAMS",
     "UNWIDENABLE_PROGRAMS",
     "ShellParseError",
     "always_ask_reason",
     "covering_rules",
     "matches_rules",
+    "read_only_operands",
     "rule_tokens",
     "split_segments",
     "suggest_rules",
@@ -95,6 +97,17 @@ UNWIDENABLE_PROGRAMS = frozenset(
      "whoami", "id", "nproc", "cut", "tr", "nl", "od", "comm", "column", "fold", "rev", "expr",
      "grep", "egrep", "fgrep", "diff", "cmp", "du", "df", "stat", "jq"}
 )  # fmt: skip
+
+
+# What looks at the project and changes nothing: these run without asking when every file they
+# name is inside the project (tools/read_only_command.py). A subset of the programs above; `echo`
+# and `sleep` read nothing, so a rule for them is still the user's to give.
+READ_ONLY_PROGRAMS = frozenset(
+    {"cat", "head", "tail", "wc", "ls", "pwd", "which", "basename", "dirname", "realpath",
+     "readlink", "uname", "whoami", "id", "nproc", "cut", "nl", "od", "comm", "column", "fold",
+     "rev", "grep", "egrep", "fgrep", "diff", "cmp", "du", "df", "stat", "jq", "true", "false"}
+)  # fmt: skip
+assert READ_ONLY_PROGRAMS <= UNWIDENABLE_PROGRAMS
 
 
 @dataclass
@@ -215,6 +228,45 @@ def always_ask_reason(command: str) -> str | None:
         if why:
             return why
     return None
+
+
+_GLOB = re.compile(r"[*?\[]")
+_EXPANDS = re.compile(r"[$~{]")
+
+
+def read_only_operands(command: str) -> tuple[list[str], list[str]] | None:
+    """For a command that only reads, what it reads: (words that may name files, glob
+    patterns among them); None for any other command.
+
+    Only reads: every segment runs one of READ_ONLY_PROGRAMS (no option or argument makes
+    them write a file or run a program), with no variable assignment before it, nothing the
+    shell expands but globs (`$`, `~`, braces), no redirection but from a file or into
+    /dev/null and the like, and nothing that makes it always ask. The caller still checks that
+    every operand stays inside the project and names no secret file: a read-only command
+    may still read `/etc` or a link out of the project.
+    """
+    if always_ask_reason(command) is not None:
+        return None
+    try:
+        segments = _Lexer(command).run()
+    except ShellParseError:
+        return None
+    operands: list[str] = []
+    for seg in segments:
+        words = seg.words
+        if not words or _count_assignments(words) or words[0] not in READ_ONLY_PROGRAMS:
+            return None
+        for word in words[1:]:
+            if _EXPANDS.search(word):
+                return None
+            if word.startswith("-"):
+                _, eq, value = word.partition("=")
+                if eq and value:
+                    operands.append(value)
+            else:
+                operands.append(word)
+        operands += [target for op, target in seg.redirects if target not in _HARMLESS_TARGETS]
+    return [w for w in operands if not _GLOB.search(w)], [w for w in operands if _GLOB.search(w)]
 
 
 def _redirect_reason(redirects: list[tuple[str, str]]) -> str | None:

@@ -99,6 +99,9 @@ class Access:
     command: str | None = None  # for "exec": the exact command line
     handles: tuple[PathHandle, ...] = field(default=(), compare=False)
     places: tuple[Path, ...] = ()  # the real paths of `paths`, for tools that walk a directory
+    # For "exec": the command only reads, and only inside the project (no secret file, no link
+    # out): it never asks (core/permissions.py).
+    read_only: bool = False
 
     def handle(self) -> PathHandle:
         """The call's one file."""

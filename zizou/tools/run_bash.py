@@ -28,6 +28,7 @@ from zizou.env import scrubbed_env
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
 from zizou.tools.jobs import Job, OutputSpool, strip_terminal_controls
 from zizou.tools.jobs.report import background_text, finished_text
+from zizou.tools.read_only_command import reads_only_inside
 
 KEEP_HEAD_BYTES = 512 * 1024
 KEEP_TAIL_BYTES = 512 * 1024
@@ -191,7 +192,8 @@ class RunBash(Tool[RunBashArgs]):
     Args = RunBashArgs
 
     def access(self, args: RunBashArgs, ctx: ToolContext) -> Access:
-        return Access(kind="exec", command=args.command)
+        read_only = reads_only_inside(ctx.root, args.command) and not args.background
+        return Access(kind="exec", command=args.command, read_only=read_only)
 
     def preview(self, args: RunBashArgs, access: Access, ctx: ToolContext) -> str | None:
         """The arguments as JSON, with only the start of a long stdin, so the approval can
