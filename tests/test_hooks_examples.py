@@ -118,3 +118,5 @@ def test_the_markdown_example_reminds_after_a_dependency_file_changes() -> None:
     assert len(session.plan(5).reminders) == 1
     session.call(5, "read_file", ok=True, output="...", path="requirements.txt")
     assert session.plan(6).reminders == ()  # reading it is fine
+    session.call(6, "edit_file", ok=False, output="no such file", path="package.json")
+    assert session.plan(7).reminders == ()  # a failed edit changed nothing

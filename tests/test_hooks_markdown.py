@@ -271,3 +271,15 @@ def test_comments_quotes_and_description_are_accepted() -> None:
     hooks = Harness(text)
     hooks.call(1, "edit_file", ok=False, path="a.py")
     assert hooks.reminders(2) == ["It's failing: look # closely"]
+
+
+def test_after_tool_succeeded_and_failed_tell_how_the_call_went() -> None:
+    went = {
+        key: Harness(f"---\nwhen: {key} edit_file\ndo: remind\n---\n\n{key}.\n")
+        for key in ("after_tool", "tool_succeeded", "tool_failed")
+    }
+    for ok in (True, False):
+        for hooks in went.values():
+            hooks.call(1, "edit_file", ok=ok, path="a.py")
+        fired = {key for key, hooks in went.items() if hooks.reminders(2)}
+        assert fired == {"after_tool", "tool_succeeded" if ok else "tool_failed"}

@@ -11,7 +11,8 @@ runs, so a Markdown hook needs no trust; it compiles to a render like any Python
     Optional body: the text of `remind:` or `system:` when their value is empty or `true`.
 
 `when:` holds conditions, all of which must hold (no `when:`, or an empty one: every step):
-`after_tool: NAME` (the last tool call was NAME), `tool_failed: NAME` (it was NAME and failed),
+`after_tool: NAME` (the last tool call was NAME, whatever came of it), `tool_succeeded: NAME`
+(it was NAME and succeeded), `tool_failed: NAME` (it was NAME and failed),
 `tool_args_match: REGEX` (one of its argument values matches), `every_steps: N`, `step: N`,
 `mode: plan|build`, `message_matches: REGEX` (the turn's user message) and `state_true: KEY` or
 `state_true: /json/pointer` (that task state value is truthy). NAME may be `any` or a list of
@@ -50,7 +51,8 @@ Value = str | list[str]
 Condition = Callable[[PromptContext], bool]
 
 SECTIONS = ("when", "do", "description")
-LAST_CALL = ("after_tool", "tool_failed", "tool_args_match")  # about the last tool call
+# about the last tool call
+LAST_CALL = ("after_tool", "tool_succeeded", "tool_failed", "tool_args_match")
 CONDITIONS = (*LAST_CALL, "every_steps", "step", "mode", "message_matches", "state_true")
 ACTIONS = ("remind", "system", "tools_only", "tools_without", "why")
 MODES = ("plan", "build")
@@ -152,13 +154,13 @@ def _condition(key: str, value: Value, problems: list[str]) -> Condition | None:
     if key not in CONDITIONS:
         problems.append(f"when: unknown condition `{key}` (one of {', '.join(CONDITIONS)})")
         return None
-    if key in ("after_tool", "tool_failed"):
+    if key in ("after_tool", "tool_succeeded", "tool_failed"):
         names = _names(value)
         if not names:
             problems.append(f"when: `{key}` names no tool (give a name, a list, or `any`)")
             return None
-        failed = key == "tool_failed"
-        return lambda ctx: _last_call(ctx, names, failed=failed)
+        ok = {"after_tool": None, "tool_succeeded": True, "tool_failed": False}[key]
+        return lambda ctx: _last_call(ctx, names, ok=ok)
     if isinstance(value, list):
         problems.append(f"when: `{key}` takes one value, not a list")
         return None
@@ -192,13 +194,14 @@ def _condition(key: str, value: Value, problems: list[str]) -> Condition | None:
     return lambda ctx: bool(_lookup(ctx.task_state, path))
 
 
-def _last_call(ctx: PromptContext, names: list[str], *, failed: bool) -> bool:
+def _last_call(ctx: PromptContext, names: list[str], *, ok: bool | None) -> bool:
+    """The last call was one of `names`, and succeeded or failed as `ok` asks (None: either)."""
     last = ctx.last_tool
     return (
         _recent(ctx)
         and last is not None
         and ("any" in names or last.name in names)
-        and not (failed and last.ok)
+        and (ok is None or last.ok == ok)
     )
 
 
