@@ -1,6 +1,7 @@
 """The real `zizou -p` with a hostile scripted model: the sandbox, not the text of the command,
 keeps `.git/`, secret files, zizou's environment and the network out of reach; without a
-sandbox every command asks, and rules that could be widened are refused."""
+sandbox every command but one that only reads the project asks, and rules that could be widened
+are refused."""
 
 from __future__ import annotations
 
@@ -141,7 +142,9 @@ def test_without_a_sandbox_zizou_says_so_and_every_command_asks(
         ["-p", "x", "--model", "openai/t", "--allow", "run_bash:ls"], project, zizou_home, PATH=path
     )
     assert refused.code == 2 and "no sandbox here" in refused.stderr
-    script = [{"tool_calls": [call("run_bash", command="ls")]}, {"text": "ok"}]
+    (project / "notes.txt").write_text("kept\n")
+    calls = [call("run_bash", command="touch made.txt"), call("run_bash", command="ls")]
+    script = [{"tool_calls": calls}, {"text": "ok"}]
     with LoopbackServer(script) as srv:
         args = ["-p", "list", "--model", "openai/t", "--api-base", srv.base_url]
         result = run_cli(args, project, zizou_home, PATH=path)
@@ -150,6 +153,8 @@ def test_without_a_sandbox_zizou_says_so_and_every_command_asks(
     assert result.stderr.count("no sandbox for commands") == 1
     assert "bubblewrap" in result.stderr
     assert "no sandbox" in seen and "did not approve" in seen
+    assert not (project / "made.txt").exists()
+    assert "notes.txt" in seen  # a command that only reads the project still runs
     required = run_cli(
         ["-p", "x", "--model", "openai/t", "--sandbox", "required"], project, zizou_home, PATH=path
     )

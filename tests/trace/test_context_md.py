@@ -74,7 +74,7 @@ async def test_context_md_names_every_record_of_the_live_events(
     tmp_path: Path, logged_agent: Callable[..., tuple[Agent, DebugLog]]
 ) -> None:
     (tmp_path / "a.txt").write_text("a\n")
-    calls = [("read_file", '{"path": "a.txt"}'), ("run_bash", '{"command": "ls"}')]
+    calls = [("read_file", '{"path": "a.txt"}'), ("run_bash", '{"command": "sort a.txt"}')]
     replies = [
         {"tool_calls": [{"name": name, "arguments": args} for name, args in calls]},
         {"text": "done"},

@@ -46,7 +46,7 @@ def bash(command: str) -> dict[str, object]:
 
 async def test_without_a_sandbox_the_app_says_so_and_offers_no_rule(project: Path) -> None:
     missing = SandboxStatus("auto", problem="bwrap (bubblewrap) is not installed")
-    app = app_with(project, [bash("ls"), {"text": "ok"}], missing)
+    app = app_with(project, [bash("touch made.txt"), {"text": "ok"}], missing)
     async with app.run_test(size=(110, 30)) as pilot:
         await settle(pilot, lambda: app.opening.ready)
         await settle(pilot)

@@ -10,9 +10,10 @@ Decisions worth knowing:
   decide when to ask. A command that names a protected or secret path (`rm -rf .git`,
   `cat .env`) asks even under `--yes` or a saved rule, but that is a word scan, easily
   defeated (`cat .en?`); the sandbox is what keeps `.git/` and secret files safe.
-- Without a sandbox (none could be had here), every command asks and no rule applies;
-  `--yes` still approves. With the sandbox turned off by the user, only rules for programs
-  that their arguments cannot widen (`ls`, `cat`, ... see shell_policy) apply.
+- Without a sandbox (none could be had here), every command asks (but one that only reads the
+  project) and no rule applies; `--yes` still approves. With the sandbox turned off by the
+  user, only rules for programs that their arguments cannot widen (`ls`, `cat`, ... see
+  shell_policy) apply.
 - `--allow run_bash` approves any command without an always-ask reason, with the sandbox on;
   prefixes from `--allow run_bash:PREFIX` never approve always-ask commands (only `--yes`).
 - A chained command needs a rule for every segment, so "always" offers one prefix for each
@@ -266,23 +267,25 @@ def _decide_exec(tool: str, command: str, rules: Rules, read_only: bool = False)
     sensitive = _sensitive_word(command, rules)
     if sensitive:
         return Decision("ask", sensitive, protected=True)
-    if read_only:
-        return Decision("allow", READ_ONLY_REASON, by="read-only")
     reason = always_ask_reason(command)
     if reason and rules.yes:
         return _YES
     if reason:
         return Decision("ask", f"no rule can approve this command: it {reason}")
+    prefixes = usable_prefixes(rules)  # none without a sandbox
+    matched = covering_rules(command, prefixes)
+    if matched is not None:
+        return _matched(matched, rules)
+    if read_only:
+        return Decision("allow", READ_ONLY_REASON, by="read-only")
     if rules.sandbox == "missing":
         if rules.yes:
             return Decision(
                 "allow", "approved by --yes (no sandbox: it runs unsandboxed)", by="--yes"
             )
-        return Decision("ask", "there is no sandbox here, so every command asks")
-    prefixes = usable_prefixes(rules)
-    matched = covering_rules(command, prefixes)
-    if matched is not None:
-        return _matched(matched, rules)
+        return Decision(
+            "ask", "there is no sandbox here, so every command asks but one that only reads"
+        )
     if tool in rules.allowed_tools and rules.sandbox == "on":
         return Decision("allow", f"{tool} is allowed by --allow", by="--allow", rules=(tool,))
     if rules.yes:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 TAGLINE = f"v{__version__} · a coding agent in your terminal · /help"
 PROMPT_CHARS = 60
-SANDBOX_NOTES = {"missing": "no sandbox: every command asks", "off": "sandbox off"}
+SANDBOX_NOTES = {"missing": "no sandbox: every command that writes asks", "off": "sandbox off"}
 BUSY = "A turn is running: press Esc to stop it first."
 
 
