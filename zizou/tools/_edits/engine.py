@@ -31,7 +31,7 @@ def apply_edit(text: str, edit: Edit, rel: str, newline: str | None = None) -> L
     if landed is None:
         found = block_edit(text, edit, rel, newline)
         if found is not None:
-            landed = _landed(text, found[0], newline, found[1])
+            landed = _landed(text, found.spans, newline, found.normalised, found.corrected)
     if landed is None:
         raise Refused(explain_no_match(rel, to_lf(text), to_lf(edit.old)))
     return landed
@@ -75,7 +75,13 @@ def _removed_crs(text: str) -> list[int]:
     return places
 
 
-def _landed(text: str, spans: list[Span], newline: str, normalised: tuple[str, ...]) -> Landed:
+def _landed(
+    text: str,
+    spans: list[Span],
+    newline: str,
+    normalised: tuple[str, ...],
+    corrected: tuple[str, ...] = (),
+) -> Landed:
     """`text` with `spans` replaced (they are in order and apart), still ending with a newline
     or without one as it did."""
     out: list[str] = []
@@ -89,7 +95,7 @@ def _landed(text: str, spans: list[Span], newline: str, normalised: tuple[str, .
         changes.append(Change(span.start, span.end - span.start, len(replacement)))
         at = span.end
     out.append(text[at:])
-    return Landed("".join(out), tuple(changes), normalised)
+    return Landed("".join(out), tuple(changes), normalised, corrected)
 
 
 def _final_newline_kept(text: str, head: str, replacement: str, newline: str) -> str:
