@@ -151,7 +151,7 @@ def _edit(file: PathHandle, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
     except EncodingProblem as err:
         return ToolResult.error(f"cannot edit {rel}: {err}")
     for number, one in enumerate(made, 1):
-        if one.normalised:
+        if one.how:
             log.info("edit_file %s: edit %d%s", rel, number, one.how)
     file.atomic_write(out)
     shown_before, shown_after = decoded.shown, decoded.show(new_text)

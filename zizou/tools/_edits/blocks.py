@@ -22,7 +22,7 @@ MAX_LISTED = 20
 
 
 @dataclass(frozen=True)
-class _File:
+class File:
     """The text as lines (each keeps its "\\r" in a CRLF file) and where each one starts."""
 
     text: str
@@ -31,7 +31,7 @@ class _File:
     newline: str
 
     @classmethod
-    def of(cls, text: str, newline: str) -> _File:
+    def of(cls, text: str, newline: str) -> File:
         lines = text.split("\n")
         if lines[-1] == "":
             lines.pop()
@@ -63,8 +63,8 @@ def block_edit(text: str, edit: Edit, rel: str, newline: str) -> Blocks | None:
     """The spans the first line rule that finds old_string's lines replaces; None when no
     rule finds them; Refused when the first that does finds several places (and replace_all
     is not set)."""
-    file = _File.of(text, newline)
-    old, new = _whole_lines(edit.old, edit.new)
+    file = File.of(text, newline)
+    old, new = whole_lines(edit.old, edit.new)
     unit = file_unit(file.lines)
     made: dict[bool, tuple[list[Key], list[Key]]] = {}  # the keys, by whether they fold
     for rule in LINE_RULES:
@@ -92,7 +92,7 @@ def block_edit(text: str, edit: Edit, rel: str, newline: str) -> Blocks | None:
     return None
 
 
-def _whole_lines(old: str, new: str) -> tuple[list[str], list[str]]:
+def whole_lines(old: str, new: str) -> tuple[list[str], list[str]]:
     """The lines of old_string and new_string. A final newline on old_string only says its
     last line is whole, and then so does one on new_string; a newline ending new_string alone
     adds an empty line, as it would in an exact match. (One ending old_string alone does not
@@ -114,7 +114,7 @@ def _apart(found: list[Found]) -> list[Found]:
 
 
 def span_of(
-    file: _File,
+    file: File,
     found: Found,
     old: list[str],
     new: list[str],
@@ -145,7 +145,7 @@ def span_of(
     return Span(start, end, "".join(parts))
 
 
-def _normalised(file: _File, edit: Edit, old: list[str], found: Found) -> tuple[str, ...]:
+def _normalised(file: File, edit: Edit, old: list[str], found: Found) -> tuple[str, ...]:
     """The normalisations the match needed, line endings first."""
     crlf_block = any(file.lines[f].endswith("\r") for f in range(found.start, found.end))
     endings = ["line endings"] if crlf_block != ("\r\n" in edit.old) else []

@@ -51,10 +51,10 @@ class Landed:
         """What the result says of the match: nothing when it was exact, else (for instance)
         " (matched after normalising indentation and blank lines)", and what was written
         otherwise than sent ("; wrote straight quotes as the file has them")."""
-        if not self.normalised:
+        if not self.normalised and not self.corrected:
             return ""
-        said = f" (matched after normalising {in_words(self.normalised)}"
-        return "; ".join([said, *self.corrected]) + ")"
+        said = f"matched after normalising {in_words(self.normalised)}" if self.normalised else ""
+        return " (" + "; ".join(part for part in (said, *self.corrected) if part) + ")"
 
 
 def in_words(names: tuple[str, ...]) -> str:
