@@ -190,6 +190,7 @@ def build_runtime(
         state=state,
         instructions=instructions,
         jobs=JobTable(options.background_after_s, _first_job(state)),
+        refuse_breaking=options.checks.refuse_breaking,
     )
     context_window = getattr(model, "context_window", None)
     prompt = PromptBuilder(

@@ -185,6 +185,7 @@ class ToolContext:
     emit: Callable[[str], None] | None = None  # this call's progress lines (thread-safe)
     nest: Callable[[Nested], None] | None = None  # the events of a deck's run this call started
     jobs: JobTable = field(default_factory=JobTable)  # the commands started, by id (the session's)
+    refuse_breaking: bool = False  # refuse a write that leaves a file that parsed unparsable
 
     def progress(self, text: str) -> None:
         """Tell the person how far the call is (a ToolProgress event); a no-op outside a run."""

@@ -23,6 +23,7 @@ from zizou.errors import PathError
 from zizou.tools._atomic import split_lines, to_lf, unified_diff
 from zizou.tools._edits import Edit, EditFailed, Made, apply_edits, line_list
 from zizou.tools._encoding import SHOWN_FOR_ESCAPED, EncodingProblem, FileText
+from zizou.tools._parse_guard import refused_write
 from zizou.tools.base import (
     Access,
     Tool,
@@ -137,7 +138,7 @@ def _edit(file: PathHandle, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
     seen = seen_text(file, ctx, "edit_file")
     if isinstance(seen, ToolResult):
         return seen
-    _, decoded = seen
+    data, decoded = seen
     text = decoded.text
     edits = args.as_edits()
     try:
@@ -150,6 +151,9 @@ def _edit(file: PathHandle, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
         out = decoded.encode(new_text)
     except EncodingProblem as err:
         return ToolResult.error(f"cannot edit {rel}: {err}")
+    refused = refused_write(ctx, rel, data, out)
+    if refused is not None:
+        return refused
     for number, one in enumerate(made, 1):
         if one.how:
             log.info("edit_file %s: edit %d%s", rel, number, one.how)
