@@ -5,6 +5,11 @@ Every result that is Python must compile."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from collections import Counter
+from pathlib import Path
+
 import pytest
 
 from zizou.tools._edits import Edit, EditFailed, Made, apply_edits
@@ -113,3 +118,23 @@ def test_measure() -> None:
     assert measure("\t\t  ", "\t") == (2, 2)
     assert measure("          ", "    ") == (2, 2)
     assert measure("  \t", "\t") is None and measure("\t", "    ") is None
+
+
+def test_the_benchmark_slip_classes_from_click_land_or_are_refused_never_wrong() -> None:
+    """The classes of bench/edit_slips.py (real click modules): none wrong, nearly all land."""
+    path = Path(__file__).resolve().parents[2] / "bench" / "edit_slips.py"
+    spec = importlib.util.spec_from_file_location("edit_slips", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["edit_slips"] = module
+    spec.loader.exec_module(module)
+    landed: Counter[str] = Counter()
+    for case in module.build_slip_cases(16):
+        try:
+            out, _ = apply_edits(case.text, [Edit(case.old, case.new)], "click.py")
+        except EditFailed:
+            continue
+        assert case.expected is not None and out == case.expected, (case.kind, case.old)
+        landed[case.kind] += 1
+    assert all(landed[kind] >= 28 for kind in ("curly quotes", "tabs in a spaced file")), landed
+    assert landed["elision"] >= 25 and landed["spaces in a tabbed file"] >= 28, landed

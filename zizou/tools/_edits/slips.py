@@ -26,6 +26,7 @@ from zizou.tools._edits.rules import LOOKALIKES
 
 UNCLEAR = "\x00"  # a look-alike whose counterpart in the file the alignment could not tell
 QUOTES = "\"'`"
+SAME_LINE = 0.6  # how alike a written line and the old one it replaces are to be lined up
 
 
 def _fold(text: str) -> str:
@@ -142,6 +143,8 @@ def _aligned(
         return {}
     decided: dict[int, str] = {}
     matcher = difflib.SequenceMatcher(None, old_line, line, autojunk=False)
+    if matcher.ratio() < SAME_LINE:  # a line written anew, not the old one changed
+        return {}
     for i, j, size in matcher.get_matching_blocks():
         for k in range(size):
             text = marks.get(i + k)
