@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from zizou.checks.syntax import what_breaks
 from zizou.tools.base import ToolContext
 from zizou.tools.edit_file import TOOL as EDIT
 from zizou.tools.edit_file import EditFileArgs
@@ -25,7 +26,7 @@ async def _read(ctx: ToolContext) -> None:
 
 
 async def test_an_edit_that_breaks_the_file_is_refused_when_set(root: Path) -> None:
-    ctx = ToolContext(root=root, refuse_breaking=True)
+    ctx = ToolContext(root=root, breaking=what_breaks)
     (root / "m.py").write_text(PY)
     await _read(ctx)
     args = EditFileArgs(path="m.py", old_string="    return y", new_string="  return y")
@@ -48,7 +49,7 @@ async def test_without_the_setting_the_breaking_edit_is_made(root: Path) -> None
 
 
 async def test_write_file_and_replace_window_refuse_too(root: Path) -> None:
-    ctx = ToolContext(root=root, refuse_breaking=True)
+    ctx = ToolContext(root=root, breaking=what_breaks)
     (root / "m.py").write_text(PY)
     await _read(ctx)
     result = await WRITE.run(WriteFileArgs(path="m.py", content=BROKEN), ctx)

@@ -145,6 +145,15 @@ def breaks(rel: str, before: bytes, after: bytes) -> Problem | None:
     return new.problems[0] if new.problems else None
 
 
+def what_breaks(rel: str, before: bytes, after: bytes) -> str | None:
+    """`breaks` in words ("line 3, column 11: IndentationError: ..."), for a refused write."""
+    problem = breaks(rel, before, after)
+    if problem is None:
+        return None
+    where = f"line {problem.line}" + (f", column {problem.column}" if problem.column else "")
+    return f"{where}: {problem.message}"
+
+
 def changed_span(before: bytes, after: bytes) -> Span:
     """The one span of bytes that differs: after the common head, before the common tail."""
     head = _common_head(before, after)
@@ -275,4 +284,5 @@ __all__ = [
     "moved_line",
     "new_exact_problems",
     "problems_of",
+    "what_breaks",
 ]

@@ -5,9 +5,10 @@ trailing spaces, indentation, curly quotes, blank lines), so when the exact text
 the engine (`_edits`) tries a few tolerant rules in order and says which one matched; each must
 find exactly one place, and nothing outside the lines found ever changes. Of a tolerantly
 matched block, the lines the model left unchanged stay as the file has them and the lines it
-wrote are written as it wrote them (see `_edits/patch.py`). When nothing matches, the result
-shows the closest lines and how they differ, so the next try lands. Several edits can be sent
-at once: they are made in order, all or none.
+wrote are written with the slips the match proved undone (see `_edits/written.py`); an elision
+marker in old_string stands for the lines it leaves out (`_edits/elisions.py`). When nothing
+matches, the result shows the closest lines and how they differ, so the next try lands. Several
+edits can be sent at once: they are made in order, all or none.
 """
 
 from __future__ import annotations
@@ -104,7 +105,10 @@ class EditFile(Tool[EditFileArgs]):
     Copy old_string from the file, without line-number prefixes, with enough lines to occur
     once, or set replace_all. If it is not there exactly, differences in line endings, trailing
     spaces, indentation, look-alikes (curly quotes, dashes) and blank lines are tolerated when
-    the lines match one place only; the result says so. For several changes to one file, pass
+    the lines match one place only; the result says so, and what you wrote is written with the
+    file's quotes and indentation. A line of old_string that is only `# ... existing code ...`
+    (or `...`) stands for the unchanged lines between its neighbours when they match one place;
+    keep that line in new_string to keep them. For several changes to one file, pass
     edits, a list of {old_string, new_string, replace_all}: made in order, all or none. To
     create a file or rewrite it whole, use write_file.
     """
