@@ -236,3 +236,26 @@ def test_slips_land_as_the_file_writes_and_a_broken_write_is_reported(
         "- line 3, column 11: IndentationError: unindent does not match any outer indentation "
         "level (Python's compiler)" in said[5]
     )
+
+
+def test_with_refuse_breaking_a_write_that_breaks_a_file_is_refused(
+    project: Path, zizou_home: Path
+) -> None:
+    (zizou_home / "config.toml").write_text("[checks]\nrefuse_breaking = true\n")
+    (project / "m.py").write_text(SPACED)
+    script = [
+        call("read_file", path="m.py"),
+        edit("m.py", "    return count\n", "  return count\n"),
+        edit("m.py", "    return count\n", "    return count + 1\n"),
+        {"text": "done"},
+    ]
+    with LoopbackServer(script) as srv:
+        args = ["-p", "edit", "--model", "openai/test-model", "--api-base", srv.base_url]
+        result = run_cli([*args, "--output-format", "json"], project, zizou_home)
+        requests = srv.chat_requests
+    assert result.code == 0, result.stderr
+    said = [m["content"] for m in requests[-1]["messages"] if m["role"] == "tool"][1:]
+    assert [c["ok"] for c in result.json()["tool_calls"]][1:] == [False, True], said
+    assert said[0].startswith("Error: m.py was not changed: it parses now")
+    assert "line 5, column 15: IndentationError: unindent does not match" in said[0]
+    assert (project / "m.py").read_text() == SPACED.replace("return count", "return count + 1")
