@@ -8,6 +8,10 @@ when they are refused. For comparison, the engine before tolerant matching: old_
 exactly once with line endings ignored, or refused. Then the time per edit (the median over the
 corpus, each edit's best of a few runs) and the slowest.
 
+Then the classes of `edit_slips` (built from the installed click package): slips the engine
+must undo in the lines it writes, and elisions; per class how many were applied as expected,
+refused, and wrong (applied otherwise, or applied where it must be refused: must be 0).
+
     .venv/bin/python bench/edits.py [--seed 16] [--runs 5]
 """
 
@@ -29,12 +33,11 @@ from zizou.tools._edits.engine import newline_of
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def corpus_module() -> ModuleType:
-    path = ROOT / "tests" / "tools" / "test_edit_corpus.py"
-    spec = importlib.util.spec_from_file_location("edit_corpus", path)
+def corpus_module(path: Path = ROOT / "tests" / "tools" / "test_edit_corpus.py") -> ModuleType:
+    spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["edit_corpus"] = module  # dataclasses look their module up while being made
+    sys.modules[path.stem] = module  # dataclasses look their module up while being made
     spec.loader.exec_module(module)
     return module
 
@@ -111,6 +114,33 @@ def main() -> None:
         f"90th percentile {statistics.quantiles(times, n=10)[-1] * 1000:.2f} ms, "
         f"slowest {max(times) * 1000:.2f} ms"
     )
+    slips(options.seed)
+
+
+def slips(seed: int) -> None:
+    """The slip classes' table: applied (as expected), refused, wrong."""
+    built = corpus_module(ROOT / "bench" / "edit_slips.py")
+    cases = built.build_slip_cases(seed)
+    counts: dict[str, Counter[str]] = {}
+    for case in cases:
+        got = new_engine(case.text, case.old, case.new)
+        if got is None:
+            said = "refused"
+        elif case.expected is None or case.kind in built.MUST_REFUSE:
+            said = "wrong"
+        else:
+            said = "applied" if got == case.expected else "wrong"
+        counts.setdefault(case.kind, Counter())[said] += 1
+    print(f"\n{len(cases)} slip edits from the installed click package, seed {seed}\n")
+    print(f"{'class':<26}{'edits':>6}{'applied':>9}{'refused':>9}{'wrong':>7}")
+    for kind, by in counts.items():
+        must = " (must refuse)" if kind in built.MUST_REFUSE else ""
+        print(
+            f"{kind:<26}{sum(by.values()):>6}{by['applied']:>9}{by['refused']:>9}"
+            f"{by['wrong']:>7}{must}"
+        )
+    wrong = sum(by["wrong"] for by in counts.values())
+    print(f"\nwrong applies in the slip classes: {wrong} (must be 0)")
 
 
 def _rate(counts: Counter[str], total: int) -> str:

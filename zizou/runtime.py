@@ -20,6 +20,7 @@ from pathlib import Path
 from zizou.checkpoints import Checkpoints
 from zizou.checks.checkers import narrowed
 from zizou.checks.service import EditChecks
+from zizou.checks.syntax import what_breaks
 from zizou.config.options import RunOptions, SessionChoice
 from zizou.confined import open_handle
 from zizou.core.calls import CallRunner
@@ -190,6 +191,7 @@ def build_runtime(
         state=state,
         instructions=instructions,
         jobs=JobTable(options.background_after_s, _first_job(state)),
+        breaking=what_breaks if options.checks.refuse_breaking else None,
     )
     context_window = getattr(model, "context_window", None)
     prompt = PromptBuilder(

@@ -1,7 +1,9 @@
 """The edit engine through the real `zizou -p` against the loopback server: a scripted model
 reads files, then sends edit_file calls quoted the ways models misquote code. Each kind of
 misquote lands, says how it matched, and changes nothing but the lines it names; an ambiguous
-quote is refused; several edits in one call are made all together or not at all."""
+quote is refused; several edits in one call are made all together or not at all. The slips a
+match proved (curly quotes, tabs for spaces and back) are undone in the lines written, an
+elided run lands when it is unique, and a write that does not compile is reported."""
 
 from __future__ import annotations
 
@@ -150,3 +152,110 @@ def test_each_misquote_lands_an_ambiguous_one_is_refused_and_edits_are_all_or_no
     )
     assert (project / "twice.py").read_text() == TWICE
     assert (project / "constants.py").read_text() == "A = 10\nB = 20\nC = 30\n"
+
+
+QUOTES = 'def settings():\n    return {"a": 2}\n'
+SPACED = (
+    "def total(items):\n    count = 0\n    for item in items:\n        count += item\n"
+    "    return count\n"
+)
+TABBED = SPACED.replace("    ", "\t")
+ELIDED = (
+    "def load(path):\n    with open(path) as handle:\n        data = handle.read()\n"
+    "    data = data.strip()\n    return data\n"
+)
+ELIDED_TWICE = ELIDED + "\n\ndef load_twice(path):\n    data = load(path)\n    return data\n"
+ELISION_OLD = "def load(path):\n    # ... existing code ...\n    return data\n"
+ELISION_NEW = "def load(path):\n    # ... existing code ...\n    return data.upper()\n"
+SLIPS_SCRIPT = [
+    *(
+        call("read_file", path=name)
+        for name in ("quotes.py", "spaced.py", "tabbed.py", "elided.py", "twice.py")
+    ),
+    edit("quotes.py", "    return {“a”: 2}\n", "    return {“a”: 3, “b”: 4}\n"),
+    edit(
+        "spaced.py",
+        "\tfor item in items:\n\t\tcount += item\n",
+        "\tfor item in items:\n\t\tif item > 0:\n\t\t\tcount += item\n",
+    ),
+    edit(
+        "tabbed.py",
+        "    for item in items:\n        count += item\n",
+        "    for item in items:\n        if item > 0:\n            count += item\n",
+    ),
+    edit("elided.py", ELISION_OLD, ELISION_NEW),
+    edit("twice.py", ELISION_OLD, ELISION_NEW),
+    call("write_file", path="broken.py", content="def f():\n    x = 1\n  return x\n"),
+    {"text": "done"},
+]
+
+
+def test_slips_land_as_the_file_writes_and_a_broken_write_is_reported(
+    project: Path, zizou_home: Path
+) -> None:
+    files = {
+        "quotes.py": QUOTES,
+        "spaced.py": SPACED,
+        "tabbed.py": TABBED,
+        "elided.py": ELIDED,
+        "twice.py": ELIDED_TWICE,
+        "broken.py": "def f():\n    return 1\n",
+    }
+    for name, text in files.items():
+        (project / name).write_text(text)
+    with LoopbackServer(SLIPS_SCRIPT) as srv:
+        args = ["-p", "edit", "--model", "openai/test-model", "--api-base", srv.base_url]
+        result = run_cli([*args, "--output-format", "json"], project, zizou_home)
+        requests = srv.chat_requests
+    assert result.code == 0, result.stderr
+    said = [m["content"] for m in requests[-1]["messages"] if m["role"] == "tool"][5:]
+    oks = [c["ok"] for c in result.json()["tool_calls"]][5:]
+    assert oks == [True, True, True, True, False, True], said
+
+    assert (project / "quotes.py").read_text() == 'def settings():\n    return {"a": 3, "b": 4}\n'
+    assert "wrote straight quotes as the file has them" in said[0]
+    nested = "        if item > 0:\n            count += item\n"
+    assert (project / "spaced.py").read_text() == SPACED.replace("        count += item\n", nested)
+    assert "indented the new lines with 4 spaces as the file is" in said[1]
+    assert (project / "tabbed.py").read_text() == TABBED.replace(
+        "\t\tcount += item\n", "\t\tif item > 0:\n\t\t\tcount += item\n"
+    )
+    assert "indented the new lines with tabs as the file is" in said[2]
+    assert (project / "elided.py").read_text() == ELIDED.replace(
+        "    return data\n", "    return data.upper()\n"
+    )
+    assert "lines 2-4 kept as they are for old_string's elision" in said[3]
+    assert "match 2 places in twice.py (lines 1-5, lines 1-10)" in said[4]
+    assert (project / "twice.py").read_text() == ELIDED_TWICE
+    for name in ("quotes.py", "spaced.py", "tabbed.py", "elided.py"):
+        compile((project / name).read_text(), name, "exec")
+
+    assert said[5].startswith("Overwrote broken.py")
+    assert "New syntax problems after this change (it was applied):" in said[5]
+    assert (
+        "- line 3, column 11: IndentationError: unindent does not match any outer indentation "
+        "level (Python's compiler)" in said[5]
+    )
+
+
+def test_with_refuse_breaking_a_write_that_breaks_a_file_is_refused(
+    project: Path, zizou_home: Path
+) -> None:
+    (zizou_home / "config.toml").write_text("[checks]\nrefuse_breaking = true\n")
+    (project / "m.py").write_text(SPACED)
+    script = [
+        call("read_file", path="m.py"),
+        edit("m.py", "    return count\n", "  return count\n"),
+        edit("m.py", "    return count\n", "    return count + 1\n"),
+        {"text": "done"},
+    ]
+    with LoopbackServer(script) as srv:
+        args = ["-p", "edit", "--model", "openai/test-model", "--api-base", srv.base_url]
+        result = run_cli([*args, "--output-format", "json"], project, zizou_home)
+        requests = srv.chat_requests
+    assert result.code == 0, result.stderr
+    said = [m["content"] for m in requests[-1]["messages"] if m["role"] == "tool"][1:]
+    assert [c["ok"] for c in result.json()["tool_calls"]][1:] == [False, True], said
+    assert said[0].startswith("Error: m.py was not changed: it parses now")
+    assert "line 5, column 15: IndentationError: unindent does not match" in said[0]
+    assert (project / "m.py").read_text() == SPACED.replace("return count", "return count + 1")

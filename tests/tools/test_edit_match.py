@@ -89,13 +89,14 @@ def test_reindent(line: str, old_indent: str, file_indent: str, expected: str) -
     assert reindent(line, old_indent, file_indent) == expected
 
 
-def test_lookalikes_kept_lines_stay_ascii_written_lines_are_as_sent() -> None:
+def test_lookalikes_kept_lines_stay_ascii_and_written_lines_lose_the_same_slips() -> None:
     text = 'print("hi")  # -- note\nvalue = 1\n'
     old = "print(\u201chi\u201d)  # \u2014 note\nvalue = 1"
     new = "print(\u201chi\u201d)  # \u2014 note\nvalue = \u201ctwo\u201d"
     out, made = edit(text, old, new)
-    assert out == 'print("hi")  # -- note\nvalue = \u201ctwo\u201d\n'
+    assert out == 'print("hi")  # -- note\nvalue = "two"\n'
     assert made.normalised == ("look-alike characters",)
+    assert made.how.endswith("; wrote straight quotes as the file has them)")
 
 
 def test_an_ascii_quote_of_a_unicode_file_matches() -> None:

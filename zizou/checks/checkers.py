@@ -43,7 +43,8 @@ class CheckSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    syntax: bool = True  # the syntax check of every change (tree-sitter)
+    syntax: bool = True  # the syntax check of every change (tree-sitter, Python's compiler)
+    refuse_breaking: bool = False  # refuse a write that leaves a file that parsed unparsable
     when: When = "turn"
     budget_s: Budget = 5.0
     presets: tuple[PresetName, ...] = ()

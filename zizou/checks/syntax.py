@@ -12,6 +12,9 @@ content each file was last seen with is kept (a few files), and the new content 
 incrementally from it: tree-sitter re-reads only around the changed span. A read of the file
 (`remember`) makes its tree; without one, the new content is parsed whole, and the old one
 (incrementally, from the new tree) only when the new content has problems to compare.
+
+Python files (and JSON, TOML) are also given to their exact parser (`exact`), which rejects
+what a grammar forgives; its first error is new on the same terms.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from zizou.checks.exact import exact_problem
 from zizou.checks.report import Finding as Problem
 from zizou.repomap.tags import LANGUAGES, language_for
 
@@ -67,7 +71,14 @@ class SyntaxChecker:
                 self._keep(rel, _parsed(language, data, None))
 
     def new_problems(self, rel: str, before: bytes | None, after: bytes) -> list[Problem]:
-        """The problems of `after` that `before` (None: a new file) did not have."""
+        """The problems of `after` that `before` (None: a new file) did not have: the
+        grammar's, or when it found none the exact parser's (which says the first only)."""
+        found = self._tree_problems(rel, before, after)
+        if found or len(after) > MAX_BYTES:
+            return found
+        return new_exact_problems(rel, before, after)
+
+    def _tree_problems(self, rel: str, before: bytes | None, after: bytes) -> list[Problem]:
         language = language_for(rel)
         if language is None or len(after) > MAX_BYTES:
             return []
@@ -98,6 +109,49 @@ class SyntaxChecker:
         self._seen.move_to_end(rel)
         while len(self._seen) > KEPT_TREES:
             self._seen.popitem(last=False)
+
+
+def new_exact_problems(rel: str, before: bytes | None, after: bytes) -> list[Problem]:
+    """The exact parser's error in `after`, unless `before` had the same one where it moved."""
+    problem = exact_problem(rel, after)
+    if problem is None:
+        return []
+    earlier = exact_problem(rel, before) if before is not None else None
+    if earlier is not None and earlier.message == problem.message:
+        span = changed_span(before or b"", after)
+        if moved_line(earlier.line, span, before or b"", after) == problem.line:
+            return []
+    return [problem]
+
+
+def breaks(rel: str, before: bytes, after: bytes) -> Problem | None:
+    """The first problem of `after` when `before` parses and it does not (by the exact parser
+    and the grammar); None otherwise. Both are parsed whole: this is for a write about to be
+    refused, not for every change."""
+    if len(after) > MAX_BYTES or len(before) > MAX_BYTES:
+        return None
+    if exact_problem(rel, before) is not None:
+        return None
+    problem = exact_problem(rel, after)
+    if problem is not None:
+        return problem
+    language = language_for(rel)
+    if language is None:
+        return None
+    old = _parsed(language, before, None)
+    if old.problems:
+        return None
+    new = _parsed(language, after, None)
+    return new.problems[0] if new.problems else None
+
+
+def what_breaks(rel: str, before: bytes, after: bytes) -> str | None:
+    """`breaks` in words ("line 3, column 11: IndentationError: ..."), for a refused write."""
+    problem = breaks(rel, before, after)
+    if problem is None:
+        return None
+    where = f"line {problem.line}" + (f", column {problem.column}" if problem.column else "")
+    return f"{where}: {problem.message}"
 
 
 def changed_span(before: bytes, after: bytes) -> Span:
@@ -221,4 +275,14 @@ def _parser(language: str) -> Parser:
     return parser
 
 
-__all__ = ["Problem", "Span", "SyntaxChecker", "changed_span", "moved_line", "problems_of"]
+__all__ = [
+    "Problem",
+    "Span",
+    "SyntaxChecker",
+    "breaks",
+    "changed_span",
+    "moved_line",
+    "new_exact_problems",
+    "problems_of",
+    "what_breaks",
+]

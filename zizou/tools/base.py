@@ -188,6 +188,9 @@ class ToolContext:
     emit: Callable[[str], None] | None = None  # this call's progress lines (thread-safe)
     nest: Callable[[Nested], None] | None = None  # the events of a deck's run this call started
     jobs: JobTable = field(default_factory=JobTable)  # the commands started, by id (the session's)
+    # Where a write that leaves a file that parsed unparsable is refused ([checks]
+    # refuse_breaking): what is wrong with the new bytes, given the file's path, old and new.
+    breaking: Callable[[str, bytes, bytes], str | None] | None = None
 
     def progress(self, text: str) -> None:
         """Tell the person how far the call is (a ToolProgress event); a no-op outside a run."""

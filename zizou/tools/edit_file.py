@@ -5,9 +5,10 @@ trailing spaces, indentation, curly quotes, blank lines), so when the exact text
 the engine (`_edits`) tries a few tolerant rules in order and says which one matched; each must
 find exactly one place, and nothing outside the lines found ever changes. Of a tolerantly
 matched block, the lines the model left unchanged stay as the file has them and the lines it
-wrote are written as it wrote them (see `_edits/patch.py`). When nothing matches, the result
-shows the closest lines and how they differ, so the next try lands. Several edits can be sent
-at once: they are made in order, all or none.
+wrote are written with the slips the match proved undone (see `_edits/written.py`); an elision
+marker in old_string stands for the lines it leaves out (`_edits/elisions.py`). When nothing
+matches, the result shows the closest lines and how they differ, so the next try lands. Several
+edits can be sent at once: they are made in order, all or none.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from zizou.errors import PathError
 from zizou.tools._atomic import split_lines, to_lf, unified_diff
 from zizou.tools._edits import Edit, EditFailed, Made, apply_edits, line_list
 from zizou.tools._encoding import SHOWN_FOR_ESCAPED, EncodingProblem, FileText
+from zizou.tools._parse_guard import refused_write
 from zizou.tools.base import (
     Access,
     Tool,
@@ -103,7 +105,10 @@ class EditFile(Tool[EditFileArgs]):
     Copy old_string from the file, without line-number prefixes, with enough lines to occur
     once, or set replace_all. If it is not there exactly, differences in line endings, trailing
     spaces, indentation, look-alikes (curly quotes, dashes) and blank lines are tolerated when
-    the lines match one place only; the result says so. For several changes to one file, pass
+    the lines match one place only; the result says so, and what you wrote is written with the
+    file's quotes and indentation. A line of old_string that is only `# ... existing code ...`
+    (or `...`) stands for the unchanged lines between its neighbours when they match one place;
+    keep that line in new_string to keep them. For several changes to one file, pass
     edits, a list of {old_string, new_string, replace_all}: made in order, all or none. To
     create a file or rewrite it whole, use write_file.
     """
@@ -137,7 +142,7 @@ def _edit(file: PathHandle, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
     seen = seen_text(file, ctx, "edit_file")
     if isinstance(seen, ToolResult):
         return seen
-    _, decoded = seen
+    data, decoded = seen
     text = decoded.text
     edits = args.as_edits()
     try:
@@ -150,8 +155,11 @@ def _edit(file: PathHandle, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
         out = decoded.encode(new_text)
     except EncodingProblem as err:
         return ToolResult.error(f"cannot edit {rel}: {err}")
+    refused = refused_write(ctx, rel, data, out)
+    if refused is not None:
+        return refused
     for number, one in enumerate(made, 1):
-        if one.normalised:
+        if one.how:
             log.info("edit_file %s: edit %d%s", rel, number, one.how)
     file.atomic_write(out)
     shown_before, shown_after = decoded.shown, decoded.show(new_text)

@@ -16,6 +16,7 @@ from zizou.core.windows import Found, WindowError
 from zizou.errors import PathError
 from zizou.tools._atomic import newline_of, split_lines, to_lf, unified_diff
 from zizou.tools._encoding import EncodingProblem
+from zizou.tools._parse_guard import refused_write
 from zizou.tools._windows import WindowArgs, locate
 from zizou.tools.base import (
     Access,
@@ -104,6 +105,9 @@ def _replace(file: PathHandle, args: ReplaceWindowArgs, ctx: ToolContext) -> Too
         return ToolResult.error(f"cannot change {rel}: {err}")
     if out == data:
         return ToolResult.error("the content is what those lines already hold; nothing changed")
+    refused = refused_write(ctx, rel, data, out)
+    if refused is not None:
+        return refused
     file.atomic_write(out)
     after = split_lines(to_lf(text.show(out_text)))
     ctx.state.file_written(path, rel, lines, after, out)

@@ -22,6 +22,7 @@ from zizou.tools._atomic import (
     with_newline,
 )
 from zizou.tools._encoding import EncodingProblem, FileText, decode
+from zizou.tools._parse_guard import refused_write
 from zizou.tools.base import (
     Access,
     Tool,
@@ -80,6 +81,9 @@ def _write(file: PathHandle, content: str, ctx: ToolContext) -> ToolResult:
     except EncodingProblem as err:
         return ToolResult.error(f"cannot write {rel}: {err}")
     if old != data:
+        refused = refused_write(ctx, rel, old, data)
+        if refused is not None:
+            return refused
         file.atomic_write(data)
     if was is not None:
         old_text: str | None = was.shown

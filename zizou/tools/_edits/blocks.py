@@ -13,14 +13,16 @@ from dataclasses import dataclass
 
 from zizou.tools._atomic import split_lines, to_lf
 from zizou.tools._edits.edit import Edit, Refused, Span
-from zizou.tools._edits.patch import rewrite
+from zizou.tools._edits.patch import Writer, rewrite
 from zizou.tools._edits.rules import LINE_RULES, Found, Key, find_blocks, keys, needed
+from zizou.tools._edits.units import file_unit
+from zizou.tools._edits.written import writer_for
 
 MAX_LISTED = 20
 
 
 @dataclass(frozen=True)
-class _File:
+class File:
     """The text as lines (each keeps its "\\r" in a CRLF file) and where each one starts."""
 
     text: str
@@ -29,7 +31,7 @@ class _File:
     newline: str
 
     @classmethod
-    def of(cls, text: str, newline: str) -> _File:
+    def of(cls, text: str, newline: str) -> File:
         lines = text.split("\n")
         if lines[-1] == "":
             lines.pop()
@@ -47,19 +49,28 @@ class _File:
         return "\n" if index < len(self.lines) - 1 else self.newline
 
 
-def block_edit(
-    text: str, edit: Edit, rel: str, newline: str
-) -> tuple[list[Span], tuple[str, ...]] | None:
-    """The spans the first line rule that finds old_string's lines replaces, and the
-    normalisations the match needed; None when no rule finds them; Refused when the first
-    that does finds several places (and replace_all is not set)."""
-    file = _File.of(text, newline)
-    old, new = _whole_lines(edit.old, edit.new)
+@dataclass(frozen=True)
+class Blocks:
+    """An edit made by the line rules: the spans it replaces, the normalisations its match
+    needed, and what of the model's lines was written otherwise (its slips undone)."""
+
+    spans: list[Span]
+    normalised: tuple[str, ...]
+    corrected: tuple[str, ...]
+
+
+def block_edit(text: str, edit: Edit, rel: str, newline: str) -> Blocks | None:
+    """The spans the first line rule that finds old_string's lines replaces; None when no
+    rule finds them; Refused when the first that does finds several places (and replace_all
+    is not set)."""
+    file = File.of(text, newline)
+    old, new = whole_lines(edit.old, edit.new)
+    unit = file_unit(file.lines)
     made: dict[bool, tuple[list[Key], list[Key]]] = {}  # the keys, by whether they fold
     for rule in LINE_RULES:
         if rule.lookalikes not in made:
             made[rule.lookalikes] = (keys(file.lines, rule), keys(old, rule))
-        found = find_blocks(*made[rule.lookalikes], rule)
+        found = find_blocks(*made[rule.lookalikes], rule, unit)
         if not found:
             continue
         if len(found) > 1 and not edit.replace_all:
@@ -70,12 +81,18 @@ def block_edit(
                 "old_string so it matches once, or set replace_all to true to replace every one"
             )
         places = _apart(found)
-        spans = [_span(file, place, old, new) for place in places]
-        return spans, _normalised(file, edit, old, places[0]) or (rule.name,)
+        notes: list[str] = []
+        spans = []
+        for place in places:
+            writer = writer_for(file.lines, place, old, new, unit)
+            spans.append(span_of(file, place, old, new, writer))
+            notes += [note for note in writer.notes() if note not in notes]
+        normalised = _normalised(file, edit, old, places[0]) or (rule.name,)
+        return Blocks(spans, normalised, tuple(notes))
     return None
 
 
-def _whole_lines(old: str, new: str) -> tuple[list[str], list[str]]:
+def whole_lines(old: str, new: str) -> tuple[list[str], list[str]]:
     """The lines of old_string and new_string. A final newline on old_string only says its
     last line is whole, and then so does one on new_string; a newline ending new_string alone
     adds an empty line, as it would in an exact match. (One ending old_string alone does not
@@ -96,10 +113,17 @@ def _apart(found: list[Found]) -> list[Found]:
     return kept
 
 
-def _span(file: _File, found: Found, old: list[str], new: list[str]) -> Span:
+def span_of(
+    file: File,
+    found: Found,
+    old: list[str],
+    new: list[str],
+    writer: Writer,
+    elided: dict[int, tuple[int, int]] | None = None,
+) -> Span:
     """The block's span and the text that replaces it; when nothing does, the lines go with
     their line ending (or, at the end of a file without a final newline, the one before)."""
-    pieces = rewrite(found, old, new)
+    pieces = rewrite(found, old, new, writer, elided)
     start = file.starts[found.start]
     end = file.starts[found.end - 1] + len(file.lines[found.end - 1].removesuffix("\r"))
     if not pieces:
@@ -121,7 +145,7 @@ def _span(file: _File, found: Found, old: list[str], new: list[str]) -> Span:
     return Span(start, end, "".join(parts))
 
 
-def _normalised(file: _File, edit: Edit, old: list[str], found: Found) -> tuple[str, ...]:
+def _normalised(file: File, edit: Edit, old: list[str], found: Found) -> tuple[str, ...]:
     """The normalisations the match needed, line endings first."""
     crlf_block = any(file.lines[f].endswith("\r") for f in range(found.start, found.end))
     endings = ["line endings"] if crlf_block != ("\r\n" in edit.old) else []

@@ -44,13 +44,19 @@ class Landed:
     text: str
     changes: tuple[Change, ...]
     normalised: tuple[str, ...]
+    corrected: tuple[str, ...] = ()  # what of the model's lines was written otherwise
 
     @property
     def how(self) -> str:
         """What the result says of the match: nothing when it was exact, else (for instance)
-        " (matched after normalising indentation and blank lines)"."""
-        if not self.normalised:
+        " (matched after normalising indentation and blank lines)", and what was written
+        otherwise than sent ("; wrote straight quotes as the file has them")."""
+        if not self.normalised and not self.corrected:
             return ""
-        names = list(self.normalised)
-        said = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-        return f" (matched after normalising {said})"
+        said = f"matched after normalising {in_words(self.normalised)}" if self.normalised else ""
+        return " (" + "; ".join(part for part in (said, *self.corrected) if part) + ")"
+
+
+def in_words(names: tuple[str, ...]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"

@@ -2,7 +2,8 @@
 
 An edit is tried exactly (old_string as a substring of the file), then with line endings
 normalised (still a substring), then by each rule of `rules.LINE_RULES` on whole lines
-(`blocks`). The first rule that finds old_string decides: one place, and the edit is made there;
+(`blocks`), and last with old_string's elision markers standing for the lines they leave out
+(`elisions`). The first rule that finds old_string decides: one place, and the edit is made there;
 several, and it is refused as ambiguous, naming their lines (unless replace_all asks for all of
 them). Only the bytes of the place found change; the rest of the file, its newline style and
 whether it ends with a newline stay as they were.
@@ -16,6 +17,7 @@ from zizou.tools._atomic import newline_of, to_lf, with_newline
 from zizou.tools._edits.blocks import MAX_LISTED, block_edit
 from zizou.tools._edits.closest import explain_no_match
 from zizou.tools._edits.edit import Change, Edit, Landed, Refused, Span
+from zizou.tools._edits.elisions import elided_edit
 
 
 def apply_edit(text: str, edit: Edit, rel: str, newline: str | None = None) -> Landed:
@@ -29,9 +31,9 @@ def apply_edit(text: str, edit: Edit, rel: str, newline: str | None = None) -> L
     if landed is None and ("\r" in text or "\r" in edit.old):
         landed = _line_endings(text, edit, rel, newline)
     if landed is None:
-        found = block_edit(text, edit, rel, newline)
+        found = block_edit(text, edit, rel, newline) or elided_edit(text, edit, rel, newline)
         if found is not None:
-            landed = _landed(text, found[0], newline, found[1])
+            landed = _landed(text, found.spans, newline, found.normalised, found.corrected)
     if landed is None:
         raise Refused(explain_no_match(rel, to_lf(text), to_lf(edit.old)))
     return landed
@@ -75,7 +77,13 @@ def _removed_crs(text: str) -> list[int]:
     return places
 
 
-def _landed(text: str, spans: list[Span], newline: str, normalised: tuple[str, ...]) -> Landed:
+def _landed(
+    text: str,
+    spans: list[Span],
+    newline: str,
+    normalised: tuple[str, ...],
+    corrected: tuple[str, ...] = (),
+) -> Landed:
     """`text` with `spans` replaced (they are in order and apart), still ending with a newline
     or without one as it did."""
     out: list[str] = []
@@ -89,7 +97,7 @@ def _landed(text: str, spans: list[Span], newline: str, normalised: tuple[str, .
         changes.append(Change(span.start, span.end - span.start, len(replacement)))
         at = span.end
     out.append(text[at:])
-    return Landed("".join(out), tuple(changes), normalised)
+    return Landed("".join(out), tuple(changes), normalised, corrected)
 
 
 def _final_newline_kept(text: str, head: str, replacement: str, newline: str) -> str:

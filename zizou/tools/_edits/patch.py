@@ -13,6 +13,7 @@ stays, unless the lines on both sides of it are removed.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from zizou.tools._edits.rules import SPACES, Found
@@ -20,6 +21,9 @@ from zizou.tools._edits.rules import SPACES, Found
 # What replaces the found lines: a file line's index where the line stays as it is, a line of
 # text where the model wrote one.
 Piece = int | str
+# How a line the model wrote is written: given its index in new_string and the index of the
+# old line it takes the place of (None: a line it added).
+Writer = Callable[[int, int | None], str]
 
 
 @dataclass
@@ -35,26 +39,39 @@ class _Plan:
         return not self.kept[old] and not self.instead[old]
 
 
-def rewrite(found: Found, old: list[str], new: list[str]) -> list[Piece]:
+def rewrite(
+    found: Found,
+    old: list[str],
+    new: list[str],
+    write: Writer | None = None,
+    elided: Mapping[int, tuple[int, int]] | None = None,
+) -> list[Piece]:
     """What replaces file lines [found.start, found.end) when the change from `old` to `new`
-    is applied to them."""
+    is applied to them. `elided`: old lines that stand for a run of file lines [a, b), which
+    stay where the model kept the line (it must)."""
     plan = _plan(old, new)
     in_file = dict(found.pairs)
+    elided = elided or {}
 
-    def written(indices: list[int]) -> list[Piece]:
-        return [reindent(new[j], found.old_indent, found.file_indent) for j in indices]
+    def written(indices: list[int], instead_of: int | None = None) -> list[Piece]:
+        if write is None:
+            return [reindent(new[j], found.old_indent, found.file_indent) for j in indices]
+        return [write(j, instead_of) for j in indices]
 
     out: list[Piece] = written(plan.before)
     unseen_from = found.start
     for o in range(len(old)):
         f = in_file.get(o)
-        if f is not None:
+        if o in elided:
+            out += range(unseen_from, elided[o][1])
+            unseen_from = elided[o][1]
+        elif f is not None:
             if not (o > 0 and plan.gone(o - 1) and plan.gone(o)):
                 out += range(unseen_from, f)  # file lines the model did not see
             unseen_from = f + 1
         if plan.kept[o] and f is not None:
             out.append(f)
-        out += written(plan.instead[o]) + written(plan.after[o])
+        out += written(plan.instead[o], o) + written(plan.after[o])
     return out
 
 

@@ -14,6 +14,8 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from zizou.tools._edits.units import proven_unit
+
 SPACES = " \t"
 TRAILING = " \t\r\f\v"  # not str.strip()'s Unicode spaces: a no-break space is a look-alike
 
@@ -45,6 +47,7 @@ class Rule:
 
     name: str  # what the result says: "matched after normalising <name>"
     indentation: bool = False  # compare lines without the block's common indentation
+    units: bool = False  # and count it in levels (tabs for spaces, 2 spaces a level for 4)
     lookalikes: bool = False  # fold curly quotes, dashes, odd spaces to ASCII
     blank_lines: bool = False  # skip blank lines on both sides
 
@@ -54,8 +57,9 @@ class Rule:
 LINE_RULES = (
     Rule("trailing whitespace"),
     Rule("indentation", indentation=True),
-    Rule("look-alike characters", indentation=True, lookalikes=True),
-    Rule("blank lines", indentation=True, lookalikes=True, blank_lines=True),
+    Rule("tabs and spaces", indentation=True, units=True),
+    Rule("look-alike characters", indentation=True, units=True, lookalikes=True),
+    Rule("blank lines", indentation=True, units=True, lookalikes=True, blank_lines=True),
 )
 
 
@@ -99,11 +103,14 @@ class Found:
     pairs: tuple[tuple[int, int], ...]  # (old line, file line)
     old_indent: str
     file_indent: str
+    old_unit: str | None = None  # the quote's indentation unit, when the match proved it
 
 
-def find_blocks(file_keys: list[Key], old_keys: list[Key], rule: Rule) -> list[Found]:
+def find_blocks(
+    file_keys: list[Key], old_keys: list[Key], rule: Rule, unit: str | None = None
+) -> list[Found]:
     """Every place (overlapping ones too) where the old lines are among the file's under
-    `rule`, given both as `keys` made for it."""
+    `rule`, given both as `keys` made for it (`unit`: the file's indentation unit)."""
     seen = [i for i, k in enumerate(file_keys) if not (rule.blank_lines and k.blank)]
     wanted = [i for i, k in enumerate(old_keys) if not (rule.blank_lines and k.blank)]
     if not any(not old_keys[i].blank for i in wanted):
@@ -114,7 +121,8 @@ def find_blocks(file_keys: list[Key], old_keys: list[Key], rule: Rule) -> list[F
     for at in [at for at, f in enumerate(seen) if file_keys[f].body == first and at <= last]:
         window = seen[at : at + size]
         if all(_same(file_keys[f], old_keys[o], rule) for o, f in zip(wanted, window, strict=True)):
-            place = _placed(file_keys, old_keys, list(zip(wanted, window, strict=True)), rule)
+            pairs = list(zip(wanted, window, strict=True))
+            place = placed(file_keys, old_keys, pairs, rule, unit)
             if place is not None:
                 found.append(place)
     return found
@@ -126,24 +134,33 @@ def _same(file_key: Key, old_key: Key, rule: Rule) -> bool:
     return file_key.body == old_key.body if rule.indentation else file_key == old_key
 
 
-def _placed(
-    file_keys: list[Key], old_keys: list[Key], pairs: list[tuple[int, int]], rule: Rule
+def placed(
+    file_keys: list[Key],
+    old_keys: list[Key],
+    pairs: list[tuple[int, int]],
+    rule: Rule,
+    unit: str | None = None,
 ) -> Found | None:
     """The match these pairs make, if the lines' indentation agrees once each side's common
-    indentation is taken away."""
+    indentation is taken away (with `rule.units`, counted in levels of each side's unit)."""
     old_indent = common_indent([old_keys[o].indent for o, _ in pairs if not old_keys[o].blank])
     file_indent = common_indent([file_keys[f].indent for _, f in pairs if not file_keys[f].blank])
+    old_unit = None
     if rule.indentation:
-        for o, f in pairs:
-            if old_keys[o].blank:
-                continue
-            if old_keys[o].indent[len(old_indent) :] != file_keys[f].indent[len(file_indent) :]:
+        relative = [
+            (old_keys[o].indent[len(old_indent) :], file_keys[f].indent[len(file_indent) :])
+            for o, f in pairs
+            if not old_keys[o].blank
+        ]
+        if any(old != there for old, there in relative):
+            old_unit = proven_unit(relative, unit) if rule.units and unit else None
+            if old_unit is None:
                 return None
     else:
         old_indent = file_indent
     if rule.blank_lines:
         pairs = _with_blank_pairs(file_keys, old_keys, pairs)
-    return Found(pairs[0][1], pairs[-1][1] + 1, tuple(pairs), old_indent, file_indent)
+    return Found(pairs[0][1], pairs[-1][1] + 1, tuple(pairs), old_indent, file_indent, old_unit)
 
 
 def common_indent(indents: list[str]) -> str:
@@ -180,7 +197,11 @@ def needed(lines: list[str], old: list[str], found: Found) -> list[str]:
     pairs = found.pairs
     if any(_trailing(lines[f]) != _trailing(old[o]) for o, f in pairs):
         names.append("trailing whitespace")
-    if found.old_indent != found.file_indent:
+    quote_tabs = any("\t" in _indent_of(old[o]) for o, _ in pairs)
+    file_tabs = any("\t" in _indent_of(lines[f]) for _, f in pairs)
+    if quote_tabs != file_tabs:
+        names.append("tabs and spaces")
+    elif found.old_indent != found.file_indent or found.old_unit is not None:
         names.append("indentation")
     plain = Rule("plain", indentation=True)
     if any(key(lines[f], plain).body != key(old[o], plain).body for o, f in pairs):
@@ -189,6 +210,10 @@ def needed(lines: list[str], old: list[str], found: Found) -> list[str]:
     if len(pairs) != len(old) or len(paired) != found.end - found.start:
         names.append("blank lines")
     return names
+
+
+def _indent_of(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(SPACES))]
 
 
 def _trailing(line: str) -> str:
