@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
 # The one check: lint, format, types, then the tests. CI runs exactly this.
+# `--fast` first: the same, but only the tests not marked slow (end-to-end, tmux, worker
+# processes, MCP servers; see tests/e2e/conftest.py and tests/conftest.py), in about a minute.
 # The tests run in parallel (pytest-xdist): one worker per CPU and one more, since the
 # end-to-end tests spend part of their time waiting on the zizou processes they start; idle
 # workers steal queued tests, so the long ones do not pile up on one. The 15 slowest are listed.
-# Arguments go to pytest, and a later option wins: `scripts/check.sh -n 0 tests/ui`.
+# Other arguments go to pytest, and a later option wins: `scripts/check.sh -n 0 tests/ui`.
+# ZIZOU_TEST_TIMEOUT_SCALE=3 gives every time limit inside the tests three times as long.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+tier=()
+if [[ "${1:-}" == "--fast" ]]; then
+  shift
+  tier=(-m "not slow")
+fi
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
@@ -13,4 +21,4 @@ cd "$(dirname "$0")/.."
 # processes the end-to-end tests start compile zizou and the tests once, not each time.
 unset PYTHONDONTWRITEBYTECODE
 workers=$(($(getconf _NPROCESSORS_ONLN) + 1))
-.venv/bin/python -m pytest -q -n "$workers" --dist worksteal --durations=15 "$@"
+.venv/bin/python -m pytest -q -n "$workers" --dist worksteal --durations=15 "${tier[@]}" "$@"

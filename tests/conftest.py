@@ -23,6 +23,28 @@ sys.path.insert(0, str(TESTS))
 sys.modules.setdefault("conftest", sys.modules[__name__])
 
 from loopback import LoopbackServer  # noqa: E402
+from waiting import scaled, timeout_scale  # noqa: E402
+
+CLI_TIMEOUT_S = 90  # one `zizou` run, on a machine of ordinary speed
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """pytest-timeout's limit per test grows with the other limits (ZIZOU_TEST_TIMEOUT_SCALE)."""
+    limit = config.getoption("timeout", None) or config.getini("timeout")
+    if limit and timeout_scale() != 1:
+        config.option.timeout = float(limit) * timeout_scale()
+
+
+SLOW_DIRECTORIES = (TESTS / "mcp",)  # MCP server processes (tests/e2e/conftest.py: zizou ones)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow tier: the tests that start servers or zizou processes, by their directory or
+    by the loopback server they open (`scripts/check.sh --fast` leaves them out)."""
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        if "loopback" in fixtures or any(d in item.path.parents for d in SLOW_DIRECTORIES):
+            item.add_marker(pytest.mark.slow)
 
 
 @dataclass
@@ -99,7 +121,7 @@ def run_cli(
         capture_output=True,
         text=True,
         env=cli_env(home, **env),
-        timeout=90,
+        timeout=scaled(CLI_TIMEOUT_S),
         check=False,
     )
     return CliResult(proc.returncode, proc.stdout, proc.stderr)

@@ -1,7 +1,9 @@
 """Waiting on a condition instead of the clock: poll until it holds, and fail past a deadline.
 
 The deadline is generous (a loaded machine is slow, not wrong); the poll is short, so a test
-waits only as long as the condition takes. `exclusive` holds a lock on a fixed path, for the
+waits only as long as the condition takes. Every time limit inside the tests comes from
+`scaled`: ZIZOU_TEST_TIMEOUT_SCALE (a number, 1 by default) makes them all longer on a slow
+machine instead of failing there. `exclusive` holds a lock on a fixed path, for the
 rare test whose output must name a fixed path, so parallel runs (pytest-xdist workers, or two
 checkouts tested at once) take turns with that path instead of trampling each other.
 """
@@ -10,19 +12,38 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import os
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-LIMIT_S = 30.0
+SCALE_VARIABLE = "ZIZOU_TEST_TIMEOUT_SCALE"
 EVERY_S = 0.01
+
+
+def timeout_scale() -> float:
+    """How many times longer than written every time limit of the tests is (at least 1)."""
+    try:
+        scale = float(os.environ.get(SCALE_VARIABLE, "1"))
+    except ValueError:
+        raise ValueError(f"{SCALE_VARIABLE} must be a number, such as 2") from None
+    return max(1.0, scale)
+
+
+def scaled(seconds: float) -> float:
+    """A time limit of the tests, `seconds` on a machine of ordinary speed."""
+    return seconds * timeout_scale()
+
+
+LIMIT_S = 30.0
 
 
 def wait_until(
     check: Callable[[], object], what: str, limit_s: float = LIMIT_S, every_s: float = EVERY_S
 ) -> None:
-    """Block until `check()` is true; AssertionError naming `what` after `limit_s`."""
+    """Block until `check()` is true; AssertionError naming `what` after `limit_s` (scaled)."""
+    limit_s = scaled(limit_s)
     deadline = time.monotonic() + limit_s
     while not check():
         if time.monotonic() > deadline:
@@ -34,6 +55,7 @@ async def until(
     check: Callable[[], object], what: str, limit_s: float = LIMIT_S, every_s: float = EVERY_S
 ) -> None:
     """`wait_until` for async tests: the event loop runs on between the checks."""
+    limit_s = scaled(limit_s)
     deadline = time.monotonic() + limit_s
     while not check():
         if time.monotonic() > deadline:
@@ -42,7 +64,9 @@ async def until(
 
 
 async def within(awaitable: Awaitable[object], what: str, limit_s: float = LIMIT_S) -> None:
-    """Await `awaitable` (an event's wait(), a task), failing with `what` after `limit_s`."""
+    """Await `awaitable` (an event's wait(), a task), failing with `what` after `limit_s`
+    (scaled)."""
+    limit_s = scaled(limit_s)
     try:
         await asyncio.wait_for(awaitable, limit_s)
     except TimeoutError:

@@ -3,9 +3,10 @@ every tool call keeps its result."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from scripted_agent import assert_history_valid
+from scripted_agent import assert_history_valid, make_agent
 
 from zizou.core.loop import windowed
 
@@ -47,15 +48,23 @@ def test_a_window_larger_than_the_history_leaves_nothing_out() -> None:
     assert windowed(HISTORY, 10) == (HISTORY, 0)
 
 
-def test_a_checks_report_goes_on_the_turn_before_it() -> None:
-    """The report zizou sends once the model ended its turn is not the user's: it does not
-    start a turn of its own, so it is neither counted nor sent without its turn."""
-    report = "The checks configured for this project ran ...\nm.py:3: F401 unused import"
-    checked = [*turn(2, with_tool=True), {"role": "user", "content": report}, *turn(9)[1:]]
+def test_a_checks_report_goes_on_the_turn_before_it(tmp_path: Path) -> None:
+    """The report zizou sends once the model ended its turn is not the user's (its `checks`
+    field says so, whatever it reads): it does not start a turn of its own, so it is neither
+    counted nor sent without its turn."""
+    report = {"role": "user", "content": "q3", "checks": True}  # reads as a user's message
+    checked = [*turn(2, with_tool=True), report, *turn(9)[1:]]
     history = turn(1) + checked + turn(3) + [{"role": "user", "content": "now"}]
-    sent, left_out = windowed(history, 2, [report])
-    assert sent[: len(checked)] == checked and left_out == 1
-    sent, left_out = windowed(history, 1, [report])
-    assert [m["content"] for m in sent] == ["q3", "a3", "now"] and left_out == 2
-    assert windowed(history, 2)[1] == 2  # counted as a turn, it would push q2 out
-    assert_history_valid(sent)
+    agent, _ = make_agent(tmp_path, [], history=history)
+    agent.config = agent.config.model_copy(update={"history_window": 2})
+    request, plan, _ = agent.build_request()
+    wire = [{k: v for k, v in m.items() if k != "checks"} for m in checked]
+    assert request.messages[: len(checked)] == wire and plan.left_out_turns == 1
+    agent.config = agent.config.model_copy(update={"history_window": 1})
+    request, plan, _ = agent.build_request()
+    assert [m["content"] for m in request.messages] == [
+        "q3",
+        "a3",
+        "now",
+    ] and plan.left_out_turns == 2
+    assert_history_valid(request.messages)

@@ -3,7 +3,8 @@ turns counted when a session is loaded match the turns its checkpoints name."""
 
 from __future__ import annotations
 
-from zizou.sessions.turns import turn_start, users_asked
+from zizou.core.conversation import turn_start
+from zizou.sessions.turns import users_asked
 
 REPORT = {"role": "user", "content": "The checks ... found", "checks": True}
 MESSAGES = [
@@ -18,5 +19,4 @@ MESSAGES = [
 
 def test_a_checks_report_is_not_counted_as_a_users_turn() -> None:
     assert users_asked(MESSAGES) == (2, "two")
-    roles = ["checks" if m.get("checks") else m["role"] for m in MESSAGES]
-    assert turn_start(roles, 1) == 4
+    assert turn_start(MESSAGES, 1) == 4

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from zizou.core.conversation import user_messages
 from zizou.sessions.records import (
     ChangedFile,
     CheckpointLine,
@@ -81,7 +82,7 @@ class Undone:
     @property
     def users_after(self) -> int:
         """The user messages the conversation has once this turn is undone."""
-        return self.turn + 1 - sum(1 for m in self.messages if m.get("role") == "user")
+        return self.turn + 1 - user_messages(self.messages)
 
     def changed(self) -> list[ChangedFile]:
         return [ChangedFile(**change.fields()) for change in self.files]
@@ -156,7 +157,7 @@ class History:
             elif isinstance(line, TurnRecord) and line.event == "started":
                 history.redo.clear()  # a new turn: what was undone stays undone
             elif isinstance(line, CompactedRecord):
-                history.compacted(sum(1 for m in line.messages if m.get("role") == "user"))
+                history.compacted(user_messages(line.messages))
         return history
 
 

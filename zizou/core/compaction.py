@@ -8,17 +8,21 @@ as a `compacted` line (sessions/store.py), so later steps and `zizou -c` do not 
 
 What goes, in this order, until the estimate fits the budget (everything below, without one):
 1. tool outputs from earlier turns, oldest first, replaced by a short placeholder;
-2. earlier turns, oldest first: each becomes its user message (shortened when long) and one
-   placeholder reply, so its tool calls and their results go together;
+2. earlier turns, oldest first: each becomes the user's messages that open it (shortened when
+   long) and one placeholder reply, so its tool calls and their results go together;
 3. tool outputs from earlier steps of the current turn, oldest first.
-The last user message and the latest step's tool results are never touched, and the history
+Turns are where `turn_starts` (core/conversation.py) says. The turn running now keeps its
+messages, and the latest step its tool results; no user message is dropped, and the history
 stays valid: every tool call left in it keeps its result.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
+
+from zizou.core.conversation import said_by_user, turn_starts
 
 TOOL_PLACEHOLDER = "[tool output dropped to fit the context window; run the tool again if needed]"
 TURN_PLACEHOLDER = "[this earlier exchange was dropped to fit the context window]"
@@ -55,26 +59,31 @@ class _Draft:
             self.put(index, {**message, "content": TOOL_PLACEHOLDER})
 
     def collapse_turn(self, start: int, end: int) -> None:
-        user = self.slots[start]
-        if user is None:
-            return
+        """The turn `[start:end]` becomes the user's messages that open it, each shortened
+        when long, and one placeholder reply. No user message goes (Conversation.replace
+        finds the records it keeps by their place among them)."""
+        opening = start
+        while opening < end and said_by_user(self.slots[opening] or {}):
+            self._shorten(opening)
+            opening += 1
+        if opening < end:
+            self.put(opening, {"role": "assistant", "content": TURN_PLACEHOLDER})
+        for index in range(opening + 1, end):
+            message = self.slots[index]
+            if message is not None and message.get("role") != "user":
+                self.put(index, None)
+
+    def _shorten(self, index: int) -> None:
+        user = self.slots[index] or {}
         content = user.get("content")
         if not isinstance(content, str):
-            self.put(start, {**user, "content": TURN_PLACEHOLDER})
+            self.put(index, {**user, "content": TURN_PLACEHOLDER})
         elif len(content) > USER_KEEP_CHARS:
             short = content[: USER_KEEP_CHARS // 2].rstrip()
-            self.put(start, {**user, "content": f"{short} [the rest was dropped]"})
-        if end - start > 1:
-            self.put(start + 1, {"role": "assistant", "content": TURN_PLACEHOLDER})
-        for index in range(start + 2, end):
-            self.put(index, None)
+            self.put(index, {**user, "content": f"{short} [the rest was dropped]"})
 
     def result(self) -> list[Message]:
         return [m for m in self.slots if m is not None]
-
-
-def _turn_starts(messages: list[Message], before: int) -> list[int]:
-    return [i for i in range(before) if messages[i]["role"] == "user"]
 
 
 def _last_index(messages: list[Message], role: str) -> int:
@@ -87,24 +96,23 @@ def _last_index(messages: list[Message], role: str) -> int:
 def compact(messages: list[Message], budget_tokens: int | None = None) -> list[Message] | None:
     """`messages` shortened until their estimate is at most `budget_tokens` (or as far as it
     goes without a budget); None when nothing could be dropped."""
-    last_user = _last_index(messages, "user")
-    if last_user < 0:
+    starts = turn_starts(messages)
+    if not starts:
         return None
-    last_assistant = max(_last_index(messages, "assistant"), last_user)
+    current = starts[-1]  # the turn running now
+    last_assistant = max(_last_index(messages, "assistant"), current)
     draft = _Draft(messages)
 
     def fits() -> bool:
         return budget_tokens is not None and draft.total <= budget_tokens
 
-    starts = _turn_starts(messages, last_user)
-    older_outputs = [i for i in range(last_user) if messages[i]["role"] == "tool"]
-    current_outputs = [i for i in range(last_user, last_assistant) if messages[i]["role"] == "tool"]
+    older_outputs = [i for i in range(current) if messages[i]["role"] == "tool"]
+    current_outputs = [i for i in range(current, last_assistant) if messages[i]["role"] == "tool"]
     for index in older_outputs:
         if fits():
             break
         draft.drop_output(index)
-    ends = [*starts[1:], last_user] if starts else []
-    for start, end in zip(starts, ends, strict=True):
+    for start, end in itertools.pairwise(starts):
         if fits():
             break
         draft.collapse_turn(start, end)

@@ -2,12 +2,15 @@
 
 It keeps one invariant the providers insist on: every tool call an assistant message makes is
 answered by exactly one tool message before the next user or assistant message.
+
+It also says, once for every reader, where the turns are (`turn_starts`): the history window,
+compaction, loading a session, undo and the resumed view all cut and count turns by it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from zizou.core.messages import (
@@ -23,6 +26,9 @@ from zizou.core.messages import (
 from zizou.core.protocols import ToolCall
 
 Listener = Callable[[Message], None]
+# A message as a record, or as a dict: a session file's record (with the typed fields) or the
+# wire format (without them: there every user message is the user's).
+AnyMessage = Message | Mapping[str, Any]
 
 
 class Conversation:
@@ -104,25 +110,78 @@ class Conversation:
             self._append(ToolMessage(tool_call_id=call_id, content=reason, ok=False))
 
     def replace(self, messages: Iterable[dict[str, Any]]) -> None:
-        """The history is now `messages` (a shortened copy, in the wire format): the tool
-        results that remain keep what their records knew (ok, diff)."""
+        """The history is now `messages`: a shortened copy of it in the wire format
+        (core/compaction.py keeps every user message, in order), or stored records (undo).
+        What the wire format leaves out comes back from the records the copy keeps: a tool
+        result's outcome and diff (by its call id), and a user message's `!command` or checks
+        report (by its place among the user messages, never by its text)."""
+        messages = list(messages)
         known = {r.tool_call_id: r for r in self.records if isinstance(r, ToolMessage)}
-        shared = {r.content: r for r in self.records if isinstance(r, UserMessage) and r.shell}
+        users = [r for r in self.records if isinstance(r, UserMessage)]
+        kept = sum(1 for m in messages if m.get("role") == "user") == len(users)
+        originals = iter(users if kept else ())
         records: list[Message] = []
         for wire in messages:
             record = from_wire(wire)
             if isinstance(record, ToolMessage) and record.tool_call_id in known:
                 record = known[record.tool_call_id].model_copy(update={"content": record.content})
-            elif isinstance(record, UserMessage) and record.content in shared:
-                record = shared[record.content]
+            elif isinstance(record, UserMessage):
+                original = next(originals, None)
+                if original is not None and record.shell is None and record.checks is None:
+                    record = original.model_copy(update={"content": record.content})
             records.append(record)
         self.records = records
+
+    def summarised(self, messages: Iterable[dict[str, Any]]) -> None:
+        """The history is now `messages`, new ones that stand for it (a summary of it): none
+        of them is an earlier record."""
+        self.records = [from_wire(message) for message in messages]
 
     def clear(self) -> None:
         self.records = []
 
     def __len__(self) -> int:
         return len(self.records)
+
+
+def said_by_user(message: AnyMessage) -> bool:
+    """Whether `message` is the user's: a user message that is not zizou's checks report
+    (`checks`). A `!command` the user ran and shared (`shell`) is theirs, and so is a
+    compaction's summary, which stands for what they said before it."""
+    if isinstance(message, UserMessage):
+        return message.from_user
+    if isinstance(message, AssistantMessage | ToolMessage):
+        return False
+    return message.get("role") == "user" and not message.get("checks")
+
+
+def turn_starts(messages: Sequence[AnyMessage]) -> list[int]:
+    """Where each turn starts: at the first of the user's messages that open it. A turn is
+    what the user said and everything after it up to the next turn: the model's replies, its
+    tool calls with their results, and zizou's checks report, which the turn goes on from.
+    The user's messages that follow one another open one turn: a shared `!command` goes with
+    the message it comes before, and a message that got no reply with the one after it."""
+    return [
+        index
+        for index, message in enumerate(messages)
+        if said_by_user(message) and (index == 0 or not said_by_user(messages[index - 1]))
+    ]
+
+
+def user_messages(messages: Iterable[AnyMessage]) -> int:
+    """How many of `messages` are the user's. A turn is named by the index of its last user
+    message among them (the name checkpoints and `undone` lines give it), so this is also the
+    name of the next turn."""
+    return sum(1 for message in messages if said_by_user(message))
+
+
+def turn_start(messages: Sequence[AnyMessage], turn: int) -> int | None:
+    """Where the turn named `turn` starts (the turn that holds the user's message number
+    `turn`, from 0); None when there is no such turn."""
+    said = [index for index, message in enumerate(messages) if said_by_user(message)]
+    if not 0 <= turn < len(said):
+        return None
+    return max(start for start in turn_starts(messages) if start <= said[turn])
 
 
 def _valid_json(arguments: str) -> str:

@@ -18,7 +18,7 @@ import dataclasses
 import logging
 import time
 import traceback
-from collections.abc import AsyncGenerator, Callable, Collection
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from zizou.core.calls import CallRunner, ParsedCall, model_text
-from zizou.core.conversation import Conversation
+from zizou.core.conversation import Conversation, turn_starts
 from zizou.core.events import (
     AgentError,
     AnyEvent,
@@ -49,7 +49,7 @@ from zizou.core.events import (
 )
 from zizou.core.guards import RepeatGuard, StopTurn, UnknownToolGuard, compactions_exceeded
 from zizou.core.images import with_images
-from zizou.core.messages import AssistantMessage, ToolMessage, UserMessage
+from zizou.core.messages import AssistantMessage, ToolMessage
 from zizou.core.parallel import CallDone, runs_alongside, side_by_side
 from zizou.core.prompt import CompiledPrompt
 from zizou.core.protocols import (
@@ -162,9 +162,9 @@ class Agent:
         )
         replaced = changes.messages is not None
         shaped = list(changes.messages) if changes.messages is not None else history
-        records = self.conversation.records
-        reports = [r.content for r in records if isinstance(r, UserMessage) and r.checks]
-        messages, left_out = windowed(shaped, self.config.history_window, reports)
+        # The records say where turns start; a hook's replacement has only the wire format.
+        starts = turn_starts(shaped if replaced else self.conversation.records)
+        messages, left_out = windowed(shaped, self.config.history_window, starts)
         takes_images = bool(getattr(self.model, "takes_images", False))
         messages = with_images(messages, self.conversation.records, takes_images)
         hidden = tuple((name, why) for name, why in changes.hidden if registry.get(name))
@@ -427,7 +427,7 @@ class Agent:
         and counted by the run's spending, as every step's)."""
         model = self.model if self.spending is None else Metered(self.model, self.spending)
         summary = await summarise(model, self.conversation.messages, instructions)
-        self.conversation.replace(summary.messages)
+        self.conversation.summarised(summary.messages)
         self.last_input_tokens = 0
         return Compacted(
             by, summary.text, summary.tokens_before, summary.tokens_after, tuple(summary.messages)
@@ -521,24 +521,17 @@ def _with_unique_ids(reply: ModelReply, taken: set[str]) -> ModelReply:
 
 
 def windowed(
-    messages: list[dict[str, Any]], window: int | None, continuing: Collection[str] = ()
+    messages: list[dict[str, Any]], window: int | None, starts: Sequence[int] | None = None
 ) -> tuple[list[dict[str, Any]], int]:
-    """The history a request sends under a history window of `window` earlier user turns, and
-    how many earlier turns it leaves out. A turn is a user message and everything after it up
-    to the next one, so every tool call keeps its result; the last turn is always whole. A user
-    message whose text is in `continuing` (zizou's checks report) goes on the turn before it."""
+    """The history a request sends under a history window of `window` earlier turns, and how
+    many earlier turns it leaves out. Turns start at `starts` (`turn_starts` of the messages'
+    records: the wire format cannot tell a checks report from the user's words); each is sent
+    whole, so every tool call keeps its result, and the last turn always is."""
     if window is None:
         return messages, 0
-    # A turn starts at the first of its user messages: a command the user ran and shared
-    # (`!cmd`) goes with the message that follows it.
-    starts = [
-        i
-        for i, message in enumerate(messages)
-        if message.get("role") == "user"
-        and (i == 0 or messages[i - 1].get("role") != "user")
-        and (i == 0 or message.get("content") not in continuing)
-    ]
-    earlier = len(starts) - 1  # the last user message opens the turn running now
+    if starts is None:
+        starts = turn_starts(messages)
+    earlier = len(starts) - 1  # the last start opens the turn running now
     if earlier <= window:
         return messages, 0
     cut = starts[len(starts) - 1 - window]

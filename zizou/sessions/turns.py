@@ -1,12 +1,12 @@
-"""Where the turns are in a stored conversation (wire or record dicts), and the lines that
-change which messages it holds, replayed as a session is loaded: what loading an `undone` line,
-and telling a summary from a shortening, need."""
+"""The lines that change which messages a stored conversation (wire or record dicts) holds,
+replayed as a session is loaded: what loading an `undone` line, and telling a summary from a
+shortening, need. Where its turns are is the conversation's to say (`turn_start`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
+from zizou.core.conversation import said_by_user, turn_start
 from zizou.sessions.records import (
     CheckpointLine,
     CompactedRecord,
@@ -16,31 +16,10 @@ from zizou.sessions.records import (
 )
 
 
-def turn_start(roles: Sequence[str], turn: int) -> int | None:
-    """Where turn `turn` starts in a conversation of messages with these `roles`: at its user
-    message (the `turn`-th, from 0), or at the user messages just before it (the `!commands`
-    shared with it); None when the conversation has no such turn."""
-    seen = -1
-    for index, role in enumerate(roles):
-        if role != "user":
-            continue
-        seen += 1
-        if seen == turn:
-            while index > 0 and roles[index - 1] == "user":
-                index -= 1
-            return index
-    return None
-
-
-def _role(message: dict[str, Any]) -> str:
-    """A message's role for counting turns: a checks report is zizou's, not the user's (it
-    belongs to the turn it reports on, as `UserMessage.from_user` says)."""
-    return "checks" if message.get("checks") else str(message.get("role"))
-
-
 def users_asked(messages: list[dict[str, Any]]) -> tuple[int, Any]:
-    """How many user messages there are, and the last one's content."""
-    users = [m.get("content") for m in messages if _role(m) == "user"]
+    """How many messages are the user's (a checks report is zizou's: `said_by_user`), and the
+    last one's content."""
+    users = [m.get("content") for m in messages if said_by_user(m)]
     return len(users), users[-1] if users else None
 
 
@@ -54,7 +33,7 @@ def replay(
     if isinstance(record, CompactedRecord):
         messages[:] = record.messages
     elif isinstance(record, UndoneRecord):
-        start = turn_start([_role(m) for m in messages], record.turn)
+        start = turn_start(messages, record.turn)
         if start is not None:
             del messages[start:]
     elif isinstance(record, RedoneRecord):
@@ -79,4 +58,4 @@ def replayed_for_undo(
     return None
 
 
-__all__ = ["replay", "replayed_for_undo", "turn_start", "users_asked"]
+__all__ = ["replay", "replayed_for_undo", "users_asked"]

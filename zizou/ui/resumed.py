@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from zizou.core.conversation import turn_starts
 from zizou.core.events import Usage
 from zizou.core.messages import (
     AssistantMessage,
@@ -86,13 +87,14 @@ def session_records(session: UiSession) -> list[Shown]:
 
 
 def _cut(shown: list[Shown], undone: UndoneRecord) -> list[Shown]:
-    """Take the undone turn off the end of `shown`: from its first user message (the turn's
-    last messages are the conversation's last), with the mark of its start."""
-    asked = sum(1 for m in undone.messages if m.get("role") == "user")
-    at = [i for i, record in enumerate(shown) if isinstance(record, UserMessage)]
-    if not asked or len(at) < asked:
+    """Take the undone turns off the end of `shown` (the conversation's last turns are the
+    ones undone), with the mark of the first one's start."""
+    turns = len(turn_starts(undone.messages))
+    messages = [(i, record) for i, record in enumerate(shown) if not isinstance(record, TurnRecord)]
+    starts = turn_starts([record for _, record in messages])
+    if not turns or len(starts) < turns:
         return []
-    start = at[-asked]
+    start = messages[starts[-turns]][0]
     while start > 0 and _started(shown[start - 1]):
         start -= 1
     taken = shown[start:]
