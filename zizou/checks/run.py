@@ -25,6 +25,7 @@ from zizou.tools._procgroup import group_alive, kill_process_group
 
 OUTPUT_LIMIT = 1_000_000  # bytes of a checker's output read
 STRAY_GRACE_S = 0.2  # how long output held open by a process the checker left is read on
+EXIT_POLL_S = 0.02  # how often the exit of a checker whose output is held open is looked for
 _COLON = re.compile(r"^(?P<path>[^:\n]+?):(?P<line>\d+):(?:(?P<col>\d+):)?\s*(?P<message>.+)$")
 _PARENS = re.compile(r"^(?P<path>[^(\n]+?)\((?P<line>\d+),(?P<col>\d+)\):\s*(?P<message>.+)$")
 
@@ -65,7 +66,7 @@ async def run_checker(
     reading = asyncio.ensure_future(_read(proc, chunks))
     try:
         async with asyncio.timeout(budget_s):
-            await proc.wait()
+            await _exited(proc, reading)
             # A process the checker left behind may hold the output open: what was printed by
             # the time the checker exited is its answer.
             await asyncio.wait({reading}, timeout=STRAY_GRACE_S)
@@ -82,6 +83,18 @@ async def run_checker(
             await proc.wait()
     output = b"".join(chunks)[:OUTPUT_LIMIT].decode("utf-8", "replace")
     return CheckRun(checker.name, tuple(diagnostics(output, rel, root)))
+
+
+async def _exited(proc: asyncio.subprocess.Process, reading: asyncio.Future[None]) -> None:
+    """Until the checker itself has exited. Not `proc.wait()`: on Python 3.11 that also waits
+    for its pipes to close, which a process it left behind (holding stdout) may never do. The
+    exit is seen as the return code, set as soon as the child is reaped; until the output
+    ends, that is the one thing to watch."""
+    while proc.returncode is None:
+        if reading.done():  # the output ended: the exit follows at once
+            await proc.wait()
+            return
+        await asyncio.sleep(EXIT_POLL_S)
 
 
 async def _read(proc: asyncio.subprocess.Process, chunks: list[bytes]) -> None:
