@@ -182,3 +182,20 @@ def test_both_commands_complete_with_their_help() -> None:
 def test_output_is_text_or_indented_json() -> None:
     assert output_text("plain words") == "plain words"
     assert output_text({"a": [1]}) == '{\n  "a": [\n    1\n  ]\n}'
+
+
+async def test_run_takes_a_deck_file_by_path_as_zizou_run_does(
+    make_app: MakeApp, project: Path
+) -> None:
+    """`/run PATH INPUT`, the README's own example with `zizou run`: a deck file outside the
+    project's decks folder is loaded and run."""
+    (project / "examples").mkdir()
+    (project / "examples" / "greet.deck.md").write_text(GREET)
+    app = make_app([returns(greeting="Hello, Ada!")])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "/run examples/greet.deck.md Ada")
+        await settle(pilot, lambda: "greet returned" in said(app) or "No deck" in said(app))
+        assert '"greeting": "Hello, Ada!"' in said(app)
+        [request] = model_of(app).requests
+        assert request.messages[-1] == {"role": "user", "content": "Ada"}

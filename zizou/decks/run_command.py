@@ -75,7 +75,7 @@ def run_deck(
     model: Any = None,
 ) -> int:
     """Run the deck `deck_ref` names as `options` say; the exit code."""
-    from zizou.decks.loader import load_decks, resolve
+    from zizou.decks.loader import resolve_or_load
     from zizou.decks.tools import Caller, action_of, input_from_text
     from zizou.headless import open_runtime
     from zizou.hooks.sources import TrustStore
@@ -94,17 +94,16 @@ def run_deck(
         assert env is not None
         for warning in runtime.warnings:
             _warn(warning)
-        extra = (Path(deck_ref),) if _looks_like_path(deck_ref) else ()
-        if extra:
-            config_dir = user_config_dir()
-            env.decks = load_decks(
-                options.root,
-                config_dir,
-                trust=TrustStore(config_dir),
-                trust_all=options.trust_hooks,
-                extra=tuple(Path.cwd() / path for path in extra),
-            )
-        deck = resolve(env.decks, deck_ref, Path.cwd())
+        config_dir = user_config_dir()
+        env.decks, deck = resolve_or_load(
+            env.decks,
+            deck_ref,
+            Path.cwd(),
+            options.root,
+            config_dir,
+            trust=TrustStore(config_dir),
+            trust_all=options.trust_hooks,
+        )
         value = input_from_text(deck, input_text)
         task = _load_state(deck, state_file)
         stream = options.output_format == "stream-json"
@@ -152,10 +151,6 @@ def run_deck(
             from zizou.headless import stopped_jobs
 
             _warn(stopped_jobs(stopped))
-
-
-def _looks_like_path(ref: str) -> bool:
-    return "/" in ref or ref.endswith((".md", ".py"))
 
 
 def _load_state(deck: Any, path: Path | None) -> Any:

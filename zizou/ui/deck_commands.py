@@ -19,10 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from zizou.decks.command import signature
 from zizou.decks.display import nested_line
-from zizou.decks.loader import resolve
+from zizou.decks.loader import resolve_or_load
 from zizou.decks.tools import Caller, action_of, input_from_text, short_input
 from zizou.decks.tools import Outcome as DeckOutcome
 from zizou.errors import UsageError
+from zizou.hooks.sources import TrustStore
+from zizou.paths import user_config_dir
 from zizou.ui.host import SessionChanged
 from zizou.ui.outcome import Outcome
 from zizou.ui.widgets.deck_row import DeckRow
@@ -83,7 +85,15 @@ class DeckCommands:
             await self.chat.add_notice(f"Which deck? The decks: {names}.", "warning", USAGE)
             return
         try:
-            deck = resolve(env.decks, args[0], self.opening.root)
+            config_dir = user_config_dir()
+            env.decks, deck = resolve_or_load(
+                env.decks,
+                args[0],
+                self.opening.root,
+                self.opening.root,
+                config_dir,
+                trust=TrustStore(config_dir),
+            )
             value = input_from_text(deck, rest.strip() or None)
         except UsageError as exc:
             await self.chat.add_notice(sentence(str(exc)), "warning", USAGE)
