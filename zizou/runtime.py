@@ -61,6 +61,8 @@ from zizou.sessions.records import StateRecord
 from zizou.sessions.store import LoadedSession
 from zizou.tools import Registry, ToolContext, default_registry
 from zizou.tools.jobs import JobTable, next_job_number
+from zizou.tools.jobs.left_running import JobRecord
+from zizou.tools.jobs.left_running import sweep as sweep_left_running
 from zizou.tools.open_in_workspace import open_window
 from zizou.tools.read_file import FileProblem
 from zizou.trace import DebugLog, Redactor, ensure_excluded, open_debug_log, session_secrets
@@ -190,7 +192,7 @@ def build_runtime(
         code_map=repo_map_for(root),
         state=state,
         instructions=instructions,
-        jobs=JobTable(options.background_after_s, _first_job(state)),
+        jobs=JobTable(options.background_after_s, _first_job(state), JobRecord(root)),
         breaking=what_breaks if options.checks.refuse_breaking else None,
     )
     context_window = getattr(model, "context_window", None)
@@ -201,6 +203,7 @@ def build_runtime(
     runner = CallRunner(registry, ctx, approver, options.rules)
     open_files(root, state, options.open_files)
     warnings = [*options.warnings, *opened, *task_warnings, *instructions.warnings]
+    warnings += sweep_left_running(root)  # what a zizou that died here left running
     if status.warning():
         warnings.append(str(status.warning()))
     recorders: list[TurnRecorder] = [writer] if writer else []

@@ -184,14 +184,11 @@ async def test_a_background_job_has_no_timeout_unless_one_is_given(ctx: ToolCont
     assert RunBashArgs(command="x").timeout == 120
 
 
-async def test_cancelling_the_call_kills_a_job_the_model_never_heard_of(
-    root: Path, ctx: ToolContext
-) -> None:
+async def test_cancelling_the_call_kills_the_job_it_started(root: Path, ctx: ToolContext) -> None:
     task = asyncio.create_task(bash(ctx, SERVER, background=True))
     [pid] = await pids_of(root)
     task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    assert (await task).output.startswith("[interrupted after")  # so it hears of it after all
     assert wait_gone([pid]) == []
     assert ctx.jobs.ids() == []
 

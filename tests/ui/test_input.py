@@ -13,7 +13,7 @@ from zizou.core.messages import UserMessage as CoreUserMessage
 from zizou.ui.screens.link_confirm import LinkConfirmScreen
 from zizou.ui.shell import shell_note
 from zizou.ui.widgets.chat_view import ChatView
-from zizou.ui.widgets.messages import AssistantMessage, UserMessage
+from zizou.ui.widgets.messages import AssistantMessage, Notice, UserMessage
 from zizou.ui.widgets.tool_row import ToolRow
 
 
@@ -170,3 +170,27 @@ async def test_scrolling_up_during_a_stream_is_not_undone(make_app: MakeApp) -> 
         assert position < chat.max_scroll_y
         await settle(pilot)
         assert chat.scroll_y == position
+
+
+async def test_a_command_typed_after_the_message_undo_put_back_runs_alone_not_sent(
+    make_app: MakeApp, project: Path
+) -> None:
+    write = {"name": "write_file", "arguments": '{"path": "made.txt", "content": "x"}'}
+    app = make_app([{"tool_calls": [write]}, {"text": "Made it."}])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "make the file")
+        await settle(pilot)
+        await send(pilot, "/undo")
+        await settle(pilot, lambda: app.composer.text == "make the file")
+        assert not (project / "made.txt").exists()
+
+        await pilot.press(*"/redo", "enter")  # typed after the message, as the notice says
+        await settle(pilot)
+        assert [m.text for m in app.query(UserMessage)] == []  # nothing went to the model
+        assert app.composer.text == "make the file/redo"
+        notices = "\n".join(n.message for n in app.query(Notice))
+        assert "Not sent: /redo was typed after the text in the prompt" in notices
+
+        await pilot.press("ctrl+u", *"/redo", "enter")
+        await settle(pilot, lambda: (project / "made.txt").exists())
+        assert [m.text for m in app.query(UserMessage)] == ["make the file"]

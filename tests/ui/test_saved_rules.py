@@ -10,7 +10,7 @@ from typing import Any
 from ui_harness import SESSION_ID, scripted_factory, send, settle
 
 from zizou.config.options import Flags, resolve_options, with_saved_rules
-from zizou.config.project_rules import load_prefixes, save_prefix
+from zizou.config.project_rules import load_prefixes, load_tool_rules, save_prefix, save_tool_rule
 from zizou.core.permissions import Rules
 from zizou.providers.fake import ScriptedModel
 from zizou.ui.app import ZizouApp
@@ -18,6 +18,7 @@ from zizou.ui.approver import TuiApprover
 from zizou.ui.key_setup import KeyServices
 from zizou.ui.launch import build_session
 from zizou.ui.screens.approval import ApprovalScreen
+from zizou.ui.screens.picker import PickerScreen
 from zizou.ui.widgets.messages import Notice
 
 
@@ -88,3 +89,27 @@ async def test_an_always_answer_is_saved_for_the_next_launch(
         assert not isinstance(again.screen, ApprovalScreen)
     assert (project / "two.txt").exists()
     assert "ignored" not in said(again)
+
+
+async def test_permissions_lists_a_saved_mcp_rule_and_removes_it(
+    project: Path, zizou_home: Path
+) -> None:
+    save_tool_rule(project, "mcp__git__git_log")
+    app = launched_app(project, [])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert app.session.runtime.agent.runner.rules.saved_tools == ("mcp__git__git_log",)
+        await send(pilot, "/permissions")
+        await settle(pilot, lambda: isinstance(app.screen, PickerScreen))
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        [entry] = picker.entries
+        assert (entry.label, entry.note, entry.removable) == (
+            "mcp__git__git_log",
+            "saved for this project",
+            True,
+        )
+        await pilot.press("d")
+        await settle(pilot, lambda: "asks again" in said(app))
+        assert app.session.runtime.agent.runner.rules.saved_tools == ()
+    assert load_tool_rules(project) == []

@@ -13,6 +13,10 @@ Every call that asked, that a rule or `--yes` let through, or that the policy re
 `ToolProgress` events. Once a write or delete is allowed, the `ChangeRecorder` (checkpoints, for
 undo) keeps each file it touches right before it runs, and notes what it left after; once a
 command is allowed, it keeps the project's files before it runs and what it changed after.
+A call stopped while it runs (Esc, Ctrl+C: the turn is cancelled) is not said to have not run:
+the tool is cancelled and may answer with what it did so far (run_bash: how long the command
+ran and what it printed), or the stop is said with how long it ran; the loop takes that
+account (`take_stopped`) to answer the call in the history.
 """
 
 from __future__ import annotations
@@ -121,6 +125,14 @@ class CallRunner:
         self.changes: ChangeRecorder | None = None  # checkpoints: files kept before a change
         self.checks: ChangeChecks | None = None  # what a change broke, added to its result
         self.chain: tuple[str, ...] = ()  # a deck's run: the decks it runs under (approvals)
+        # The calls stopped while they ran, by id: their tool's name and what they did.
+        self._stopped: dict[str, tuple[str, ToolResult]] = {}
+
+    def take_stopped(self) -> dict[str, tuple[str, ToolResult]]:
+        """The calls stopped while they ran since the last take (the loop answers them), by
+        id: the tool's name and its result, which says the call was stopped."""
+        stopped, self._stopped = self._stopped, {}
+        return stopped
 
     def offer(self, offered: tuple[str, ...], hidden: dict[str, str]) -> None:
         """The tools this step offers (from the step plan): a call to any other tool of the
@@ -284,8 +296,12 @@ class CallRunner:
         checked = self._checked(access)
         if checked and self.checks is not None:
             await before_checks(self.checks, checked)
+
+        def stopped(result: ToolResult) -> None:
+            self._stopped[call.id] = (tool.name, result)
+
         try:
-            async with aclosing(_run_tool(resolved, ctx)) as items:
+            async with aclosing(_run_tool(resolved, ctx, stopped)) as items:
                 async for item in items:
                     if isinstance(item, ToolResult) and watch is not None:
                         problem, watch = await end_watch(watch), None
@@ -401,9 +417,13 @@ def _request(
     )
 
 
-async def _run_tool(resolved: ResolvedCall, ctx: ToolContext) -> AsyncGenerator[RunnerItem, None]:
+async def _run_tool(
+    resolved: ResolvedCall, ctx: ToolContext, stopped: Callable[[ToolResult], None]
+) -> AsyncGenerator[RunnerItem, None]:
     """The tool's work, with its progress lines as they come (from any thread), then its
-    result. A tool that raises is a failed result the model reads; its traceback is logged."""
+    result. A tool that raises is a failed result the model reads; its traceback is logged.
+    Stopped before its result (the turn was cancelled, or closed), the tool is cancelled, and
+    what it did is given to `stopped`: its own account of the stop, or how long it ran."""
     call, tool = resolved.call, resolved.tool
     loop = asyncio.get_running_loop()
     lines: asyncio.Queue[str | Nested] = asyncio.Queue()
@@ -426,6 +446,7 @@ async def _run_tool(resolved: ResolvedCall, ctx: ToolContext) -> AsyncGenerator[
         tool.execute(resolved.args, resolved.access, dataclasses.replace(ctx, emit=emit, nest=emit))
     )
     waiter: asyncio.Future[str | Nested] | None = None
+    result: ToolResult | None = None
     try:
         while not work.done():
             waiter = asyncio.ensure_future(lines.get())
@@ -448,7 +469,23 @@ async def _run_tool(resolved: ResolvedCall, ctx: ToolContext) -> AsyncGenerator[
             work.cancel()
             with contextlib.suppress(BaseException):
                 await work
+        if result is None:
+            stopped(_stopped_result(work, tool.name, time.monotonic() - started))
     yield dataclasses.replace(result, duration_s=time.monotonic() - started)
+
+
+def _stopped_result(work: asyncio.Future[ToolResult], name: str, ran_s: float) -> ToolResult:
+    """What a call stopped while it ran did: the tool's own account when it gave one (it
+    handled the cancellation), else that it was interrupted, and after how long."""
+    if work.done() and not work.cancelled() and work.exception() is None:
+        return dataclasses.replace(work.result(), duration_s=ran_s)
+    if work.done() and not work.cancelled():
+        log.error("the tool %s failed as it was stopped", name, exc_info=work.exception())
+    text = (
+        f"interrupted after {ran_s:.1f} s: the turn was stopped while {name} ran, so it may "
+        "have done part of its work; check before you repeat it"
+    )
+    return dataclasses.replace(ToolResult.error(text), duration_s=ran_s)
 
 
 def _always(rules: Rules, tool: str, access: Access, suggested: tuple[str, ...]) -> Rules:

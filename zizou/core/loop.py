@@ -70,6 +70,8 @@ from zizou.errors import ProviderError, ShorteningRefused
 from zizou.tools import ToolResult
 
 log = logging.getLogger(__name__)
+# After the text of a reply the user stopped as it streamed, in the history the model reads.
+CUT_REPLY = "\n\n[interrupted: the user stopped this reply here]"
 
 
 class AgentConfig(BaseModel):
@@ -109,6 +111,7 @@ class _Progress:
     step_usage: Usage = field(default_factory=Usage)
     finished: bool = False  # TurnFinished went out
     compactions: int = 0  # automatic ones in this turn: the summary, the overflow shortenings
+    replying: list[str] = field(default_factory=list)  # the text of the reply streaming now
 
 
 class Agent:
@@ -198,9 +201,11 @@ class Agent:
         The lifecycle is the loop's: TurnStarted, then per step StepStarted, the text, one
         ModelReplied, each tool call's start and finish, StepFinished once its tools are done,
         and last one TurnFinished with its reason, always. Cancelled (the task running this is
-        cancelled), the open step finishes and TurnFinished("cancelled") is yielded before the
+        cancelled), the call that was running is answered with what it did (how long it ran,
+        what it printed: never that it did not run), a reply cut as it streamed is kept marked
+        so, the open step finishes and TurnFinished("cancelled") is yielded before the
         cancellation goes on; closed early (the consumer stops reading), the recorders still
-        get both, so the session file records how the turn ended.
+        get them all, so the session file and the debug log record how the turn ended.
         """
         progress = _Progress()
         for recorder in self.recorders:
@@ -234,17 +239,36 @@ class Agent:
     def _ending(
         self, progress: _Progress, reason: FinishReason, message: str, kind: str | None = None
     ) -> list[AnyEvent]:
-        """The events that close a turn cut short: the open step's end, then the turn's."""
+        """The events that close a turn cut short: the stopped calls' ends, the open step's
+        end, then the turn's. A reply the user stopped as it streamed is kept, marked so."""
+        events: list[AnyEvent] = []
+        text = _last_text(self.conversation) if reason != "error" else ""
         try:
-            self.conversation.close_pending(f"not run: {message}")
+            events += self._answer_pending(message)
+            if reason == "cancelled" and "".join(progress.replying).strip():
+                self.conversation.add_assistant("".join(progress.replying) + CUT_REPLY)
+            progress.replying.clear()
         except Exception:  # the session file cannot take it (a full disk): the end still comes
             log.exception("the turn's unanswered calls could not be recorded")
-        events: list[AnyEvent] = []
         if progress.step_open:
             progress.step_open = False
             events.append(StepFinished(progress.step, progress.step_usage, None))
-        text = _last_text(self.conversation) if reason != "error" else ""
         events.append(TurnFinished(reason, text, progress.step, progress.usage, message, kind))
+        return events
+
+    def _answer_pending(self, message: str) -> list[AnyEvent]:
+        """Answer the calls the turn leaves unanswered: one stopped while it ran with what it
+        did (its tool's account of the stop: for a command, how long it ran and what it
+        printed), told as its ToolCallFinished; one that never started, that it was not run."""
+        stopped = self.runner.take_stopped()
+        events: list[AnyEvent] = []
+        for call_id in self.conversation.pending_call_ids():
+            if call_id in stopped:
+                name, result = stopped[call_id]
+                done = call_done(call_id, name, result, result.duration_s or 0.0)
+                self.conversation.add_tool_result(done.message)
+                events.append(done.event)
+        self.conversation.close_pending(f"not run: {message}")
         return events
 
     async def _request(
@@ -323,8 +347,6 @@ class Agent:
             yield AgentError(message, detail=traceback.format_exc())
             for event in self._ending(progress, "error", message, "runtime"):
                 yield event
-        finally:
-            self.conversation.close_pending("not run: the turn was cancelled")
 
     async def _checks_report(self) -> str | None:
         """What the configured checks found in the turn's changes, to send back; None: the
@@ -371,6 +393,7 @@ class Agent:
         # `functions.read_file`) could be refused by a strict provider when sent back.
         calls = tuple(self.runner.repaired(call) for call in reply.tool_calls)
         self.conversation.add_assistant(reply.text, calls)
+        progress.replying.clear()
         names = tuple(call.name for call in reply.tool_calls)
         yield ModelReplied(progress.step, reply.text, names, reply.usage, reply.finish_reason)
         yield reply
@@ -382,8 +405,10 @@ class Agent:
         conversation, and counts as one of the turn's compactions."""
         async for item in model.stream(request):
             if isinstance(item, TextPiece):
+                progress.replying.append(item.text)
                 yield TextDelta(item.text)
             elif isinstance(item, Retrying):
+                progress.replying.clear()  # the failed attempt's text is not the reply
                 if item.resent_messages is not None:
                     progress.compactions += 1
                 if item.resent_messages is not None and request.whole_history:
@@ -487,22 +512,25 @@ class Agent:
                     result = item
                 else:
                     yield item
-        message = ToolMessage(
-            tool_call_id=call.id,
-            content=model_text(result),
-            ok=result.ok,
-            name=call.name,
-            diff=result.diff,
-            replaced=result.replaced,
-            images=result.images,
-        )
         duration = (
             result.duration_s if result.duration_s is not None else time.monotonic() - started
         )
-        finished = ToolCallFinished(
-            call.id, call.name, result.ok, result.output, duration, result.diff
-        )
-        yield CallDone(message, finished)
+        yield call_done(call.id, call.name, result, duration)
+
+
+def call_done(call_id: str, name: str, result: ToolResult, duration_s: float) -> CallDone:
+    """How a call ended: its result as the conversation keeps it, and the event telling it."""
+    message = ToolMessage(
+        tool_call_id=call_id,
+        content=model_text(result),
+        ok=result.ok,
+        name=name,
+        diff=result.diff,
+        replaced=result.replaced,
+        images=result.images,
+    )
+    finished = ToolCallFinished(call_id, name, result.ok, result.output, duration_s, result.diff)
+    return CallDone(message, finished)
 
 
 def _with_unique_ids(reply: ModelReply, taken: set[str]) -> ModelReply:

@@ -7,7 +7,8 @@ the session's threshold (60 s) is moved to the background instead of holding the
 started with `background: true` is at once. Terminal control sequences are removed before the
 model reads the output. Standard input is /dev/null unless the call gives `stdin`: that text is
 written while the output is read (a command that prints a lot before it reads, or never reads,
-cannot stall either side) and then closed.
+cannot stall either side) and then closed. A command the user stops (Esc, Ctrl+C) is killed
+with its group, and its result says so: how long it ran and what it printed until then.
 
 `run_shell` runs a command the same way with its output kept in memory as a head and a rolling
 tail (the sandbox's own checks use it).
@@ -15,6 +16,7 @@ tail (the sandbox's own checks use it).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import time
@@ -27,7 +29,7 @@ from pydantic import Field, field_validator
 from zizou.env import scrubbed_env
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
 from zizou.tools.jobs import Job, OutputSpool, strip_terminal_controls
-from zizou.tools.jobs.report import background_text, finished_text
+from zizou.tools.jobs.report import background_text, finished_text, interrupted_text
 from zizou.tools.read_only_command import reads_only_inside
 
 KEEP_HEAD_BYTES = 512 * 1024
@@ -231,7 +233,12 @@ class RunBash(Tool[RunBashArgs]):
             return ToolResult.error(f"could not start bash: {err.strerror or err}")
         try:
             return await self._follow(job, args, ctx)
-        except BaseException:  # cancelled (Esc): the model never hears of it, so it ends
+        except asyncio.CancelledError:  # the user stopped the turn (Esc, Ctrl+C): it ends,
+            await job.kill()  # and the model hears how long it ran and what it printed
+            text, cut = interrupted_text(job)
+            ctx.jobs.finished(job, keep=cut)
+            return ToolResult(ok=False, output=text)
+        except BaseException:
             await job.kill()
             ctx.jobs.finished(job, keep=False)
             raise

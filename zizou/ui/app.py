@@ -276,7 +276,7 @@ class ZizouApp(KeyedApp):
 
     @on(Composer.Submitted)
     async def _submitted(self, event: Composer.Submitted) -> None:
-        await self.router.submit(event.text)
+        await self.router.submit(event.text, event.placed)
 
     @on(Composer.FilePicked)
     async def _file_picked(self, event: Composer.FilePicked) -> None:

@@ -2,7 +2,7 @@
 model and the keys are `ModelSwitcher`'s, the ones that swap the conversation `Conversations'`,
 the ones about the workspace's windows `WorkspaceCommands'`, the task state's `StateCommands'`,
 the mode's `ModeController`'s, the hooks' `HookCommands'`, /undo, /redo and /rewind
-`UndoCommands'` and the background jobs' `JobCommands'`.
+`UndoCommands'`, the background jobs' `JobCommands'` and the approval rules' `RuleCommands'`.
 
 Commands say what they did in the conversation (`Notices`) and ask the app for screens and for
 quitting with messages, so they run, and are tested, without a Textual app. `/prompt` renders the
@@ -12,19 +12,17 @@ prompt (the repo map can take seconds on a large project) in a worker.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zizou.core.prompt import MAP_TOKENS_BY_LEVEL
-from zizou.errors import ZizouError
 from zizou.paths import debug_log_path
 from zizou.trace import redactor_for
 from zizou.ui.hook_commands import HookCommands
 from zizou.ui.host import QuitRequested, SessionChanged, ShowScreen
 from zizou.ui.job_commands import JobCommands
-from zizou.ui.screens.picker import Entry, PickerScreen
+from zizou.ui.rule_commands import RuleCommands
 from zizou.ui.slash import COMMANDS
 from zizou.ui.state_commands import StateCommands
 from zizou.ui.transcript import export_transcript, transcript_markdown
@@ -93,6 +91,8 @@ class SlashCommands:
         self.opening = opening
         self.notices = notices
         self.state = StateCommands(host, opening, notices)
+        self.rules = RuleCommands(host, opening, notices)
+        self.remove_rule = self.rules.remove  # a rule removed in `/permissions`
         self.hooks = hooks or HookCommands(host, opening, notices)
         self.raw_table: dict[str, RawHandler] = {}  # commands that read their text as typed
         self.table: dict[str, Handler] = {
@@ -119,7 +119,7 @@ class SlashCommands:
             "workspace": workspace.workspace,
             "export": self.export,
             "cost": self.cost,
-            "permissions": self.permissions,
+            "permissions": self.rules.permissions,
             "log": self.log,
             "jobs": JobCommands(host, opening, notices).command,
         }
@@ -266,34 +266,6 @@ class SlashCommands:
         for used in session.runtime.spending.against_caps():
             lines.append(f"Spending cap: {used} spent in this run.")
         await self.say("\n".join(lines))
-
-    async def permissions(self, args: list[str]) -> None:
-        from zizou.config.project_rules import load_prefixes, rules_path
-
-        try:
-            saved = load_prefixes(self.root)
-        except ZizouError as exc:
-            await self.say(str(exc), "error")
-            return
-        rules = self.session.runtime.agent.runner.rules
-        entries = [Entry(p, f"run_bash: {p}", "saved for this project", True) for p in saved]
-        entries += [
-            Entry(f"session:{p}", f"run_bash: {p}", "this session only (--allow)")
-            for p in rules.bash_prefixes
-            if p not in saved
-        ]
-        entries += [Entry(f"tool:{t}", t, "this session only") for t in sorted(rules.allowed_tools)]
-        title = f"Approval rules ({rules_path(self.root)})"
-        self.host.post_message(ShowScreen(PickerScreen(title, entries, pick=False)))
-
-    async def remove_rule(self, prefix: str) -> None:
-        from zizou.config.project_rules import remove_prefix
-
-        remove_prefix(self.root, prefix)
-        runner = self.session.runtime.agent.runner
-        kept = tuple(p for p in runner.rules.bash_prefixes if p != prefix)
-        runner.rules = dataclasses.replace(runner.rules, bash_prefixes=kept)
-        await self.say(f"Removed the rule `{prefix}`: such commands ask again.", "success")
 
     async def log(self, args: list[str]) -> None:
         path = debug_log_path(self.root)

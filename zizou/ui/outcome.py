@@ -16,11 +16,14 @@ from zizou.ui.text import clean
 PREVIEW_LINES = 5  # a command's output shown under its row; more is one key or click away
 _ERROR = "Error: "
 _STATUS = re.compile(r"^(exit code -?\d+.*|\[timed out .*\]|timed out .*|job c\d+: .*)$")
+_STOPPED = "[interrupted after "  # a command stopped as it ran: what it printed follows
 _JOB = re.compile(r"^job (c\d+): (running in the background|still running after)")
 _CUT = re.compile(r"^\[[\d,]+ of ([\d,]+) lines shown \(head and tail\);")  # the model saw part
 _NOTES = (  # the prefix of a recorded result, and how the row names that outcome
     ("not run: the turn was cancelled", "interrupted"),
     ("not run: the turn was interrupted", "interrupted"),
+    ("Error: [interrupted after ", "interrupted"),  # a command stopped as it ran: its output
+    ("Error: interrupted after ", "interrupted"),  # another call stopped as it ran
     ("not run:", "not run"),
     ("Error: the user did not approve", "denied"),
     ("Error: refused:", "refused"),
@@ -35,7 +38,10 @@ class Outcome:
 
     @property
     def ran(self) -> bool:
-        """False when the call never ran to the end, so it has no output worth previewing."""
+        """False when the call has no output worth previewing: it never ran, or was stopped
+        before it said anything (a command stopped as it ran says what it printed)."""
+        if self.output.startswith(_STOPPED):
+            return self.output.split("\n")[1:] not in ([], ["(no output)"])
         return self.note not in ("interrupted", "not run", "denied", "refused")
 
 
@@ -59,7 +65,9 @@ def command_preview(output: str, limit: int = PREVIEW_LINES) -> Preview:
     above it are all those the command printed, when the model saw only part of them."""
     lines = clean(output).rstrip("\n").split("\n")
     status = None
-    if lines and _STATUS.match(lines[0]):
+    if lines and lines[0].startswith(_STOPPED):  # the row says "interrupted" already
+        lines.pop(0)
+    elif lines and _STATUS.match(lines[0]):
         first = lines.pop(0)
         status = None if first == "exit code 0" else first
     total = None

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import SystemCommand
 
-from zizou.ui.slash import COMMANDS, SlashCommand, classify
+from zizou.ui.slash import COMMANDS, SlashCommand, classify, trailing_command
 
 if TYPE_CHECKING:
     from zizou.ui.commands import SlashCommands
@@ -44,9 +44,12 @@ class InputRouter:
         self.commands = commands
         self.shell = shell
 
-    async def submit(self, text: str) -> None:
-        """Route what the user sent: a queued edit, `!command`, `/command`, or a message."""
+    async def submit(self, text: str, placed: str | None = None) -> None:
+        """Route what the user sent: a queued edit, `!command`, `/command`, or a message.
+        `placed`: the text the prompt was given (by /undo, say) before the user typed."""
         stripped = text.strip()
+        if placed is not None and text != placed and await self._held(text):
+            return
         if await self.turns.save_edit(text):
             return
         if not stripped:
@@ -64,6 +67,24 @@ class InputRouter:
             )
         else:
             await self._message(text)
+
+    async def _held(self, text: str) -> bool:
+        """A command typed after the text the prompt was given (`message/redo`) is not sent
+        as part of a message: the text goes back in the prompt, and the notice says how to
+        run the command, or to send the text as it is (Enter again: it is then as given)."""
+        name = trailing_command(text)
+        if name is None:
+            return False
+        self.composer.set_text(text)
+        self.composer.focus_prompt()
+        await self.notices.add_notice(
+            f"Not sent: /{name} was typed after the text in the prompt, and a command runs only "
+            "on its own.",
+            "warning",
+            f"To run /{name}, empty the prompt (Ctrl+U empties a line) and send /{name}; "
+            "to send the text as it is, press Enter again.",
+        )
+        return True
 
     async def _message(self, text: str) -> None:
         if self.turns.busy or len(self.turns.queue):

@@ -111,6 +111,20 @@ def nearest(name: str) -> str | None:
     return starts[0] if starts else None
 
 
+_TRAILING = re.compile(r"/([A-Za-z][\w-]*)\s*$")
+
+
+def trailing_command(text: str) -> str | None:
+    """The known command typed at the end of a message (`fix it/redo`, `fix it /redo`), if
+    one is: typed after text the prompt was given, it was meant to run, not to be sent."""
+    stripped = text.strip()
+    found = _TRAILING.search(stripped)
+    if stripped.startswith("/") or found is None or not stripped[: found.start()].strip():
+        return None
+    name = found.group(1).lower()
+    return name if name in BY_NAME else None
+
+
 def completions(prefix: str) -> list[SlashCommand]:
     """Commands whose name starts with `prefix` (without the slash), the one it names whole
     first (Enter on `/mode` sends it, rather than complete `/model`), then fuzzy ones."""
@@ -138,4 +152,5 @@ __all__ = [
     "completions",
     "nearest",
     "split_args",
+    "trailing_command",
 ]

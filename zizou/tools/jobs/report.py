@@ -28,6 +28,21 @@ def finished_text(job: Job) -> tuple[str, bool]:
         status = f"[timed out after {job.timeout_s:g} s; process group killed]"
     else:
         status = f"exit code {job.exit_code}{signal_note(job.exit_code)}"
+    return _ended_text(job, status)
+
+
+def interrupted_text(job: Job) -> tuple[str, bool]:
+    """A foreground command the user stopped (the turn was cancelled while it ran, and its
+    process group killed): how long it ran, and what it printed until then; whether that
+    output was cut. It ran: what it did before the stop is done."""
+    status = (
+        f"[interrupted after {job.elapsed_s:.1f} s: the turn was stopped while it ran, so "
+        "its process group was killed; what it did until then is done]"
+    )
+    return _ended_text(job, status)
+
+
+def _ended_text(job: Job, status: str) -> tuple[str, bool]:
     shown = head_and_tail(job.spool, job.id)
     lines = [status]
     if shown.note is not None:
@@ -134,4 +149,11 @@ def signal_note(code: int | None) -> str:
         return ""
 
 
-__all__ = ["background_text", "finished_text", "job_text", "range_text", "signal_note"]
+__all__ = [
+    "background_text",
+    "finished_text",
+    "interrupted_text",
+    "job_text",
+    "range_text",
+    "signal_note",
+]

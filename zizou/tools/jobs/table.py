@@ -5,25 +5,25 @@ forgotten when it ends; one whose output was cut is kept (up to `KEEP_OUTPUTS` o
 dropped first) so `read_output` can read the rest; a background job stays until zizou exits.
 The table outlives a conversation (`/clear` hands it to the next runtime), and `close` ends
 every group it started, so no process is left behind: zizou calls it on exit, and a finalizer
-does it for a table nobody closed.
+does it for a table nobody closed. Every group is also told to the watchdog, which ends it if
+zizou dies without closing the table (kill -9), and to the project's record of running
+commands (`left_running`), from which the next zizou ends it if even the watchdog could not.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
 import shutil
-import signal
 import tempfile
-import time
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from zizou.tools._procgroup import group_alive
+from zizou.tools._procgroup import end_groups_now, group_alive
 from zizou.tools.jobs.job import Job
+from zizou.tools.jobs.left_running import JobRecord
 from zizou.tools.jobs.spool import OutputSpool
+from zizou.tools.jobs.watchdog import WATCHDOG, Watchdog
 
 DEFAULT_BACKGROUND_AFTER_S = 60.0
 KEEP_OUTPUTS = 50  # finished commands whose output is kept for read_output
@@ -32,10 +32,17 @@ CLOSE_GRACE_S = 1.0
 
 class JobTable:
     def __init__(
-        self, background_after_s: float = DEFAULT_BACKGROUND_AFTER_S, first_id: int = 1
+        self,
+        background_after_s: float = DEFAULT_BACKGROUND_AFTER_S,
+        first_id: int = 1,
+        record: JobRecord | None = None,
+        watchdog: Watchdog = WATCHDOG,
     ) -> None:
         """`first_id`: the number of the first job (`c1`); a resumed conversation's table starts
-        past the ids its messages name, so an old id never reads a new command's output."""
+        past the ids its messages name, so an old id never reads a new command's output.
+        `record`: the project's record of the groups running (None: not recorded)."""
+        self.record = record
+        self.watchdog = watchdog
         # A foreground command still running after this long is moved to the background
         # (0: never).
         self.background_after_s = background_after_s
@@ -78,15 +85,27 @@ class JobTable:
         except BaseException:
             spool.remove()
             raise
-        self._groups.add(job.pgid)
+        self._watch(job.pgid)
         self._jobs[job_id] = job
         return job
+
+    def _watch(self, group: int) -> None:
+        self._groups.add(group)
+        started = self.watchdog.watch(group)
+        if self.record is not None:
+            self.record.add(group, started)
+
+    def _unwatch(self, group: int) -> None:
+        self._groups.discard(group)
+        self.watchdog.unwatch(group)
+        if self.record is not None:
+            self.record.remove(group)
 
     def _prune(self) -> None:
         """Forget the groups that have no process left: their number may be reused by a group
         that is not zizou's, which `close` must never signal."""
         for group in [g for g in self._groups if not group_alive(g)]:
-            self._groups.discard(group)
+            self._unwatch(group)
 
     def get(self, job_id: str) -> Job | None:
         return self._jobs.get(job_id.strip())
@@ -121,7 +140,8 @@ class JobTable:
         and this table ends them on exit."""
         self._next = max(self._next, other._next)
         self._jobs = {**other._jobs, **self._jobs}
-        self._groups |= other._groups
+        for group in other._groups:
+            self._watch(group)
         self._holder.extend(other._holder)
         other._jobs, other._holder[:] = {}, []
         other._groups.clear()
@@ -135,7 +155,12 @@ class JobTable:
             for job in self._jobs.values()
             if job.background and (not job.done or job.stopped_at_exit)
         ]
+        groups = set(self._groups)
         self._finalizer()
+        for group in groups:
+            self.watchdog.unwatch(group)
+        if self.record is not None:
+            self.record.close()
         return ended
 
 
@@ -150,17 +175,7 @@ def next_job_number(texts: Iterable[str]) -> int:
 
 def _kill_and_remove(groups: set[int], holder: list[Path]) -> None:
     """Every live group: TERM, then KILL after a short grace; then the outputs' directory."""
-    alive = {group for group in groups if group_alive(group)}
-    for group in alive:
-        with contextlib.suppress(OSError):
-            os.killpg(group, signal.SIGTERM)
-    deadline = time.monotonic() + CLOSE_GRACE_S
-    while alive and time.monotonic() < deadline:
-        time.sleep(0.02)
-        alive = {group for group in alive if group_alive(group)}
-    for group in alive:
-        with contextlib.suppress(OSError):
-            os.killpg(group, signal.SIGKILL)
+    end_groups_now(groups, CLOSE_GRACE_S)
     groups.clear()
     for directory in holder:
         shutil.rmtree(directory, ignore_errors=True)

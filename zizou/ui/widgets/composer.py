@@ -23,9 +23,13 @@ PLACEHOLDER = "Ask zizou…  (Enter send · Ctrl+J newline · / commands · @ fi
 
 class Composer(Vertical):
     class Submitted(Message):
-        def __init__(self, text: str) -> None:
+        """The text sent, and the text the prompt was given (`placed`) if it was given one
+        since the last send: what the user typed is then only part of it."""
+
+        def __init__(self, text: str, placed: str | None = None) -> None:
             super().__init__()
             self.text = text
+            self.placed = placed
 
     class FilePicked(Message):
         def __init__(self, path: str) -> None:
@@ -38,6 +42,9 @@ class Composer(Vertical):
         self.history = history or InputHistory()
         self.suggestions: list[Suggestion] = []
         self._completion: Context | None = None
+        # The text the prompt was last given (a message put back by /undo, a queued message to
+        # edit, a history entry), until it is sent.
+        self.placed: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Label("", id="composer-mode")
@@ -59,6 +66,7 @@ class Composer(Vertical):
 
     def set_text(self, text: str) -> None:
         self.area.set_text(text)
+        self.placed = text or None
 
     def set_mode(self, label: str | None) -> None:
         """A line above the prompt, e.g. while a queued message is being edited."""
@@ -74,7 +82,8 @@ class Composer(Vertical):
         event.stop()
         self.history.add(event.text)
         self._close_menu()
-        self.post_message(self.Submitted(event.text))
+        placed, self.placed = self.placed, None
+        self.post_message(self.Submitted(event.text, placed))
 
     @on(PromptArea.HistoryKey)
     def _history(self, event: PromptArea.HistoryKey) -> None:
@@ -82,7 +91,7 @@ class Composer(Vertical):
         up = event.key == "up"
         entry = self.history.previous(self.area.text) if up else self.history.next()
         if entry is not None:
-            self.area.set_text(entry)
+            self.set_text(entry)
 
     @on(TextArea.Changed)
     @on(TextArea.SelectionChanged)
