@@ -4,6 +4,7 @@ build theirs here."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,9 +12,12 @@ from zizou.core.approvers import ScriptedApprover
 from zizou.core.calls import CallRunner
 from zizou.core.conversation import Conversation
 from zizou.core.events import AnyEvent
+from zizou.core.gates import CallGates
 from zizou.core.loop import Agent, AgentConfig
 from zizou.core.permissions import Rules
 from zizou.core.prompt import PromptBuilder
+from zizou.core.protocols import ChangeRecorder, StepEffects, TurnRecorder
+from zizou.core.spending import Spending
 from zizou.core.state import SessionState
 from zizou.providers.fake import ScriptedModel
 from zizou.tools import ToolContext, default_registry
@@ -33,16 +37,34 @@ def make_agent(
     model: ScriptedModel | None = None,
     history: list[dict[str, Any]] | None = None,
     write_compiled: bool = True,
+    effects: StepEffects | None = None,
+    spending: Spending | None = None,
+    finished: Callable[[], bool] | None = None,
+    changes: ChangeRecorder | None = None,
+    recorders: list[TurnRecorder] | None = None,
 ) -> tuple[Agent, ScriptedModel]:
-    """An agent over `model` (default: one playing `replies`), its history `history`."""
+    """An agent over `model` (default: one playing `replies`), its history `history`; the
+    rest, the parts of a run that tests give (hooks' effects, spending, a change recorder)."""
     model = model or ScriptedModel(replies)
     registry = default_registry()
     state = SessionState(Conversation(history))
     ctx = ToolContext(root=root, state=state)
-    runner = CallRunner(registry, ctx, approver or ScriptedApprover(), rules or Rules())
+    gates = CallGates.of(approver or ScriptedApprover(), rules or Rules(), changes=changes)
+    runner = CallRunner(registry, ctx, gates)
     prompt = PromptBuilder(root, registry, state, write_compiled=write_compiled)
     limits = AgentConfig(max_steps=max_steps)
-    return Agent(model, runner, prompt, state.conversation, limits), model
+    agent = Agent(
+        model,
+        runner,
+        prompt,
+        state.conversation,
+        limits,
+        recorders,
+        effects=effects,
+        spending=spending,
+        finished=finished,
+    )
+    return agent, model
 
 
 async def collect(agent: Agent, text: str) -> list[AnyEvent]:

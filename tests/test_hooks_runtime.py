@@ -452,6 +452,7 @@ def test_open_plan_items_are_reminded_every_n_steps() -> None:
 
 def test_a_hidden_tool_called_anyway_is_refused_naming_the_hook(tmp_path: Path) -> None:
     from zizou.core.calls import CallRunner
+    from zizou.core.gates import CallGates
     from zizou.core.permissions import Rules
     from zizou.core.protocols import Approval, PermissionRequest, ToolCall
     from zizou.tools import ToolContext, ToolResult
@@ -464,7 +465,7 @@ def test_a_hidden_tool_called_anyway_is_refused_naming_the_hook(tmp_path: Path) 
     state.set_mode("plan")
     changes = step(rt, 1)
     ctx = ToolContext(root=tmp_path, state=state)
-    runner = CallRunner(rt.registry, ctx, Yes(), Rules(yes=True))
+    runner = CallRunner(rt.registry, ctx, CallGates.of(Yes(), Rules(yes=True)))
     offered = tuple(n for n in rt.registry.names() if n not in dict(changes.hidden))
     runner.offer(offered, dict(changes.hidden))
 

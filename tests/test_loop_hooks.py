@@ -36,8 +36,7 @@ class Remind:
 
 
 def test_a_reminder_is_not_stored_when_an_overflow_shortens_the_history(tmp_path: Path) -> None:
-    agent, model = make_agent(tmp_path, [], model=OverflowOnce())
-    agent.effects = Remind()
+    agent, model = make_agent(tmp_path, [], model=OverflowOnce(), effects=Remind())
     asyncio.run(collect(agent, "hello"))
     assert model.requests[0].messages[-1]["content"].startswith('<reminder source="hook:r">')
     stored = [m.get("content") for m in agent.conversation.messages]
@@ -48,10 +47,9 @@ def test_hooks_see_the_whole_history_and_the_window_applies_after_them(tmp_path:
     history: list[dict[str, Any]] = []
     for n in range(3):
         history += [{"role": "user", "content": f"q{n}"}, {"role": "assistant", "content": "a"}]
-    agent, model = make_agent(tmp_path, [{"text": "done"}], history=history)
-    agent.config = agent.config.model_copy(update={"history_window": 1})
     hooks = Remind()
-    agent.effects = hooks
+    agent, model = make_agent(tmp_path, [{"text": "done"}], history=history, effects=hooks)
+    agent.set_history_window(1)
     asyncio.run(collect(agent, "q3"))
     assert [m["content"] for m in hooks.seen[0].messages][::2] == ["q0", "q1", "q2", "q3"]
     sent = [m["content"] for m in model.requests[0].messages]

@@ -7,7 +7,6 @@ very same loop under the same limits and rules.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import os
 import secrets
@@ -25,10 +24,10 @@ from zizou.config.options import RunOptions, SessionChoice
 from zizou.confined import open_handle
 from zizou.core.calls import CallRunner
 from zizou.core.conversation import Conversation
+from zizou.core.gates import CallGates
 from zizou.core.instructions import InstructionSet
 from zizou.core.loop import Agent, AgentConfig
 from zizou.core.messages import Message
-from zizou.core.permissions import Rules
 from zizou.core.prompt import PromptBuilder
 from zizou.core.protocols import Approver, Model, TurnRecorder
 from zizou.core.spending import CapGate, SpendCaps, Spending, costs_of
@@ -197,53 +196,103 @@ def build_runtime(
     )
     context_window = getattr(model, "context_window", None)
     prompt = PromptBuilder(
-        root, registry, state, context_window=context_window, instructions=instructions
+        root,
+        registry,
+        state,
+        context_window=context_window,
+        instructions=instructions,
+        redact=redact,  # nor does the compiled prompt written to .zizou/compiled/
+        commands_note=_commands_note(status),
     )
-    prompt.redact = redact  # nor does the compiled prompt written to .zizou/compiled/
-    runner = CallRunner(registry, ctx, approver, options.rules)
     open_files(root, state, options.open_files)
     warnings = [*options.warnings, *opened, *task_warnings, *instructions.warnings]
     warnings += sweep_left_running(root)  # what a zizou that died here left running
     if status.warning():
         warnings.append(str(status.warning()))
-    recorders: list[TurnRecorder] = [writer] if writer else []
+    _restore_modes(state, loaded, options)
+    hooks, untrusted = _hooks(options, registry, state, warnings)
+    checkpoints = _checkpoints(options, session_id, state, writer, loaded)
+    checks = _checks(options, boxed, env, warnings)
+    gates = CallGates.of(
+        approver,
+        options.rules,
+        policy=hooks,
+        read_only=partial(read_only_reason, state),
+        changes=checkpoints,
+        checks=checks,
+    )
+    runner = CallRunner(registry, ctx, gates)
+    spending = _spending(options, model, approver)
+    later = _Later()  # the agent, for the parts made before it that ask for it as they run
+    log = None
+    if options.debug_log:
+        log = open_debug_log(root, later, prompt, {"sandbox": status.describe()})
+    servers = mcp or _mcp(options, boxed, env, warnings)
+    registry.attach(servers.servers)
+    decks = _decks(options, ctx, gates, later, spending, redact, log, servers, warnings)
+    for tool in main_tools(decks):
+        if registry.get(tool.name) is None:
+            registry.register(tool)
+    # The recorders in order: hooks first (they follow the turn's calls for `ctx.last_tool`),
+    # the session file, the debug log, checkpoints (a new turn clears what could be redone),
+    # the decks (the cap on model calls is per turn, theirs too).
+    recorders: list[TurnRecorder] = [hooks]
+    recorders += [r for r in (writer, log) if r is not None]
+    recorders += [checkpoints, decks]
+    agent = Agent(
+        model,
+        runner,
+        prompt,
+        state.conversation,
+        _limits(options),
+        recorders,
+        hooks,
+        spending=spending,
+        checks=checks,
+        turns=loaded.turns if loaded is not None else 0,  # a hook's turn_number goes on
+    )
+    later.agent = redact.agent = agent
+    runtime = Runtime(
+        session_id,
+        agent,
+        ctx,
+        prompt,
+        writer,
+        warnings,
+        log,
+        schema_error,
+        hooks,
+        untrusted,
+        checkpoints,
+        decks,
+        servers,
+    )
+    servers.servers.start()  # in the background: nothing waits for a server
+    return runtime
+
+
+class _Later:
+    """The agent, once it is made: what is made before it (its debug log, the decks' model
+    resolution) asks here as it runs, never while it is built."""
+
+    agent: Agent | None = None
+
+    def __call__(self) -> Agent:
+        if self.agent is None:
+            raise LookupError("the agent is not made yet")
+        return self.agent
+
+
+def _limits(options: RunOptions) -> AgentConfig:
     window = None if options.history_window == "all" else options.history_window
-    threshold = options.compact_at_percent / 100 or None
     guards = options.guards
-    limits = AgentConfig(
+    return AgentConfig(
         max_steps=options.max_steps,
         history_window=window,
-        compact_threshold=threshold,
+        compact_threshold=options.compact_at_percent / 100 or None,
         loop_guard_repeats=guards.max_repeated_calls,
         max_compactions=guards.max_compactions_per_turn,
     )
-    agent = Agent(model, runner, prompt, state.conversation, limits, recorders)
-    agent.spending = _spending(options, model, approver)
-    redact.agent = agent
-    prompt.commands_note = _commands_note(status)
-    reported = {"sandbox": status.describe()}
-    log = open_debug_log(root, agent, prompt, reported) if options.debug_log else None
-    if log is not None:
-        agent.recorders.append(log)
-    _restore_modes(state, loaded, options)
-    hooks, untrusted = _hooks(options, registry, state, warnings)
-    agent.effects = runner.policy = hooks
-    runner.read_only = partial(read_only_reason, state)
-    agent.recorders.insert(0, hooks)  # it follows the turn's tool calls for `ctx.last_tool`
-    agent.turns = loaded.turns if loaded is not None else 0  # a hook's turn_number goes on
-    checkpoints = _checkpoints(options, session_id, state, writer, loaded)
-    runner.changes = checkpoints
-    agent.recorders.append(checkpoints)  # a new turn clears what could be redone
-    runner.checks = agent.checks = _checks(options, boxed, env, warnings)
-    runtime = Runtime(
-        session_id, agent, ctx, prompt, writer, warnings, log, schema_error, hooks, untrusted
-    )
-    runtime.checkpoints = checkpoints
-    runtime.mcp = mcp or _mcp(options, boxed, env, warnings)
-    registry.attach(runtime.mcp.servers)
-    runtime.decks = _decks(options, runtime, approver, runner, redact)
-    runtime.mcp.servers.start()  # in the background: nothing waits for a server
-    return runtime
 
 
 def _mcp(
@@ -280,13 +329,18 @@ def mcp_setup(
 
 def _decks(
     options: RunOptions,
-    runtime: Runtime,
-    approver: Approver,
-    runner: CallRunner,
+    ctx: ToolContext,
+    gates: CallGates,
+    agent: Callable[[], Agent],
+    spending: Spending,
     redact: Callable[[str], str],
+    log: DebugLog | None,
+    mcp: McpSetup,
+    warnings: list[str],
 ) -> DeckEnv:
     """The project's, the user's and the built-in decks, each a tool of the main agent; a bad
-    deck is left out with a warning (`zizou decks check` says what is wrong)."""
+    deck is left out with a warning (`zizou decks check` says what is wrong). Their runs get
+    the main runner's gates, derived (`CallGates.for_child`), and the run's spending."""
     config_dir = user_config_dir()
     found = load_decks(
         options.root,
@@ -294,34 +348,21 @@ def _decks(
         trust=TrustStore(config_dir),
         trust_all=options.trust_hooks,
     )
-    runtime.warnings.extend(found.warnings)
-    runtime.warnings.extend(
+    warnings.extend(found.warnings)
+    warnings.extend(
         f"a deck was left out: {problem} (see `zizou decks check`)" for problem in found.problems
     )
-    agent = runtime.agent
-    log = runtime.debug_log
-    env = DeckEnv(
+    return DeckEnv(
         options.root,
         found,
-        runtime.ctx,
-        runner.approver,  # serial: a deck's asks wait for the main agent's, and each other's
-        rules=lambda: runner.rules,
-        models=Models(lambda: agent.model, partial(_deck_model, options), options.model_force),
-        changes=runtime.checkpoints,
-        checks=runner.checks,
-        policy=lambda: runner.policy,
-        read_only=runner.read_only,
+        ctx,
+        gates,
+        models=Models(lambda: agent().model, partial(_deck_model, options), options.model_force),
         redact=redact,
         debug_log=log,
-        rules_back=partial(_adopt_rules, runner),
-        spending=agent.spending,
-        extra_tools=runtime.mcp.servers if runtime.mcp is not None else None,
+        spending=spending,
+        extra_tools=mcp.servers,
     )
-    agent.recorders.append(env)  # the cap on model calls is per turn (the decks' too)
-    for tool in main_tools(env):
-        if runner.registry.get(tool.name) is None:
-            runner.registry.register(tool)
-    return env
 
 
 def _checks(
@@ -334,18 +375,6 @@ def _checks(
     if not settings.syntax and not settings.commands and not settings.presets:
         return None
     return EditChecks(options.root, settings, sandbox, env)
-
-
-def _adopt_rules(runner: CallRunner, rules: Rules) -> None:
-    """What a deck's run was told to always allow, added to the main runner's rules."""
-    mine = runner.rules
-    prefixes = (
-        *mine.bash_prefixes,
-        *(p for p in rules.bash_prefixes if p not in mine.bash_prefixes),
-    )
-    runner.rules = dataclasses.replace(
-        mine, allowed_tools=mine.allowed_tools | rules.allowed_tools, bash_prefixes=prefixes
-    )
 
 
 def _spending(options: RunOptions, model: Model, approver: Approver) -> Spending:

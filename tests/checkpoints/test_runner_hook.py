@@ -62,9 +62,8 @@ async def test_writes_and_deletes_are_watched_reads_and_denials_are_not(tmp_path
         {"text": "done"},
     ]
     approver = ScriptedApprover([Approval("deny"), Approval("once")])
-    agent, _ = make_agent(tmp_path, replies, approver)
     watching = Watching()
-    agent.runner.changes = watching
+    agent, _ = make_agent(tmp_path, replies, approver, changes=watching)
     await collect(agent, "go")
     assert watching.seen == [
         ("before", "new.txt", False),
@@ -76,8 +75,7 @@ async def test_writes_and_deletes_are_watched_reads_and_denials_are_not(tmp_path
 
 async def test_a_failing_recorder_is_said_and_the_call_still_runs(tmp_path: Path) -> None:
     replies = [{"tool_calls": [call("write_file", path="a.txt", content="x\n")]}, {"text": "ok"}]
-    agent, _ = make_agent(tmp_path, replies, rules=Rules(yes=True))
-    agent.runner.changes = Watching(fail=True)
+    agent, _ = make_agent(tmp_path, replies, rules=Rules(yes=True), changes=Watching(fail=True))
     events = await collect(agent, "go")
     notes = [e.text for e in events if isinstance(e, ToolProgress)]
     assert notes == ["a.txt is not kept for undo: OSError: disk full"]
@@ -94,9 +92,8 @@ async def test_a_command_is_watched_from_before_it_runs_to_before_its_result(
         {"text": "done"},
     ]
     approver = ScriptedApprover([Approval("once"), Approval("deny")])
-    agent, _ = make_agent(tmp_path, replies, approver)
     watching = Watching(root=tmp_path)
-    agent.runner.changes = watching
+    agent, _ = make_agent(tmp_path, replies, approver, changes=watching)
     events = await collect(agent, "go")
     assert watching.seen == [
         ("command", "touch made.txt", False),
@@ -107,8 +104,8 @@ async def test_a_command_is_watched_from_before_it_runs_to_before_its_result(
 
 async def test_a_command_whose_files_are_not_kept_still_runs_and_says_so(tmp_path: Path) -> None:
     replies = [{"tool_calls": [call("run_bash", command="touch made.txt")]}, {"text": "ok"}]
-    agent, _ = make_agent(tmp_path, replies, rules=Rules(yes=True))
-    agent.runner.changes = Watching(fail=True, root=tmp_path)
+    failing = Watching(fail=True, root=tmp_path)
+    agent, _ = make_agent(tmp_path, replies, rules=Rules(yes=True), changes=failing)
     events = await collect(agent, "go")
     notes = [e.text for e in events if isinstance(e, ToolProgress)]
     assert "the files it changes are not kept for undo: no room" in notes

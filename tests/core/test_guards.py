@@ -51,8 +51,9 @@ async def test_the_spending_cap_stops_the_turn_before_the_call_that_would_cross_
     tmp_path: Path,
 ) -> None:
     step = {"tool_calls": [call("list_dir", path=".")], "cost_usd": 0.004}
-    agent, model = make_agent(tmp_path, [step, {**step, "cost_usd": 0.0041}, {"text": "never"}])
-    agent.spending = Spending(SpendCaps(max_usd=0.01), lambda model_id: Price())
+    spending = Spending(SpendCaps(max_usd=0.01), lambda model_id: Price())
+    replies = [step, {**step, "cost_usd": 0.0041}, {"text": "never"}]
+    agent, model = make_agent(tmp_path, replies, spending=spending)
     events = await collect(agent, "go")
     finished = finished_of(events)
     assert finished.reason == "budget" and finished.steps == 3
@@ -73,9 +74,9 @@ class Price:
 
 async def test_the_model_calls_of_a_turn_are_capped(tmp_path: Path) -> None:
     steps = [{"tool_calls": [call("glob", pattern=f"*{n}")]} for n in range(5)]
-    agent, model = make_agent(tmp_path, steps)
-    agent.spending = Spending(SpendCaps(max_calls_per_turn=3))
-    agent.recorders.append(agent.spending)  # a new count each turn
+    spending = Spending(SpendCaps(max_calls_per_turn=3))
+    # the spending is a recorder too: a new count each turn
+    agent, model = make_agent(tmp_path, steps, spending=spending, recorders=[spending])
     finished = finished_of(await collect(agent, "go"))
     assert finished.reason == "loop_guard" and len(model.requests) == 3
     assert "3 model calls" in (finished.message or "")

@@ -5,7 +5,7 @@ cancellation that leaves a valid history and nothing running."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -25,6 +25,7 @@ from zizou.core.events import (
     ToolCallStarted,
     TurnFinished,
 )
+from zizou.core.gates import CallGates
 from zizou.core.loop import Agent, AgentConfig
 from zizou.core.permissions import Rules
 from zizou.core.prompt import PromptBuilder
@@ -128,7 +129,7 @@ class DeckLike(Tool[AskArgs]):
     async def execute(self, args: AskArgs, access: Access, ctx: ToolContext) -> ToolResult:
         registry = Registry()
         registry.register(Ask())
-        child = CallRunner(registry, ctx, self.approver, Rules())
+        child = CallRunner(registry, ctx, CallGates.of(self.approver, Rules()))
         parsed = child.parse(call_of("ask", args.key))
         result = ToolResult.error("no result")
         async for item in child.run(parsed):
@@ -171,6 +172,7 @@ def make(
     board: Board,
     approver: Approver | None = None,
     max_steps: int = 5,
+    finished: Callable[[], bool] | None = None,
 ) -> Agent:
     approver = approver or ScriptedApprover()
     registry = Registry()
@@ -178,12 +180,12 @@ def make(
         registry.register(tool)
     state = SessionState(Conversation())
     ctx = ToolContext(root=root, state=state)
-    runner = CallRunner(registry, ctx, approver, Rules())
+    runner = CallRunner(registry, ctx, CallGates.of(approver, Rules()))
     registry.register(DeckLike(board, runner.approver))
     prompt = PromptBuilder(root, registry, state, write_compiled=False)
-    return Agent(
-        ScriptedModel(replies), runner, prompt, state.conversation, AgentConfig(max_steps=max_steps)
-    )
+    config = AgentConfig(max_steps=max_steps)
+    model = ScriptedModel(replies)
+    return Agent(model, runner, prompt, state.conversation, config, finished=finished)
 
 
 async def run(agent: Agent, text: str = "go") -> list[AnyEvent]:
@@ -279,8 +281,8 @@ async def test_asks_of_calls_side_by_side_come_one_at_a_time(tmp_path: Path) -> 
 def test_the_approver_is_wrapped_once(tmp_path: Path) -> None:
     raw = ScriptedApprover()
     ctx = ToolContext(root=tmp_path)
-    runner = CallRunner(Registry(), ctx, raw, Rules())
-    child = CallRunner(Registry(), ctx, runner.approver, Rules())
+    runner = CallRunner(Registry(), ctx, CallGates.of(raw, Rules()))
+    child = CallRunner(Registry(), ctx, CallGates.of(runner.approver, Rules()))
     assert isinstance(runner.approver, SerialApprover) and runner.approver.inner is raw
     assert child.approver is runner.approver
 
@@ -310,8 +312,7 @@ async def test_unknown_tools_in_a_row_stop_the_turn(tmp_path: Path) -> None:
 async def test_the_finished_hook_ends_the_turn_after_a_step_of_reads(tmp_path: Path) -> None:
     board = Board()
     replies = step_calls(call("gate", key="a", wait_for="b"), call("gate", key="b", sets="b"))
-    agent = make(tmp_path, replies, board)
-    agent.finished = lambda: "end b" in board.log
+    agent = make(tmp_path, replies, board, finished=lambda: "end b" in board.log)
     events = await run(agent)
     finished = events[-1]
     assert isinstance(finished, TurnFinished) and (finished.reason, finished.steps) == ("done", 1)

@@ -15,6 +15,7 @@ import pytest
 from zizou.core.approvers import ScriptedApprover
 from zizou.core.calls import CallRunner, RunnerItem
 from zizou.core.events import PermissionDecided, PermissionRequested, ToolProgress
+from zizou.core.gates import CallGates
 from zizou.core.permissions import Rules
 from zizou.core.protocols import Approval, PermissionRequest, ToolCall
 from zizou.headless import HeadlessApprover
@@ -53,7 +54,9 @@ async def test_a_write_lands_in_the_file_the_approval_showed_even_after_a_swap(
     (tmp_path / "a").mkdir()
     (tmp_path / "c").mkdir()
     approver = SwappingApprover(tmp_path)
-    runner = CallRunner(default_registry(), ToolContext(root=tmp_path), approver, Rules())
+    runner = CallRunner(
+        default_registry(), ToolContext(root=tmp_path), CallGates.of(approver, Rules())
+    )
     args = '{"path": "a/.env.local", "content": "TOKEN=1\\n"}'  # protected: it asks
     result = result_of(await run_call(runner, "write_file", args))
     assert [r.summary for r in approver.asked] == ["write_file a/.env.local"]
@@ -92,17 +95,21 @@ async def test_a_tool_that_declares_no_access_is_asked_for_and_refused_headless(
     ctx = ToolContext(root=tmp_path)
     Silent.ran = 0
     asking = ScriptedApprover([Approval("once")])
-    items = await run_call(CallRunner(silent_registry(), ctx, asking, Rules()), "silent", "{}")
+    items = await run_call(
+        CallRunner(silent_registry(), ctx, CallGates.of(asking, Rules())), "silent", "{}"
+    )
     [request] = [i for i in items if isinstance(i, PermissionRequested)]
     assert "does not declare what it touches" in asking.requests[0].reason
     assert request.tool == "silent" and result_of(items).ok and Silent.ran == 1
 
-    headless = CallRunner(silent_registry(), ctx, HeadlessApprover(), Rules())
+    headless = CallRunner(silent_registry(), ctx, CallGates.of(HeadlessApprover(), Rules()))
     refused = result_of(await run_call(headless, "silent", "{}"))
     assert not refused.ok and "--allow silent" in refused.output and Silent.ran == 1
 
     allowed = CallRunner(
-        silent_registry(), ctx, HeadlessApprover(), Rules(allowed_tools=frozenset({"silent"}))
+        silent_registry(),
+        ctx,
+        CallGates.of(HeadlessApprover(), Rules(allowed_tools=frozenset({"silent"}))),
     )
     items = await run_call(allowed, "silent", "{}")
     [decided] = [i for i in items if isinstance(i, PermissionDecided)]
@@ -140,7 +147,9 @@ async def test_blocking_tool_work_leaves_the_event_loop_free_and_reports_progres
     release = threading.Event()
     registry = Registry()
     registry.register(Slow(release))
-    runner = CallRunner(registry, ToolContext(root=tmp_path), ScriptedApprover(), Rules())
+    runner = CallRunner(
+        registry, ToolContext(root=tmp_path), CallGates.of(ScriptedApprover(), Rules())
+    )
     ticks: list[float] = []
 
     async def ticker() -> None:  # what the app's screen and keys need: the loop turning
@@ -171,7 +180,9 @@ async def test_blocking_tool_work_leaves_the_event_loop_free_and_reports_progres
 def test_a_call_is_labelled_by_its_tool_with_what_it_touches(
     tmp_path: Path, tool: str, arguments: dict[str, object], expected: str
 ) -> None:
-    runner = CallRunner(default_registry(), ToolContext(root=tmp_path), ScriptedApprover(), Rules())
+    runner = CallRunner(
+        default_registry(), ToolContext(root=tmp_path), CallGates.of(ScriptedApprover(), Rules())
+    )
     parsed = runner.parse(ToolCall("c1", tool, json.dumps(arguments)))
     assert parsed.problem is None and parsed.label == expected
     assert runner.parse(ToolCall("c2", "nope", '{"x": 1}')).label == '{"x": 1}'
@@ -208,7 +219,9 @@ async def test_a_cancelled_call_keeps_its_files_open_until_its_thread_is_done(
     tool = SlowWrite()
     registry = Registry()
     registry.register(tool)
-    runner = CallRunner(registry, ToolContext(root=tmp_path), ScriptedApprover(), Rules())
+    runner = CallRunner(
+        registry, ToolContext(root=tmp_path), CallGates.of(ScriptedApprover(), Rules())
+    )
     task = asyncio.create_task(run_call(runner, "slow_write", '{"path": "d/out.txt"}'))
     await asyncio.to_thread(tool.started.wait, 10)
     task.cancel()

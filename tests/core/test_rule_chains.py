@@ -13,6 +13,7 @@ import pytest
 from zizou.core.approvers import ScriptedApprover
 from zizou.core.calls import CallRunner
 from zizou.core.events import PermissionDecided
+from zizou.core.gates import CallGates
 from zizou.core.permissions import Rules, decide, rules_from_allow
 from zizou.core.protocols import Approval, PermissionRequest, ToolCall
 from zizou.core.shell_policy import matches_rules, suggest_rules
@@ -166,7 +167,7 @@ async def test_the_runner_records_the_answer_and_always_saves_every_rule(
     tmp_path: Path, approval: Approval, by: str, reason: str, saved: tuple[str, ...]
 ) -> None:
     ctx = ToolContext(root=tmp_path)
-    runner = CallRunner(default_registry(), ctx, ScriptedApprover([approval]), OFF)
+    runner = CallRunner(default_registry(), ctx, CallGates.of(ScriptedApprover([approval]), OFF))
     items = await run_call(runner, bash("sleep 0; echo finished"))
     [decided] = [i for i in items if isinstance(i, PermissionDecided)]
     verdict = "deny" if approval.verdict == "deny" else "allow"
@@ -181,6 +182,8 @@ async def test_the_runner_records_the_answer_and_always_saves_every_rule(
 
 async def test_a_plain_read_needs_no_record(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("a\n")
-    runner = CallRunner(default_registry(), ToolContext(root=tmp_path), ScriptedApprover(), ON)
+    runner = CallRunner(
+        default_registry(), ToolContext(root=tmp_path), CallGates.of(ScriptedApprover(), ON)
+    )
     items = await run_call(runner, ToolCall("c1", "read_file", '{"path": "a.txt"}'))
     assert len(items) == 1 and isinstance(items[0], ToolResult) and items[0].ok

@@ -45,10 +45,9 @@ async def test_a_hidden_tool_is_not_offered_and_is_refused_when_called_even_with
     tmp_path: Path,
 ) -> None:
     write = call("write_file", path="new.txt", content="x")
-    agent, model = make_agent(
-        tmp_path, [{"tool_calls": [write]}, {"text": "ok"}], rules=Rules(yes=True)
-    )
-    agent.effects = Effects(StepChanges(hidden=(("write_file", "plan mode is read-only"),)))
+    hidden = Effects(StepChanges(hidden=(("write_file", "plan mode is read-only"),)))
+    replies = [{"tool_calls": [write]}, {"text": "ok"}]
+    agent, model = make_agent(tmp_path, replies, rules=Rules(yes=True), effects=hidden)
     events = await collect(agent, "write it")
     [finished] = [e for e in events if isinstance(e, ToolCallFinished)]
     assert not finished.ok
@@ -65,7 +64,6 @@ async def test_a_hidden_tool_is_not_offered_and_is_refused_when_called_even_with
 async def test_effects_add_a_hooks_layer_and_a_reminder_that_is_never_stored(
     tmp_path: Path,
 ) -> None:
-    agent, model = make_agent(tmp_path, [{"text": "ok"}])
     effects = Effects(
         StepChanges(
             systems=(("house-rules", "Tabs, not spaces."),),
@@ -73,7 +71,7 @@ async def test_effects_add_a_hooks_layer_and_a_reminder_that_is_never_stored(
             effects_run=("narrow",),
         )
     )
-    agent.effects = effects
+    agent, model = make_agent(tmp_path, [{"text": "ok"}], effects=effects)
     events = await collect(agent, "hello")
     request = model.requests[0]
     assert "# HOOKS\n\n## house-rules\nTabs, not spaces." in request.system
@@ -96,9 +94,9 @@ async def test_layers_run_from_stable_to_volatile_with_git_in_live_context(
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     (tmp_path / "app.py").write_text("def main():\n    return helper()\n")
     (tmp_path / "util.py").write_text("from app import main\n\ndef helper():\n    return main()\n")
-    agent, model = make_agent(tmp_path, [{"text": "ok"}])
+    brief = Effects(StepChanges(systems=(("rule", "Be brief."),)))
+    agent, model = make_agent(tmp_path, [{"text": "ok"}], effects=brief)
     agent.prompt.state.open_window("app.py", WindowSpec(regex="def main"))  # type: ignore[attr-defined]
-    agent.effects = Effects(StepChanges(systems=(("rule", "Be brief."),)))
     await collect(agent, "look at main")
     request = model.requests[0]
     assert headings(request.system) == LAYERS
@@ -148,9 +146,10 @@ async def test_the_stable_prefix_is_byte_identical_at_every_step_of_a_turn_that_
 async def test_an_old_name_of_a_hidden_tool_is_refused_too(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("a\n")
     old = call("add_context", path="a.txt")
-    agent, _ = make_agent(tmp_path, [{"tool_calls": [old]}, {"text": "ok"}], rules=Rules(yes=True))
     why = "plan mode keeps the workspace"
-    agent.effects = Effects(StepChanges(hidden=(("open_in_workspace", why),)))
+    hidden = Effects(StepChanges(hidden=(("open_in_workspace", why),)))
+    replies = [{"tool_calls": [old]}, {"text": "ok"}]
+    agent, _ = make_agent(tmp_path, replies, rules=Rules(yes=True), effects=hidden)
     events = await collect(agent, "pin it")
     [finished] = [e for e in events if isinstance(e, ToolCallFinished)]
     assert finished.output == f"add_context is not offered in this step ({why})"

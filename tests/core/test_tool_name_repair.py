@@ -14,6 +14,7 @@ from zizou.core.approvers import ScriptedApprover
 from zizou.core.call_repair import repair_call
 from zizou.core.calls import CallRunner, RunnerItem
 from zizou.core.events import ToolCallFinished, ToolCallStarted
+from zizou.core.gates import CallGates
 from zizou.core.permissions import Rules
 from zizou.core.protocols import ToolCall
 from zizou.tools import ToolContext, ToolResult, default_registry
@@ -94,7 +95,9 @@ def test_glued_arguments_that_contradict_the_arguments_field_are_not_guessed() -
 
 
 def runner(root: Path) -> CallRunner:
-    return CallRunner(default_registry(), ToolContext(root=root), ScriptedApprover(), Rules())
+    return CallRunner(
+        default_registry(), ToolContext(root=root), CallGates.of(ScriptedApprover(), Rules())
+    )
 
 
 async def run(r: CallRunner, name: str, arguments: str) -> tuple[list[RunnerItem], ToolResult]:

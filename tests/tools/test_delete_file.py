@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from zizou.core.calls import CallRunner
+from zizou.core.gates import CallGates
 from zizou.core.permissions import Rules
 from zizou.core.protocols import ToolCall
 from zizou.errors import PathError
@@ -229,7 +230,9 @@ async def test_the_preview_gives_the_size_and_where_the_bytes_go(
 
 
 async def run_call(root: Path, rules: Rules, path: str) -> ToolResult:
-    runner = CallRunner(default_registry(), ToolContext(root=root), HeadlessApprover(), rules)
+    runner = CallRunner(
+        default_registry(), ToolContext(root=root), CallGates.of(HeadlessApprover(), rules)
+    )
     call = ToolCall("call_1", "delete_file", f'{{"path": "{path}"}}')
     items = [item async for item in runner.run(runner.parse(call))]
     result = items[-1]

@@ -14,6 +14,7 @@ import pytest
 
 from zizou.core.approvers import ScriptedApprover
 from zizou.core.calls import CallRunner
+from zizou.core.gates import CallGates
 from zizou.core.permissions import Rules
 from zizou.core.protocols import Approval, ToolCall
 from zizou.tools import default_registry
@@ -249,7 +250,7 @@ async def test_a_background_command_asks_as_a_foreground_one_does(
     root: Path, ctx: ToolContext
 ) -> None:
     approver = ScriptedApprover([Approval("deny", "not now")])
-    runner = CallRunner(default_registry(), ctx, approver, Rules())
+    runner = CallRunner(default_registry(), ctx, CallGates.of(approver, Rules()))
     arguments = json.dumps({"command": "touch ran", "background": True})
     call = runner.parse(ToolCall("call_1", "run_bash", arguments))
     items = [item async for item in runner.run(call)]
@@ -259,7 +260,7 @@ async def test_a_background_command_asks_as_a_foreground_one_does(
     assert isinstance(items[-1], ToolResult) and not items[-1].ok
     assert not (root / "ran").exists() and ctx.jobs.ids() == []
     touch = Rules(bash_prefixes=("touch",))
-    allowed = CallRunner(default_registry(), ctx, ScriptedApprover(), touch)
+    allowed = CallRunner(default_registry(), ctx, CallGates.of(ScriptedApprover(), touch))
     items = [item async for item in allowed.run(allowed.parse(call.call))]
     assert isinstance(items[-1], ToolResult) and items[-1].ok
 
@@ -267,7 +268,7 @@ async def test_a_background_command_asks_as_a_foreground_one_does(
 async def test_job_tools_never_ask(ctx: ToolContext) -> None:
     await bash(ctx, "sleep 30", background=True)
     approver = ScriptedApprover()
-    runner = CallRunner(default_registry(), ctx, approver, Rules())
+    runner = CallRunner(default_registry(), ctx, CallGates.of(approver, Rules()))
     for name, arguments in (
         ("job_output", {"id": "c1"}),
         ("read_output", {"id": "c1"}),

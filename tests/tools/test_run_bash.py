@@ -13,6 +13,7 @@ import pytest
 
 from zizou.core.approvers import ScriptedApprover
 from zizou.core.calls import CallRunner
+from zizou.core.gates import CallGates
 from zizou.core.permissions import Rules
 from zizou.core.protocols import ToolCall
 from zizou.sandbox import Sandbox, detect
@@ -279,7 +280,7 @@ async def test_too_much_stdin_is_refused_before_anything_runs(root: Path, ctx: T
         RunBashArgs(command="cat", stdin=ONE_MIB + "x")
     with pytest.raises(pydantic.ValidationError, match="1,048,578 bytes"):
         RunBashArgs(command="cat", stdin="é" * (MAX_STDIN_BYTES // 2 + 1))
-    runner = CallRunner(default_registry(), ctx, ScriptedApprover(), Rules(yes=True))
+    runner = CallRunner(default_registry(), ctx, CallGates.of(ScriptedApprover(), Rules(yes=True)))
     arguments = json.dumps({"command": "touch ran", "stdin": ONE_MIB + "x"})
     items = [item async for item in runner.run(runner.parse(ToolCall("c1", "run_bash", arguments)))]
     [result] = items

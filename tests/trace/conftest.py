@@ -42,7 +42,7 @@ def make_logged_agent(
         history=history,
         write_compiled=False,
     )
-    log = open_debug_log(root, agent, agent.prompt, {"stream": True})  # type: ignore[arg-type]
+    log = open_debug_log(root, lambda: agent, agent.prompt, {"stream": True})
     agent.recorders.append(log)
     return agent, log
 

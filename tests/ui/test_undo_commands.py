@@ -223,7 +223,7 @@ async def test_what_stands_in_the_way_is_said(make_app: MakeApp, project: Path) 
         assert "Not put back — kept.txt: its saved copy is gone" in said(app)
         assert (project / "kept.txt").read_text() == "new\n" and not (project / "made.txt").exists()
 
-        app.session.runtime.agent.runner.rules = Rules()  # the delete asks, and waits
+        app.session.runtime.agent.runner.gates.book.replace(Rules())  # the delete asks, waits
         await send(pilot, "delete it")
         await settle(pilot, lambda: isinstance(app.screen, ApprovalScreen))
         await app.commands.run("undo", [])

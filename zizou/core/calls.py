@@ -37,21 +37,18 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from zizou.confined import PathHandle
-from zizou.core.approvers import serial
 from zizou.core.call_repair import repair_call
 from zizou.core.change_checks import after_checks, before_checks, prepare_checks
 from zizou.core.command_watch import end_watch, end_watch_now, start_watch
 from zizou.core.events import Nested, PermissionDecided, PermissionRequested, ToolProgress
+from zizou.core.gates import CallGates
 from zizou.core.messages import ERROR_PREFIX
 from zizou.core.permissions import RUN_BASH, Decision, Rules, decide
 from zizou.core.protocols import (
     Approval,
     Approver,
-    ChangeChecks,
-    ChangeRecorder,
     PermissionRequest,
     ToolCall,
-    ToolPolicy,
 )
 from zizou.errors import PathError
 from zizou.tools import Access, Registry, Tool, ToolArgs, ToolContext, ToolResult
@@ -109,24 +106,25 @@ class ResolvedCall:
 class CallRunner:
     """Runs tool calls against a registry, asking the approver where the rules say to."""
 
-    def __init__(
-        self, registry: Registry, ctx: ToolContext, approver: Approver, rules: Rules
-    ) -> None:
+    def __init__(self, registry: Registry, ctx: ToolContext, gates: CallGates) -> None:
+        """`gates`: everything a call obeys beyond its arguments (core/gates.py), complete:
+        nothing is set on a runner after it is made."""
         self.registry = registry
         self.ctx = ctx
-        self.approver: Approver = serial(approver)  # one ask at a time, however many run
-        self.rules = rules
+        self.gates = gates
         self.offered: frozenset[str] | None = None  # this step's tools; None: all of them
         self.hidden: dict[str, str] = {}  # why each tool the step hides is hidden
-        self.policy: ToolPolicy | None = None  # hooks' before_tool: may only tighten
-        # Why only tools that read may run now (plan mode), asked at each call: the mode is
-        # enforced here too, so it holds even when the hook that narrows the tools fails.
-        self.read_only: Callable[[], str | None] | None = None
-        self.changes: ChangeRecorder | None = None  # checkpoints: files kept before a change
-        self.checks: ChangeChecks | None = None  # what a change broke, added to its result
-        self.chain: tuple[str, ...] = ()  # a deck's run: the decks it runs under (approvals)
         # The calls stopped while they ran, by id: their tool's name and what they did.
         self._stopped: dict[str, tuple[str, ToolResult]] = {}
+
+    @property
+    def approver(self) -> Approver:
+        return self.gates.approver  # one ask at a time, however many calls run
+
+    @property
+    def rules(self) -> Rules:
+        """The session's rules as they are now ("always allow" included)."""
+        return self.gates.rules
 
     def take_stopped(self) -> dict[str, tuple[str, ToolResult]]:
         """The calls stopped while they ran since the last take (the loop answers them), by
@@ -155,9 +153,10 @@ class CallRunner:
 
     def _not_read_only(self, tool: Tool[Any] | None) -> str | None:
         """Why `tool` may not run while only tools that read may, if it may not."""
-        if tool is None or tool.access_kind == "read" or self.read_only is None:
+        read_only = self.gates.read_only
+        if tool is None or tool.access_kind == "read" or read_only is None:
             return None
-        why = self.read_only()
+        why = read_only()
         return None if why is None else f"{tool.name} is not offered in this step ({why})"
 
     def parse(self, call: ToolCall) -> ParsedCall:
@@ -240,7 +239,7 @@ class CallRunner:
                 yield ToolResult.error(f"refused: {decision.reason}")
                 return
         else:
-            request = _request(resolved, decision, self.ctx, self.chain)
+            request = _request(resolved, decision, self.ctx, self.gates.chain)
             yield PermissionRequested(
                 call.id,
                 tool.name,
@@ -256,7 +255,7 @@ class CallRunner:
                 yield ToolResult.error(f"the user did not approve this call{why}")
                 return
             if approval.verdict == "always":
-                self.rules = _always(self.rules, tool.name, access, decision.suggested_rules)
+                self.gates.book.always(tool.name, access, decision.suggested_rules)
             if approval.network and request.network_choice:
                 ctx = dataclasses.replace(ctx, network=True)  # this call alone
         async with aclosing(self._run_kept(resolved, ctx)) as items:
@@ -271,7 +270,7 @@ class CallRunner:
         the project's files kept before it runs, and what it changed kept before its result
         is given (however it ended)."""
         call, tool, access = resolved.call, resolved.tool, resolved.access
-        changes = self.changes if access.kind in CHANGING else None
+        changes = self.gates.changes if access.kind in CHANGING else None
         if changes is not None:
             for handle in access.handles:
                 keep = partial(_kept, changes, handle.rel, partial(changes.before_change, handle))
@@ -282,7 +281,7 @@ class CallRunner:
         watch = None
         if access.kind == "exec":
             label = access.command or tool.label(resolved.args)
-            starting = asyncio.ensure_future(start_watch(self.changes, label))
+            starting = asyncio.ensure_future(start_watch(self.gates.changes, label))
             try:
                 if not (await asyncio.wait({starting}, timeout=SLOW_WATCH_S))[0]:  # a first one
                     yield ToolProgress(call.id, tool.name, "keeping the project's files for undo…")
@@ -294,8 +293,8 @@ class CallRunner:
                 note = f"the files it changes are not kept for undo: {watch.problem}"
                 yield ToolProgress(call.id, tool.name, note)
         checked = self._checked(access)
-        if checked and self.checks is not None:
-            await before_checks(self.checks, checked)
+        if checked and self.gates.checks is not None:
+            await before_checks(self.gates.checks, checked)
 
         def stopped(result: ToolResult) -> None:
             self._stopped[call.id] = (tool.name, result)
@@ -318,28 +317,31 @@ class CallRunner:
 
     def _checked(self, access: Access) -> list[PathHandle]:
         """The files of a write call that the checks look at."""
-        return list(access.handles) if self.checks is not None and access.kind == "write" else []
+        checks = self.gates.checks
+        return list(access.handles) if checks is not None and access.kind == "write" else []
 
     async def _after_checks(
         self, access: Access, checked: list[PathHandle], result: ToolResult
     ) -> ToolResult:
         """The call's result with what the checks found its change brought; after a read,
         the checks prepare for a change to the file."""
-        if self.checks is None:
+        checks = self.gates.checks
+        if checks is None:
             return result
         if checked:
-            return await after_checks(self.checks, checked, result)
+            return await after_checks(checks, checked, result)
         if access.kind == "read":
-            await prepare_checks(self.checks, access.handles)
+            await prepare_checks(checks, access.handles)
         return result
 
     def _tightened(self, resolved: ResolvedCall, decision: Decision) -> Decision:
         """The rules' decision, tightened by the tool policy (hooks): a call the rules refuse
         stays refused; one they allow or ask for may be refused, or asked for."""
-        if self.policy is None or decision.verdict == "deny":
+        policy = self.gates.policy
+        if policy is None or decision.verdict == "deny":
             return decision
         arguments = resolved.args.model_dump(mode="json")
-        verdict = self.policy.before_tool(resolved.tool.name, arguments, resolved.access.kind)
+        verdict = policy.before_tool(resolved.tool.name, arguments, resolved.access.kind)
         if verdict is None:
             return decision
         reason = f"{verdict.source}: {verdict.reason}"
@@ -486,14 +488,6 @@ def _stopped_result(work: asyncio.Future[ToolResult], name: str, ran_s: float) -
         "have done part of its work; check before you repeat it"
     )
     return dataclasses.replace(ToolResult.error(text), duration_s=ran_s)
-
-
-def _always(rules: Rules, tool: str, access: Access, suggested: tuple[str, ...]) -> Rules:
-    """The rules after the user chose "always allow" for this call."""
-    if access.kind == "exec":
-        new = tuple(rule for rule in suggested if rule not in rules.bash_prefixes)
-        return dataclasses.replace(rules, bash_prefixes=(*rules.bash_prefixes, *new))
-    return dataclasses.replace(rules, allowed_tools=rules.allowed_tools | {tool})
 
 
 def _ruled(call_id: str, tool: str, decision: Decision, sandbox: str | None) -> PermissionDecided:

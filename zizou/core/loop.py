@@ -124,7 +124,20 @@ class Agent:
         config: AgentConfig,
         recorders: list[TurnRecorder] | None = None,
         effects: StepEffects | None = None,
+        *,
+        spending: Spending | None = None,
+        finished: Callable[[], bool] | None = None,
+        checks: ChangeChecks | None = None,
+        turns: int = 0,
     ) -> None:
+        """Complete at construction: nothing is set on an agent after it is made.
+
+        `spending`: the run's spend and caps, shared with its decks (None: nothing is
+        counted). `finished`: asked after each step's tool calls, True ends the turn there,
+        done (a deck's run ends once its output was returned, whatever else the model would
+        do). `checks`: the checks the user configured, asked when the model ends a turn (the
+        main agent's). `turns`: the turns the session ran before (a resumed one's), so a
+        hook's turn number goes on."""
         self.model = model
         self.runner = runner
         self.prompt = prompt
@@ -132,15 +145,23 @@ class Agent:
         self.config = config
         self.recorders = list(recorders or [])
         self.effects: StepEffects = effects or NoEffects()
-        self.turns = 0  # the turns this process ran, for the step effects
+        self.turns = turns
         self.last_input_tokens = 0  # the latest request's, for automatic compaction
-        # The run's spend and caps, shared with its decks; None: nothing is counted.
-        self.spending: Spending | None = None
-        # Asked after each step's tool calls: True ends the turn there, done (a deck's run
-        # ends once its output was returned, whatever else the model would do).
-        self.finished: Callable[[], bool] | None = None
-        # The checks the user configured: asked when the model ends a turn (the main agent's).
-        self.checks: ChangeChecks | None = None
+        self.spending = spending
+        self.finished = finished
+        self.checks = checks
+
+    def switch_model(self, model: Model) -> None:
+        """The model of the requests from now on (`/model`); the conversation goes on."""
+        self.model = model
+
+    def set_history_window(self, window: int | None) -> None:
+        """How many earlier turns each request carries from now on (None: all)."""
+        self.config = self.config.model_copy(update={"history_window": window})
+
+    def limit_steps(self, max_steps: int) -> None:
+        """The step cap of the turns from now on (a deck's run spends its passes)."""
+        self.config = self.config.model_copy(update={"max_steps": max_steps})
 
     def build_request(
         self, step: int = 1, usage: Usage | None = None

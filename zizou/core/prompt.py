@@ -116,6 +116,7 @@ class PromptBuilder:
         redact: Callable[[str], str] | None = None,
         context_window: int | None = None,
         instructions: InstructionSet | None = None,
+        commands_note: str = "commands run with bash -c",
     ) -> None:
         self.root = root
         self.registry = registry
@@ -127,8 +128,8 @@ class PromptBuilder:
         self.mentions: Callable[[], str] = mentions or state.conversation.latest_user_text
         # Applied to the copy written to `.zizou/compiled/prompt.md`, never to what the model gets.
         self.redact = redact
-        # Where run_bash's commands run, in the model's words (set by the runtime).
-        self.commands_note = "commands run with bash -c"
+        # Where run_bash's commands run, in the model's words (the sandbox, or none).
+        self.commands_note = commands_note
         self.context_window = context_window  # the model's, in tokens: the workspace's budget
         self.workspace = WorkspaceLayer(root, state)
         self.instructions = instructions or InstructionSet()

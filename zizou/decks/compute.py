@@ -134,7 +134,7 @@ async def run_compute(
     server = WorkerServer(env, deck, child, nest, trace, ids)
     ok = False
     # The worker's own code may change files: they are kept for undo as a command's are.
-    watch = await start_watch(env.changes, f"the compute deck {deck.name}")
+    watch = await start_watch(env.gates.changes, f"the compute deck {deck.name}")
     try:
         outcome = await server.run(value)
         ok = outcome.ok
@@ -143,7 +143,6 @@ async def run_compute(
     finally:  # stopped (its timeout, Esc) too: the trace stays balanced
         end_watch_now(watch)
         trace.event("deck.end", ok=ok, **ids)
-        env.rules_back(server.runner.rules)  # an "always" said in the run holds after it
     return outcome
 
 
@@ -388,16 +387,10 @@ class WorkerServer:
 
 def tool_runner(env: DeckEnv, deck: Deck, child: Caller) -> CallRunner:
     """The deck's tools, asked for and checked as its model's calls would be (see
-    `DeckEnv._agent`): the parent's approver, rules, policy, plan mode and checkpoints."""
+    `DeckEnv._agent`): every gate of the parent's (`CallGates.for_child`)."""
     registry = deck_registry(deck, env.extra_tools)
     ctx = dataclasses.replace(env.ctx, state=SessionState(Conversation()), emit=None, nest=None)
-    runner = CallRunner(registry, ctx, env.approver, env.rules())
-    runner.changes = env.changes
-    runner.checks = env.checks
-    runner.policy = env.policy()
-    runner.read_only = env.read_only
-    runner.chain = child.chain
-    return runner
+    return CallRunner(registry, ctx, env.gates.for_child(child.chain))
 
 
 def _failed(code: Any, message: Any) -> Outcome:

@@ -28,6 +28,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -37,15 +38,11 @@ from zizou.core.events import (
     AnyEvent,
     Nested,
 )
+from zizou.core.gates import CallGates
 from zizou.core.loop import Agent, AgentConfig
-from zizou.core.permissions import Rules
 from zizou.core.protocols import (
-    Approver,
-    ChangeChecks,
-    ChangeRecorder,
     Model,
     ModelRequest,
-    ToolPolicy,
 )
 from zizou.core.spending import Metered, Spending
 from zizou.core.state import SessionState
@@ -134,22 +131,17 @@ class DeckEnv:
     root: Path
     decks: DeckSet
     ctx: ToolContext  # the parent's: its environment, sandbox, repo map and instructions
-    approver: Approver
-    rules: Callable[[], Rules]  # the main runner's rules as they are now ("always" included)
+    # The main runner's gates (core/gates.py), each run's derived from them: its approver
+    # and rule book ("always" said anywhere holds everywhere), hooks' policy, plan mode, the
+    # checkpoints (a deck's edits are undone like any) and the checks.
+    gates: CallGates
     models: Models
-    changes: ChangeRecorder | None = None  # checkpoints: a deck's edits are undone like any
-    checks: ChangeChecks | None = None  # and checked like any (their syntax, the checkers)
-    policy: Callable[[], ToolPolicy | None] = lambda: None
-    read_only: Callable[[], str | None] | None = None  # plan mode holds in a deck's run too
     deck_calls: DeckCalls = field(default_factory=DeckCalls)  # this turn's
     spending: Spending | None = None  # the run's: its caps and its per-turn call cap
     sink: Callable[[dict[str, Any]], None] | None = None  # trace events as they happen
     redact: Callable[[str], str] | None = None
     persist_traces: bool = True
     debug_log: NestedLog | None = None  # the requests and events of every run, as they happen
-    # Takes a run's rules when it ends, so an "always" answered inside it holds for the main
-    # agent and later runs too (the main runner's rules, merged).
-    rules_back: Callable[[Rules], None] = lambda rules: None
     extra_tools: ToolSource | None = None  # the MCP servers' tools a deck may list
     traces: dict[str, Trace] = field(default_factory=dict)  # the runs going on, by id
     trace_problem: str | None = None  # why a trace could not be written, the latest
@@ -288,15 +280,15 @@ class DeckEnv:
             lineage=lineage,
             inject=_adder(pending),
         )
-        agent = self._agent(run, model, box, child)
+        conversation = Conversation()
 
         def step_done() -> bool:
             """After each step's tool calls: the handlers' events go in, then has it ended?"""
             while pending:
-                inject(agent.conversation, *pending.pop(0))
+                inject(conversation, *pending.pop(0))
             return box.done
 
-        agent.finished = step_done
+        agent = self._agent(run, model, box, child, conversation, step_done)
         reference = {
             "runId": trace.run_id,
             "actionCallId": ids["actionCallId"],
@@ -325,15 +317,22 @@ class DeckEnv:
             record.outcome, ok = outcome, outcome.ok
         finally:  # stopped (its timeout, Esc) too: the trace stays balanced
             trace.event("deck.end", ok=ok, **ids)
-            self.rules_back(agent.runner.rules)  # an "always" said in the run holds after it
         return outcome
 
-    def _agent(self, run: ActionRun, model: Model, box: RunBox, child: Caller) -> Agent:
+    def _agent(
+        self,
+        run: ActionRun,
+        model: Model,
+        box: RunBox,
+        child: Caller,
+        conversation: Conversation,
+        finished: Callable[[], bool],
+    ) -> Agent:
         """The child's agent: its own state and conversation (and task state: the caller's
-        `--state`, or the deck's own), the deck's tools and actions, the parent's approver,
-        rules and policy."""
+        `--state`, or the deck's own), the deck's tools and actions, every gate of the
+        parent's (`CallGates.for_child`), the run's spending."""
         deck = run.deck
-        state = SessionState(Conversation())
+        state = SessionState(conversation)
         state.task = run.caller.state or task_state_for(deck)
         registry = deck_registry(deck, self.extra_tools)
         for action in deck.actions:
@@ -345,19 +344,24 @@ class DeckEnv:
             registry.register(return_output_tool(deck, box))
         registry.register(Fail(box))
         ctx = dataclasses.replace(self.ctx, state=state, emit=None, nest=None)
-        runner = CallRunner(registry, ctx, self.approver, self.rules())
-        runner.changes = self.changes
-        runner.checks = self.checks
-        runner.policy = Ended(box, self.policy())
-        runner.read_only = self.read_only
-        runner.chain = child.chain
+        gates = self.gates.for_child(child.chain, partial(Ended, box))
+        runner = CallRunner(registry, ctx, gates)
         prompt = DeckPrompt(deck, child, self.root, state)
         counted: Model = CountedModel(model, self.deck_calls, run.trace, run.action_call_id)
         if self.spending is not None:  # the run's caps hold in every child
             counted = Metered(counted, self.spending)
         config = AgentConfig(max_steps=deck.guardrails.passes)
         recorder = Forward(child.chain, run.nest, run.trace, run.action_call_id, self.debug_log)
-        return Agent(counted, runner, prompt, state.conversation, config, [recorder])
+        return Agent(
+            counted,
+            runner,
+            prompt,
+            conversation,
+            config,
+            [recorder],
+            spending=None,  # the model is metered: the cap holds without the agent's tally
+            finished=finished,
+        )
 
     async def _turns(self, deck: Deck, agent: Agent, box: RunBox, text: str) -> Outcome:
         """The child's turns until it returns, fails or spends its passes: an object output
@@ -388,7 +392,7 @@ class DeckEnv:
                 if problems:
                     return _invalid("invalid_output", problems)
                 break
-            agent.config = agent.config.model_copy(update={"max_steps": passes - used})
+            agent.limit_steps(passes - used)
             message = NUDGE if not problems else _text_nudge(problems)
         if finished.reason == "loop_guard":
             spent = self.spending is not None and self.spending.calls_spent
@@ -410,7 +414,7 @@ def main_tools(env: DeckEnv) -> list[Tool[Any]]:
     or `call_deck` with their list when there are more than MAX_DECK_TOOLS."""
     decks = env.decks.tools()
     if len(decks) > MAX_DECK_TOOLS:
-        return [call_deck_tool(decks, env.call, Caller(), env.read_only)]
+        return [call_deck_tool(decks, env.call, Caller(), env.gates.read_only)]
     return [deck_tool(deck, action_of(deck), env.call, Caller()) for deck in decks]
 
 

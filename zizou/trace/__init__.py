@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,13 +46,15 @@ def model_call_parameters(model: Model) -> dict[str, Any]:
 
 def open_debug_log(
     root: Path,
-    agent: Agent,
+    agent_of: Callable[[], Agent],
     prompt: PromptRecord | None = None,
     extra_parameters: Mapping[str, Any] | None = None,
 ) -> DebugLog:
-    """The debug log for `agent`, to add to its recorders."""
+    """The debug log of an agent, made before it (it is one of the agent's recorders):
+    `agent_of` gives the agent once it is made, asked when the log writes."""
 
     def parameters() -> dict[str, Any]:
+        agent = agent_of()
         spending = agent.spending
         caps = dataclasses.asdict(spending.caps) if spending is not None else None
         return {
@@ -64,7 +66,14 @@ def open_debug_log(
             **(extra_parameters or {}),
         }
 
-    redactor = Redactor(source=lambda: session_secrets(agent.model))
+    def secrets() -> list[str | None]:
+        try:
+            model = agent_of().model
+        except LookupError:  # asked as the log is made, before its agent: the keys loaded
+            return session_secrets(None)
+        return session_secrets(model)
+
+    redactor = Redactor(source=secrets)
     return DebugLog(root, redactor, prompt=prompt, call_parameters=parameters)
 
 

@@ -228,7 +228,7 @@ class SlashCommands:
             await self.say(f"Not a number of turns: {args[0]!r}.", "warning", HISTORY_FIX)
             return
         window = None if word == "all" else int(word)
-        agent.config = agent.config.model_copy(update={"history_window": window})
+        agent.set_history_window(window)
         await self.say(f"History window for this session: {window_words(window)}", "success")
 
     async def export(self, args: list[str]) -> None:

@@ -11,6 +11,7 @@ turn; its approvals are asked as any are. It waits for no turn: while one runs, 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import secrets
 import time
@@ -111,7 +112,7 @@ class DeckCommands:
         env.begin_turn(f"/run {deck.name}", [])  # the cap on model calls is per run
         # Undo takes back turns of the conversation, and a /run is none: its edits are not
         # kept for it (rather than kept under the turn before, which /undo would then revert).
-        changes, env.changes = env.changes, None
+        gates, env.gates = env.gates, dataclasses.replace(env.gates, changes=None)
         started = time.monotonic()
         try:
             try:
@@ -125,7 +126,7 @@ class DeckCommands:
                 await self._stopped(deck, row, time.monotonic() - started)
             raise
         finally:
-            env.changes = changes
+            env.gates = gates
             self._count(env)
             if self.chat.is_attached:
                 await self.turns.ready()  # what was sent meanwhile goes now

@@ -8,7 +8,6 @@ stops applying at once, so the next such call asks again.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
 from zizou.errors import ZizouError
@@ -74,16 +73,11 @@ class RuleCommands:
         if value.startswith(SAVED_TOOL):
             tool = value.removeprefix(SAVED_TOOL)
             remove_tool_rule(self.root, tool)
-            runner.rules = dataclasses.replace(
-                runner.rules,
-                saved_tools=tuple(t for t in runner.rules.saved_tools if t != tool),
-                allowed_tools=runner.rules.allowed_tools - {tool},  # "always" in this session
-            )
+            runner.gates.book.forget_tool(tool)  # saved, and "always" in this session
             said = f"Removed the rule `{tool}`: that tool asks again."
         else:
             remove_prefix(self.root, value)
-            kept = tuple(p for p in runner.rules.bash_prefixes if p != value)
-            runner.rules = dataclasses.replace(runner.rules, bash_prefixes=kept)
+            runner.gates.book.forget_prefix(value)
             said = f"Removed the rule `{value}`: such commands ask again."
         await self.notices.add_notice(said, "success", None)
 

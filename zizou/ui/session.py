@@ -123,7 +123,8 @@ class UiSession:
         self, model_id: str, *, api_key: str | None = None, api_base: str | None = None
     ) -> None:
         """Use `model_id` from the next request on; a UsageError (no key) leaves all as it was."""
-        self.runtime.agent.model = self.model_factory(model_id, api_key=api_key, api_base=api_base)
+        model = self.model_factory(model_id, api_key=api_key, api_base=api_base)
+        self.runtime.agent.switch_model(model)
         self.model_problem = self.model_problem_kind = None
 
     def open_runtime(self, resume: str | None = None) -> Runtime:

@@ -29,8 +29,10 @@ async def start_group(
 ) -> asyncio.subprocess.Process:
     """Start `argv` in a new session. The start is shielded from cancellation: cancelled while
     asyncio connects the pipes, it would kill the shell alone and leave its children running,
-    or wait forever on a pipe it never connected. So the start completes, then the command's
-    group is ended, then the cancellation goes on."""
+    or wait forever on a pipe it never connected. So the start completes and the process is
+    returned, the cancellation asked for again: it lands at the caller's next await, which
+    has the command in hand to end it and say what it printed (run_bash does). A start that
+    failed meanwhile raises the cancellation at once."""
     start = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
             *argv,
@@ -46,9 +48,15 @@ async def start_group(
         return await asyncio.shield(start)
     except asyncio.CancelledError:
         await asyncio.wait({start})
-        if not start.cancelled() and start.exception() is None:
+        if start.cancelled() or start.exception() is not None:
+            raise
+        task = asyncio.current_task()
+        if task is None:  # not in a task: nobody could be handed the process
             await abandon(start.result(), None, lambda _: None)
-        raise
+            raise
+        task.uncancel()  # this cancellation is delivered again, once the caller holds the job
+        task.cancel()
+        return start.result()
 
 
 async def abandon(
