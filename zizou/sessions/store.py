@@ -367,13 +367,20 @@ class SessionStore:
         data = json.dumps({"active_session": session_id}) + "\n"
         write_project_file(self.root, INFO_FILE, data.encode("utf-8"))
 
-    def active_id(self) -> str | None:
+    def marked_active(self) -> str | None:
+        """The session `.zizou/info.json` names as active, if its file is here, even when
+        nothing is left in it (every turn undone): what undo acts on."""
         try:
             data = json.loads(read_project_file(self.root, INFO_FILE, MAX_INFO_BYTES) or b"{}")
         except (OSError, PathError, ValueError):
             data = {}
         active = data.get("active_session") if isinstance(data, dict) else None
-        if isinstance(active, str) and active in self._ids():
+        return active if isinstance(active, str) and active in self._ids() else None
+
+    def active_id(self) -> str | None:
+        """The session `-c` continues: the active one, or the newest when that one is empty."""
+        active = self.marked_active()
+        if active is not None:
             with suppress(UsageError):  # an empty session is never resumed
                 if self.load(active).messages:
                     return active
