@@ -162,3 +162,43 @@ def test_list_numbers_turns_from_one_as_undo_and_dry_run_do(
     assert "undo would undo turn 2 " in dry.stdout
     done = run_cli(["undo"], project, zizou_home)
     assert "undid turn 2 " in done.stdout
+
+
+def layer(request: dict[str, Any], name: str) -> str:
+    system = request["messages"][0]["content"]
+    assert isinstance(system, str)
+    return system.split(f"# {name}\n\n")[1].split("\n\n# ")[0] if f"# {name}\n\n" in system else ""
+
+
+def test_undo_takes_back_the_task_state_and_the_windows_the_turn_set(
+    project: Path, zizou_home: Path
+) -> None:
+    (project / "a.py").write_text("def a():\n    return 1\n")
+    (project / "b.py").write_text("def b():\n    return 2\n")
+    first = {"goal": "keep me", "plan": [{"id": "p1", "title": "read", "status": "pending"}]}
+    turn(
+        project,
+        zizou_home,
+        [call("update_state", merge=first), call("open_in_workspace", path="a.py")],
+    )
+    ticked = {"goal": "ship it", "plan": [{"id": "p1", "title": "read", "status": "done"}]}
+    second = turn(
+        project,
+        zizou_home,
+        [call("update_state", merge=ticked), call("open_in_workspace", path="b.py")],
+        "-c",
+    )
+    assert second.json()["state"]["goal"] == "ship it"
+
+    assert run_cli(["undo"], project, zizou_home).code == 0
+
+    with LoopbackServer([{"text": "where were we"}]) as srv:
+        args = ["-c", "-p", "go on", "--model", "openai/test-model", "--api-base", srv.base_url]
+        resumed = run_cli([*args, "--output-format", "json"], project, zizou_home)
+        [request] = srv.chat_requests
+    assert resumed.code == 0, resumed.stderr
+    state = layer(request, "TASK STATE")
+    assert '"goal":"keep me"' in state and '"status":"pending"' in state
+    assert "ship it" not in state and '"status":"done"' not in state
+    assert "a.py" in layer(request, "WORKSPACE") and "b.py" not in layer(request, "WORKSPACE")
+    assert resumed.json()["state"]["goal"] == "keep me"

@@ -89,6 +89,7 @@ from zizou.sessions.records import (
     UndoneRecord,
     WorkspaceRecord,
 )
+from zizou.sessions.state_lines import StateLine, StateLines
 from zizou.sessions.turns import replayed_for_undo, users_asked
 
 _RECORD: TypeAdapter[Record] = TypeAdapter(Record)
@@ -466,43 +467,39 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
     records, warnings = _records(session_id, raw)
     meta: MetaRecord | None = None
     messages: list[dict[str, Any]] = []
-    windows: tuple[Window, ...] = ()
-    state: list[StateRecord] = []
-    sticky: tuple[str, ...] = ()
+    state_lines = StateLines()  # the state as undo left the conversation (sessions/state_lines)
     mode: str | None = None
-    hook_state: dict[str, dict[str, Any]] = {}
     checkpoints: list[CheckpointLine] = []
-    turns = 0
+    turns = asked = 0  # asked: the user messages of the conversation so far
     for record in records:
         if isinstance(record, MetaRecord):
             meta = record
         elif isinstance(record, MessageRecord | CompactedRecord | UndoneRecord | RedoneRecord):
-            if (line := replayed_for_undo(messages, record)) is not None:
+            line = replayed_for_undo(messages, record)
+            asked = users_asked(messages)[0]
+            if line is not None:
                 checkpoints.append(line)
+                state_lines.follow(line, asked)
         elif isinstance(record, CheckpointRecord | CommandRecord):
             # Its turn is the one running where the line stands: a line that names another
             # (planted, or after a skipped message) would mix up what undo restores.
-            if record.turn == users_asked(messages)[0] - 1:
+            if record.turn == asked - 1:
                 checkpoints.append(record)
             else:
                 what = record.path if isinstance(record, CheckpointRecord) else "a command"
                 warnings.append(
                     f"session {session_id}: skipped a checkpoint of {what} that names "
-                    f"turn {record.turn} where turn {users_asked(messages)[0] - 1} runs"
+                    f"turn {record.turn} where turn {asked - 1} runs"
                 )
-        elif isinstance(record, WorkspaceRecord):
-            windows = _windows(session_id, record, warnings)
-        elif isinstance(record, StateRecord):
-            state.append(record)
-        elif isinstance(record, InstructionsRecord):
-            sticky = tuple(record.sticky)
         elif isinstance(record, ModeRecord):
             mode = record.mode
-        elif isinstance(record, HookStateRecord):
-            hook_state.setdefault(record.hook, {})[record.key] = record.value
-        elif record.event == "started":
-            turns += 1
-            checkpoints.append(record)
+        elif isinstance(record, TurnRecord):
+            if record.event == "started":
+                turns += 1
+                checkpoints.append(record)
+                state_lines.new_turn()
+        else:
+            state_lines.add(asked, record)
     if meta is None:
         raise UsageError(f"session {session_id} has no header line; it cannot be resumed")
     if meta.v > FORMAT_VERSION:
@@ -516,18 +513,25 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
             typed.append(from_wire(message))
         except ValidationError:
             warnings.append(f"session {session_id}: skipped a message that could not be read")
-    return LoadedSession(
-        meta,
-        typed,
-        turns,
-        warnings,
-        windows,
-        tuple(state),
-        sticky,
-        mode,
-        hook_state,
-        tuple(checkpoints),
-    )
+    loaded = LoadedSession(meta, typed, turns, warnings, mode=mode, checkpoints=tuple(checkpoints))
+    _load_state(session_id, loaded, state_lines.lines())
+    return loaded
+
+
+def _load_state(session_id: str, loaded: LoadedSession, lines: list[StateLine]) -> None:
+    """The session's state from the lines in force: the last workspace, every task state
+    change in order, the last sticky set, the last value of each hook's key."""
+    state: list[StateRecord] = []
+    for line in lines:
+        if isinstance(line, WorkspaceRecord):
+            loaded.windows = _windows(session_id, line, loaded.warnings)
+        elif isinstance(line, StateRecord):
+            state.append(line)
+        elif isinstance(line, InstructionsRecord):
+            loaded.sticky = tuple(line.sticky)
+        else:
+            loaded.hook_state.setdefault(line.hook, {})[line.key] = line.value
+    loaded.state = tuple(state)
 
 
 def _windows(session_id: str, record: WorkspaceRecord, warnings: list[str]) -> tuple[Window, ...]:
