@@ -79,7 +79,8 @@ class Checkpoints(ChangeLog):
         store = SessionStore(root)
         loaded = store.load(session_id)
         conversation = Conversation(loaded.messages)
-        return cls(root, session_id, conversation, store.writer(session_id), loaded.checkpoints)
+        writer = store.writer(session_id)
+        return cls(root, session_id, conversation, writer, loaded.checkpoints, loaded.state_lines)
 
     def turns(self) -> list[TurnInfo]:
         """Every turn undo can reach, oldest first, with the files it changed (the turns a
@@ -199,6 +200,7 @@ class Checkpoints(ChangeLog):
         records = [stored(m) for m in self.conversation.records]
         self.conversation.replace([*records, *entry.messages])
         self.history.redone(entry.turn, redone, entry.commands)
+        self.state_lines.redone(entry.turn)
         if self.writer is not None:
             files = replace(entry, files=tuple(redone)).changed()
             messages = list(entry.messages)
@@ -284,6 +286,7 @@ class Checkpoints(ChangeLog):
         self.conversation.replace([stored(m) for m in records[: run.start]])
         entry = Undone(preview.turn, removed, tuple(kept), notes)
         self.history.undone(entry)
+        self.state_lines.cut(entry.turn, users(self.conversation.records))
         if self.writer is not None:
             undone = UndoneRecord(
                 ts=_now(),

@@ -54,14 +54,9 @@ from zizou.core.events import (
 from zizou.core.messages import Message, UserMessage, from_wire, stored, to_wire
 from zizou.core.protocols import ModelRequest
 from zizou.core.state import (
-    HookStateChanged,
-    InstructionsLoaded,
-    ModeChanged,
-    StateChanged,
     StateEvent,
-    WorkspaceChanged,
 )
-from zizou.core.workspace import Window, line_spec
+from zizou.core.workspace import Window
 from zizou.errors import PathError, UsageError
 from zizou.paths import (
     PROJECT_DIR_NAME,
@@ -77,8 +72,6 @@ from zizou.sessions.records import (
     CheckpointRecord,
     CommandRecord,
     CompactedRecord,
-    HookStateRecord,
-    InstructionsRecord,
     MessageRecord,
     MetaRecord,
     ModeRecord,
@@ -87,9 +80,8 @@ from zizou.sessions.records import (
     StateRecord,
     TurnRecord,
     UndoneRecord,
-    WorkspaceRecord,
 )
-from zizou.sessions.state_lines import StateLine, StateLines
+from zizou.sessions.state_lines import StateLines, state_record
 from zizou.sessions.turns import replayed_for_undo, users_asked
 
 _RECORD: TypeAdapter[Record] = TypeAdapter(Record)
@@ -119,6 +111,7 @@ class LoadedSession:
     mode: str | None = None  # the mode it was last in
     hook_state: dict[str, dict[str, Any]] = field(default_factory=dict)  # hook -> key -> value
     checkpoints: tuple[CheckpointLine, ...] = ()  # what undo replays (zizou/checkpoints/)
+    state_lines: StateLines = field(default_factory=StateLines)  # with the turns they are of
 
     def wire(self) -> list[dict[str, Any]]:
         """The messages as the provider is sent them."""
@@ -259,23 +252,8 @@ class SessionWriter:
 
     def record_state(self, event: StateEvent) -> None:
         """A change to the session's state worth keeping: the open windows, the task state
-        (the patch, or the whole value), the sticky instructions."""
-        match event:
-            case WorkspaceChanged(records=records):
-                self.write(WorkspaceRecord(windows=list(records)))
-            case StateChanged(snapshot=True):
-                self.write(StateRecord(source=event.source, snapshot=dict(event.value)))
-            case StateChanged():
-                patch = list(event.patch) if event.patch is not None else None
-                self.write(StateRecord(source=event.source, patch=patch, merge=event.merge))
-            case InstructionsLoaded(sticky=sticky):
-                self.write(InstructionsRecord(sticky=list(sticky)))
-            case ModeChanged(mode=mode):
-                self.write(ModeRecord(mode=mode))
-            case HookStateChanged(hook=hook, key=key, value=value):
-                self.write(HookStateRecord(hook=hook, key=key, value=value))
-            case _:
-                assert_never(event)
+        (the patch, or the whole value), the sticky instructions, the mode, a hook's value."""
+        self.write(state_record(event))
 
     def record_compaction(self, messages: list[dict[str, Any]]) -> None:
         """The conversation is now `messages`, shortened to fit the context window."""
@@ -513,47 +491,20 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
             typed.append(from_wire(message))
         except ValidationError:
             warnings.append(f"session {session_id}: skipped a message that could not be read")
-    loaded = LoadedSession(meta, typed, turns, warnings, mode=mode, checkpoints=tuple(checkpoints))
-    _load_state(session_id, loaded, state_lines.lines())
-    return loaded
-
-
-def _load_state(session_id: str, loaded: LoadedSession, lines: list[StateLine]) -> None:
-    """The session's state from the lines in force: the last workspace, every task state
-    change in order, the last sticky set, the last value of each hook's key."""
-    state: list[StateRecord] = []
-    for line in lines:
-        if isinstance(line, WorkspaceRecord):
-            loaded.windows = _windows(session_id, line, loaded.warnings)
-        elif isinstance(line, StateRecord):
-            state.append(line)
-        elif isinstance(line, InstructionsRecord):
-            loaded.sticky = tuple(line.sticky)
-        else:
-            loaded.hook_state.setdefault(line.hook, {})[line.key] = line.value
-    loaded.state = tuple(state)
-
-
-def _windows(session_id: str, record: WorkspaceRecord, warnings: list[str]) -> tuple[Window, ...]:
-    """The windows a workspace record names; a damaged one is skipped with a warning."""
-    if record.windows is None:  # written before windows had ids: files and line ranges
-        return tuple(
-            Window(
-                f"w{n}",
-                str(v.get("path", "")),
-                line_spec(v.get("start_line"), v.get("end_line")),
-                "session",
-            )
-            for n, v in enumerate(record.views, 1)
-            if v.get("path")
-        )
-    windows: list[Window] = []
-    for data in record.windows:
-        try:
-            windows.append(Window.from_record(data))
-        except (KeyError, TypeError, ValueError) as exc:
-            warnings.append(f"session {session_id}: skipped a workspace window ({exc})")
-    return tuple(windows)
+    now = state_lines.in_force(session_id)
+    return LoadedSession(
+        meta,
+        typed,
+        turns,
+        warnings + now.warnings,
+        now.windows,
+        now.task,
+        now.sticky,
+        mode,
+        now.hook_state,
+        tuple(checkpoints),
+        state_lines,
+    )
 
 
 def _unknown_kind(line: bytes) -> str | None:
