@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from zizou import confined
 from zizou.checkpoints.blobs import DAY_S, MAX_SAVED_BYTES, BlobStore, Pruned, digest
 from zizou.checkpoints.commands import CommandWatch
 from zizou.checkpoints.history import FileChange, History
@@ -65,7 +66,8 @@ class ChangeLog:
 
     def prune(self, max_mb: int, max_age_days: int) -> Pruned:
         """Prune the project's blobs (see `BlobStore.prune`) and the snapshots' repository
-        (`ShadowRepo.prune`); at start-up."""
+        (`ShadowRepo.prune`), and sweep the temp files of writes cut short; at start-up."""
+        confined.sweep_staged(self.root)
         if self.shadow is not None:
             try:
                 self.shadow.prune(max_age_days * DAY_S)
