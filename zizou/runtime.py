@@ -58,6 +58,7 @@ from zizou.sandbox import Sandbox, SandboxStatus, detect, hidden_dirs_for
 from zizou.sessions import SessionStore, SessionWriter
 from zizou.sessions.records import StateRecord
 from zizou.sessions.store import LoadedSession
+from zizou.sessions.task_replay import replay_task_state
 from zizou.tools import Registry, ToolContext, default_registry
 from zizou.tools.jobs import JobTable, next_job_number
 from zizou.tools.jobs.left_running import JobRecord
@@ -422,7 +423,11 @@ def _checkpoints(
 ) -> Checkpoints:
     """The session's checkpoints (what undo restores), the project's store pruned first."""
     lines = loaded.checkpoints if loaded is not None else ()
-    checkpoints = Checkpoints(options.root, session_id, state.conversation, writer, lines)
+    state_lines = loaded.state_lines if loaded is not None else None
+    checkpoints = Checkpoints(
+        options.root, session_id, state.conversation, writer, lines, state_lines
+    )
+    state.subscribe(checkpoints.record_state)  # undo takes back what a turn set, files or not
     if not options.snapshot_commands:
         checkpoints.shadow = None
     try:
@@ -511,33 +516,7 @@ def _task_state(
         state.task_problem = f"{SCHEMA_FILE} could not be used ({type(exc).__name__}: {exc})"
         return SchemaError(SCHEMA_FILE, str(exc)), [f"{state.task_problem}; no task state"]
     task = TaskState(schema)
-    good = task.snapshot()
-    skipping = False
-    for record in records:
-        if record.snapshot is not None:
-            problems = task.restore(record.snapshot)
-            skipping = bool(problems)
-            if problems:
-                task.restore(good)
-                warnings.append(f"a saved task state no longer fits its schema ({problems[0]})")
-            else:
-                good = task.snapshot()
-            continue
-        if skipping:
-            continue
-        if record.patch is not None:
-            result = task.apply_patch(record.patch, "session")
-        else:
-            result = task.apply_merge(record.merge or {}, "session")
-        if not result.ok:
-            task.restore(good)
-            skipping = True
-            warnings.append(
-                f"the task state's saved changes no longer apply ({result.message}); it goes on "
-                "from the last state that was valid"
-            )
-    task.take_user_edits()  # replayed edits were told to the model in their time
-    task.mark_snapshot()
+    warnings += replay_task_state(task, records)
     state.task = task
     return None, warnings
 

@@ -43,7 +43,8 @@ PLANNED = {"restore": "restore", "delete": "delete", "recreate": "bring back", "
     "--session",
     "session_id",
     metavar="ID",
-    help="The session (default: the active one, the one `zizou -c` continues).",
+    help="The session (default: the active one, the one zizou last ran; undo never goes on "
+    "into another session on its own).",
 )
 @click.option(
     "--force",
@@ -65,7 +66,8 @@ def undo(
     --force overwrites it)."""
     root = find_project((cwd or Path.cwd()).resolve())
     store = SessionStore(root)
-    chosen = store.resolve(session_id) if session_id else store.active_id()
+    chosen = store.resolve(session_id) if session_id else store.marked_active()
+    chosen = chosen or store.active_id()  # a project whose active session is not recorded
     if chosen is None:
         raise UsageError("there is no session in this project: nothing to undo")
     checkpoints = Checkpoints.open(root, chosen)
@@ -73,10 +75,10 @@ def undo(
         if list_turns:
             _list(chosen, checkpoints.turns())
             return 0
+        preview = checkpoints.undo_preview()
+        if preview is None:
+            raise UsageError(_nothing_left(chosen, checkpoints, named=session_id is not None))
         if dry_run:
-            preview = checkpoints.undo_preview()
-            if preview is None:
-                raise UsageError("there is nothing to undo in this session")
             _preview(chosen, preview)
             return 0
         result = checkpoints.undo(force=force)
@@ -87,12 +89,30 @@ def undo(
     return 1 if result.failed else 0
 
 
+def _nothing_left(session_id: str, checkpoints: Checkpoints, *, named: bool) -> str:
+    """Why there is no turn to undo in the session; an older session is only ever named."""
+    if checkpoints.history.floor:
+        why = "its conversation was compacted since its last turn"
+    elif checkpoints.history.redo:
+        why = "its turns are all undone"
+    else:
+        why = "it has no turns"
+    which = "" if named else " (the active one)"
+    text = f"nothing left to undo in session {session_id}{which}: {why}"
+    if not named:
+        text += (
+            "; undo never goes on into an older session: name one with "
+            "`zizou undo --session ID` (`zizou sessions list` shows them)"
+        )
+    return text
+
+
 def _list(session_id: str, turns: list[TurnInfo]) -> None:
     count = f"{len(turns)} turn{'s' * (len(turns) != 1)}"
     click.echo(f"session {session_id}: {count}; `zizou undo` undoes the last one")
     for info in turns:
         files = ", ".join(info.files) or "no files changed"
-        click.echo(f"  {info.turn:>3}  {_quoted(info.text)}  [{files}]")
+        click.echo(f"  {info.turn + 1:>3}  {_quoted(info.text)}  [{files}]")
         if info.commands:
             click.echo(f"       ran: {_short('; '.join(info.commands))}")
         for line in caveats(info):

@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from zizou import confined
 from zizou.checkpoints.blobs import DAY_S, MAX_SAVED_BYTES, BlobStore, Pruned, digest
 from zizou.checkpoints.commands import CommandWatch
 from zizou.checkpoints.history import FileChange, History
@@ -29,8 +30,10 @@ from zizou.confined import PathHandle
 from zizou.core.conversation import Conversation
 from zizou.core.events import AnyEvent, Compacted
 from zizou.core.protocols import ModelRequest
+from zizou.core.state import StateEvent
 from zizou.errors import PathError
-from zizou.sessions.records import CheckpointLine, CommandNote, CommandRecord, Record
+from zizou.sessions.records import CheckpointLine, CommandNote, CommandRecord, ModeRecord, Record
+from zizou.sessions.state_lines import StateLines, state_record
 from zizou.sessions.store import SessionWriter
 
 log = logging.getLogger(__name__)
@@ -48,18 +51,23 @@ class ChangeLog:
         conversation: Conversation,
         writer: SessionWriter | None = None,
         lines: Iterable[CheckpointLine] = (),
+        state_lines: StateLines | None = None,
     ) -> None:
         self.root = root
+        self.session_id = session_id
         self.conversation = conversation
         self.writer = writer
         self.blobs = BlobStore(root, session_id)
         self.history = History.replay(lines)
+        # The task state, windows and hooks' state set so far, by turn (see `record_state`).
+        self.state_lines = state_lines if state_lines is not None else StateLines()
         self._pending: dict[str, int] = {}  # the turn of each file a running call changes
         self.shadow: ShadowRepo | None = ShadowRepo(root)  # None: commands are not watched
 
     def prune(self, max_mb: int, max_age_days: int) -> Pruned:
         """Prune the project's blobs (see `BlobStore.prune`) and the snapshots' repository
-        (`ShadowRepo.prune`); at start-up."""
+        (`ShadowRepo.prune`), and sweep the temp files of writes cut short; at start-up."""
+        confined.sweep_staged(self.root)
         if self.shadow is not None:
             try:
                 self.shadow.prune(max_age_days * DAY_S)
@@ -139,6 +147,7 @@ class ChangeLog:
 
     def begin_turn(self, user_text: str, history: list[dict[str, Any]]) -> None:
         self.history.redo.clear()
+        self.state_lines.new_turn()
         # The turn starting now keeps what its own calls find: nothing said of it before counts.
         self.history.forget(users(self.conversation.records))
 
@@ -148,6 +157,16 @@ class ChangeLog:
     def emit(self, event: AnyEvent) -> None:
         if isinstance(event, Compacted):  # a summary replaced the turns: none can be undone
             self.history.compacted(users(self.conversation.records))
+            self.state_lines.summarised()
+
+    # A subscriber of the session's state: what a turn changes besides files.
+
+    def record_state(self, event: StateEvent) -> None:
+        """The session's state changed: kept with the turn that changed it, so that undoing
+        the turn takes the change back (as the session file's lines do when loaded)."""
+        line = state_record(event)
+        if not isinstance(line, ModeRecord):  # the mode is the user's, never undone
+            self.state_lines.add(users(self.conversation.records), line)
 
     def changes(self, run: Run) -> list[FileChange]:
         """The files a turn changed, merged over its user messages."""

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from zizou.checkpoints.files import Found, look, put_back, remove
+from zizou import confined
+from zizou.checkpoints.files import Found, look, put_back, remove, sweep_beside
 from zizou.checkpoints.history import FileChange, Undone
 from zizou.checkpoints.plans import (
     FileOutcome,
@@ -79,7 +80,8 @@ class Checkpoints(ChangeLog):
         store = SessionStore(root)
         loaded = store.load(session_id)
         conversation = Conversation(loaded.messages)
-        return cls(root, session_id, conversation, store.writer(session_id), loaded.checkpoints)
+        writer = store.writer(session_id)
+        return cls(root, session_id, conversation, writer, loaded.checkpoints, loaded.state_lines)
 
     def turns(self) -> list[TurnInfo]:
         """Every turn undo can reach, oldest first, with the files it changed (the turns a
@@ -141,6 +143,7 @@ class Checkpoints(ChangeLog):
         """Undo every turn from the last back to `to_turn` (a `TurnInfo.turn`), latest first;
         each can be redone in turn. Refuses as `undo` does, before changing anything."""
         previews, saved = self._verified(self.rewind_preview(to_turn))
+        self._sweep(previews)
         if not force and any(preview.conflicts for preview in previews):
             raise UndoRefused(previews)
         outcomes: list[FileOutcome] = []
@@ -173,6 +176,7 @@ class Checkpoints(ChangeLog):
             why = "nothing was undone" if not self.history.redo else "the conversation went on"
             raise UndoError(f"there is nothing to redo: {why} since")
         (preview,), saved = self._verified((found,))
+        self._sweep((preview,))
         if not force and preview.conflicts:
             raise UndoRefused([preview], "redo")
         changes = {change.path: change for change in entry.files}
@@ -199,6 +203,7 @@ class Checkpoints(ChangeLog):
         records = [stored(m) for m in self.conversation.records]
         self.conversation.replace([*records, *entry.messages])
         self.history.redone(entry.turn, redone, entry.commands)
+        self.state_lines.redone(entry.turn)
         if self.writer is not None:
             files = replace(entry, files=tuple(redone)).changed()
             messages = list(entry.messages)
@@ -284,6 +289,7 @@ class Checkpoints(ChangeLog):
         self.conversation.replace([stored(m) for m in records[: run.start]])
         entry = Undone(preview.turn, removed, tuple(kept), notes)
         self.history.undone(entry)
+        self.state_lines.cut(entry.turn, users(self.conversation.records))
         if self.writer is not None:
             undone = UndoneRecord(
                 ts=_now(),
@@ -294,6 +300,12 @@ class Checkpoints(ChangeLog):
             )
             self.writer.record_undo(undone, len(self.conversation))
         return outcomes, None
+
+    def _sweep(self, previews: tuple[TurnPreview, ...]) -> None:
+        """Remove the temp files a write cut short left (an undo killed halfway, a crash): in
+        `.zizou/tmp`, and beside the files about to be put back."""
+        confined.sweep_staged(self.root)
+        sweep_beside(self.root, [plan.path for preview in previews for plan in preview.files])
 
     def _settle(self, durable: bool) -> None:
         """After a batch written without syncs: list its blobs, and make every write durable

@@ -22,6 +22,7 @@ from zizou.confined._fd import (
     read_head,
     scandir,
     stat,
+    sweep_staged,
 )
 from zizou.confined._handle import PathHandle, open_handle
 from zizou.confined._resolve import (
@@ -56,4 +57,5 @@ __all__ = [
     "resolve_unasked",
     "scandir",
     "stat",
+    "sweep_staged",
 ]

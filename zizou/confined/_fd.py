@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zizou.confined._resolve import failure, real_root
+from zizou.confined._staging import open_stage, staged_name, sweep_stage
 from zizou.errors import PathError
 
 NEW_FILE_MODE = 0o644
@@ -253,25 +254,78 @@ def atomic_write(
     rel, name = "/".join(parts), parts[-1]
     with _parent(base, parts, create=True) as dir_fd:
         mode = _mode_to_keep(dir_fd, name, rel, new_mode)
-        replace_in(dir_fd, name, rel, data, mode, durable)
+        replace_in(dir_fd, name, rel, data, mode, durable, base)
 
 
-def replace_in(dir_fd: int, name: str, rel: str, data: bytes, mode: int, durable: bool) -> None:
-    """Replace `name` in the directory `dir_fd` with `data`: a temp file beside it, renamed
-    over it; on failure the temp file is removed and the old file is left as it was."""
+def replace_in(
+    dir_fd: int, name: str, rel: str, data: bytes, mode: int, durable: bool, base: Path
+) -> None:
+    """Replace `name` in the directory `dir_fd` with `data`: a temp file in the stage of the
+    project whose real root is `base` (`_staging.py`), or beside the file, renamed over it; on
+    failure the temp file is removed and the old file is left as it was."""
+    stage = _stage(base)
+    if stage is not None:
+        try:
+            if _replace(stage, staged_name(), dir_fd, name, rel, data, mode, durable):
+                return
+        finally:
+            os.close(stage)
     temp = f".{name[:200]}.{secrets.token_hex(4)}.tmp"
+    _replace(dir_fd, temp, dir_fd, name, rel, data, mode, durable, fall_back=False)
+
+
+def sweep_staged(root: Path) -> int:
+    """Remove what atomic writes of processes now gone left in the stage (`_staging.py`):
+    at start-up, and before an undo. How many temp files went."""
     try:
-        _write_temp(dir_fd, temp, data, mode, durable)
-        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        root_fd = _open_root(real_root(root))
+    except PathError:
+        return 0
+    try:
+        return sweep_stage(root_fd)
+    finally:
+        os.close(root_fd)
+
+
+def _stage(base: Path) -> int | None:
+    try:
+        root_fd = _open_root(base)
+    except PathError:
+        return None
+    try:
+        return open_stage(root_fd)
+    finally:
+        os.close(root_fd)
+
+
+def _replace(
+    temp_dir: int,
+    temp: str,
+    dir_fd: int,
+    name: str,
+    rel: str,
+    data: bytes,
+    mode: int,
+    durable: bool,
+    fall_back: bool = True,
+) -> bool:
+    """Write `temp` in `temp_dir`, then rename it to `name` in `dir_fd`; False (nothing
+    changed) when `fall_back` and the two are on different file systems."""
+    try:
+        _write_temp(temp_dir, temp, data, mode, durable)
+        os.replace(temp, name, src_dir_fd=temp_dir, dst_dir_fd=dir_fd)
     except BaseException as exc:
         with contextlib.suppress(OSError):
-            os.unlink(temp, dir_fd=dir_fd)
+            os.unlink(temp, dir_fd=temp_dir)
+        if fall_back and isinstance(exc, OSError) and exc.errno == errno.EXDEV:
+            return False
         if isinstance(exc, OSError):
             raise failure(rel, exc) from exc
         raise
     if durable:
         with contextlib.suppress(OSError):
             os.fsync(dir_fd)  # make the rename durable
+    return True
 
 
 def _mode_to_keep(dir_fd: int, name: str, rel: str, new_mode: int) -> int:
@@ -364,4 +418,5 @@ __all__ = [
     "read_head",
     "scandir",
     "stat",
+    "sweep_staged",
 ]

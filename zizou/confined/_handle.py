@@ -108,7 +108,7 @@ class PathHandle:
                 os.close(fd)
             self._dir_fd, self._missing = made[-1], []
         mode = _mode_to_keep(self._fd(), self.name, self.rel, new_mode)
-        replace_in(self._fd(), self.name, self.rel, data, mode, durable=True)
+        replace_in(self._fd(), self.name, self.rel, data, mode, True, real_root(self.root))
 
 
 def open_handle(root: Path, raw: str, *, unasked: bool = False) -> PathHandle:

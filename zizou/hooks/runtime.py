@@ -203,6 +203,13 @@ class HookRuntime:
         )
         return None
 
+    def state_restored(self) -> None:
+        """The session's hooks' state was set back (an undo, a redo): each hook goes on from
+        its values as the session holds them now."""
+        for hook in self.hooks:
+            hook.store.values = dict(self.state.hook_state.get(hook.source.name, {}))
+            hook.store.pending = {}
+
     def skip(self, source: HookSource, why: str) -> None:
         self.skipped[source.name] = why
 

@@ -54,14 +54,9 @@ from zizou.core.events import (
 from zizou.core.messages import Message, UserMessage, from_wire, stored, to_wire
 from zizou.core.protocols import ModelRequest
 from zizou.core.state import (
-    HookStateChanged,
-    InstructionsLoaded,
-    ModeChanged,
-    StateChanged,
     StateEvent,
-    WorkspaceChanged,
 )
-from zizou.core.workspace import Window, line_spec
+from zizou.core.workspace import Window
 from zizou.errors import PathError, UsageError
 from zizou.paths import (
     PROJECT_DIR_NAME,
@@ -77,8 +72,6 @@ from zizou.sessions.records import (
     CheckpointRecord,
     CommandRecord,
     CompactedRecord,
-    HookStateRecord,
-    InstructionsRecord,
     MessageRecord,
     MetaRecord,
     ModeRecord,
@@ -87,8 +80,8 @@ from zizou.sessions.records import (
     StateRecord,
     TurnRecord,
     UndoneRecord,
-    WorkspaceRecord,
 )
+from zizou.sessions.state_lines import StateLines, state_record
 from zizou.sessions.turns import replayed_for_undo, users_asked
 
 _RECORD: TypeAdapter[Record] = TypeAdapter(Record)
@@ -118,6 +111,7 @@ class LoadedSession:
     mode: str | None = None  # the mode it was last in
     hook_state: dict[str, dict[str, Any]] = field(default_factory=dict)  # hook -> key -> value
     checkpoints: tuple[CheckpointLine, ...] = ()  # what undo replays (zizou/checkpoints/)
+    state_lines: StateLines = field(default_factory=StateLines)  # with the turns they are of
 
     def wire(self) -> list[dict[str, Any]]:
         """The messages as the provider is sent them."""
@@ -258,23 +252,8 @@ class SessionWriter:
 
     def record_state(self, event: StateEvent) -> None:
         """A change to the session's state worth keeping: the open windows, the task state
-        (the patch, or the whole value), the sticky instructions."""
-        match event:
-            case WorkspaceChanged(records=records):
-                self.write(WorkspaceRecord(windows=list(records)))
-            case StateChanged(snapshot=True):
-                self.write(StateRecord(source=event.source, snapshot=dict(event.value)))
-            case StateChanged():
-                patch = list(event.patch) if event.patch is not None else None
-                self.write(StateRecord(source=event.source, patch=patch, merge=event.merge))
-            case InstructionsLoaded(sticky=sticky):
-                self.write(InstructionsRecord(sticky=list(sticky)))
-            case ModeChanged(mode=mode):
-                self.write(ModeRecord(mode=mode))
-            case HookStateChanged(hook=hook, key=key, value=value):
-                self.write(HookStateRecord(hook=hook, key=key, value=value))
-            case _:
-                assert_never(event)
+        (the patch, or the whole value), the sticky instructions, the mode, a hook's value."""
+        self.write(state_record(event))
 
     def record_compaction(self, messages: list[dict[str, Any]]) -> None:
         """The conversation is now `messages`, shortened to fit the context window."""
@@ -367,13 +346,20 @@ class SessionStore:
         data = json.dumps({"active_session": session_id}) + "\n"
         write_project_file(self.root, INFO_FILE, data.encode("utf-8"))
 
-    def active_id(self) -> str | None:
+    def marked_active(self) -> str | None:
+        """The session `.zizou/info.json` names as active, if its file is here, even when
+        nothing is left in it (every turn undone): what undo acts on."""
         try:
             data = json.loads(read_project_file(self.root, INFO_FILE, MAX_INFO_BYTES) or b"{}")
         except (OSError, PathError, ValueError):
             data = {}
         active = data.get("active_session") if isinstance(data, dict) else None
-        if isinstance(active, str) and active in self._ids():
+        return active if isinstance(active, str) and active in self._ids() else None
+
+    def active_id(self) -> str | None:
+        """The session `-c` continues: the active one, or the newest when that one is empty."""
+        active = self.marked_active()
+        if active is not None:
             with suppress(UsageError):  # an empty session is never resumed
                 if self.load(active).messages:
                     return active
@@ -459,43 +445,39 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
     records, warnings = _records(session_id, raw)
     meta: MetaRecord | None = None
     messages: list[dict[str, Any]] = []
-    windows: tuple[Window, ...] = ()
-    state: list[StateRecord] = []
-    sticky: tuple[str, ...] = ()
+    state_lines = StateLines()  # the state as undo left the conversation (sessions/state_lines)
     mode: str | None = None
-    hook_state: dict[str, dict[str, Any]] = {}
     checkpoints: list[CheckpointLine] = []
-    turns = 0
+    turns = asked = 0  # asked: the user messages of the conversation so far
     for record in records:
         if isinstance(record, MetaRecord):
             meta = record
         elif isinstance(record, MessageRecord | CompactedRecord | UndoneRecord | RedoneRecord):
-            if (line := replayed_for_undo(messages, record)) is not None:
+            line = replayed_for_undo(messages, record)
+            asked = users_asked(messages)[0]
+            if line is not None:
                 checkpoints.append(line)
+                state_lines.follow(line, asked)
         elif isinstance(record, CheckpointRecord | CommandRecord):
             # Its turn is the one running where the line stands: a line that names another
             # (planted, or after a skipped message) would mix up what undo restores.
-            if record.turn == users_asked(messages)[0] - 1:
+            if record.turn == asked - 1:
                 checkpoints.append(record)
             else:
                 what = record.path if isinstance(record, CheckpointRecord) else "a command"
                 warnings.append(
                     f"session {session_id}: skipped a checkpoint of {what} that names "
-                    f"turn {record.turn} where turn {users_asked(messages)[0] - 1} runs"
+                    f"turn {record.turn} where turn {asked - 1} runs"
                 )
-        elif isinstance(record, WorkspaceRecord):
-            windows = _windows(session_id, record, warnings)
-        elif isinstance(record, StateRecord):
-            state.append(record)
-        elif isinstance(record, InstructionsRecord):
-            sticky = tuple(record.sticky)
         elif isinstance(record, ModeRecord):
             mode = record.mode
-        elif isinstance(record, HookStateRecord):
-            hook_state.setdefault(record.hook, {})[record.key] = record.value
-        elif record.event == "started":
-            turns += 1
-            checkpoints.append(record)
+        elif isinstance(record, TurnRecord):
+            if record.event == "started":
+                turns += 1
+                checkpoints.append(record)
+                state_lines.new_turn()
+        else:
+            state_lines.add(asked, record)
     if meta is None:
         raise UsageError(f"session {session_id} has no header line; it cannot be resumed")
     if meta.v > FORMAT_VERSION:
@@ -509,40 +491,20 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
             typed.append(from_wire(message))
         except ValidationError:
             warnings.append(f"session {session_id}: skipped a message that could not be read")
+    now = state_lines.in_force(session_id)
     return LoadedSession(
         meta,
         typed,
         turns,
-        warnings,
-        windows,
-        tuple(state),
-        sticky,
+        warnings + now.warnings,
+        now.windows,
+        now.task,
+        now.sticky,
         mode,
-        hook_state,
+        now.hook_state,
         tuple(checkpoints),
+        state_lines,
     )
-
-
-def _windows(session_id: str, record: WorkspaceRecord, warnings: list[str]) -> tuple[Window, ...]:
-    """The windows a workspace record names; a damaged one is skipped with a warning."""
-    if record.windows is None:  # written before windows had ids: files and line ranges
-        return tuple(
-            Window(
-                f"w{n}",
-                str(v.get("path", "")),
-                line_spec(v.get("start_line"), v.get("end_line")),
-                "session",
-            )
-            for n, v in enumerate(record.views, 1)
-            if v.get("path")
-        )
-    windows: list[Window] = []
-    for data in record.windows:
-        try:
-            windows.append(Window.from_record(data))
-        except (KeyError, TypeError, ValueError) as exc:
-            warnings.append(f"session {session_id}: skipped a workspace window ({exc})")
-    return tuple(windows)
 
 
 def _unknown_kind(line: bytes) -> str | None:

@@ -34,6 +34,7 @@ from zizou.checkpoints import (
     UndoResult,
     caveats,
 )
+from zizou.checkpoints.session_state import follow_turns
 from zizou.errors import ZizouError
 from zizou.ui.conversations import TAGLINE
 from zizou.ui.host import SessionChanged, ShowScreen
@@ -145,12 +146,26 @@ class UndoCommands:
                 await self._show_again()
                 await self.chat.add_notice(f"The {verb} failed: {exc}", "error")
                 return
+            problems = await asyncio.to_thread(self._follow_turns)
             self.opening.current.last_request_tokens = 0  # the context in use is not known
             await self._show_again()
             await self._report(verb, result)
+            for problem in problems:
+                await self.chat.add_notice(sentence(problem), "warning")
         finally:
             await self.turns.ready()
             self.host.post_message(SessionChanged())
+
+    def _follow_turns(self) -> list[str]:
+        """The task state, windows, hooks' state and sticky instructions as the turns left in
+        the conversation left them; what could not be set back."""
+        runtime = self.opening.current.runtime
+        if runtime.checkpoints is None:
+            return []
+        problems = follow_turns(runtime.state, runtime.checkpoints.state_lines, runtime.session_id)
+        if runtime.hooks is not None:
+            runtime.hooks.state_restored()
+        return problems
 
     def _ask(self, verb: str, do: Do, refused: UndoRefused) -> None:
         async def answered(yes: bool | None) -> None:
