@@ -59,7 +59,10 @@ def test_headless_path_imports_neither_litellm_nor_textual() -> None:
 # A module is placed by the longest prefix listed; the subcommands (`zizou keys`, `zizou map`...)
 # sit with the front ends whatever package holds them.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base", ("zizou", "errors", "env", "secret_files", "skipped_dirs", "redact")),
+    (
+        "base",
+        ("zizou", "errors", "env", "secret_files", "skipped_dirs", "redact", "terminal_text"),
+    ),
     ("system", ("confined", "paths", "git", "ignore", "sandbox")),
     (
         "contracts",

@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from zizou.tools.run_bash import strip_terminal_controls
+from zizou.terminal_text import strip_terminal_controls
 
 # A possibly unfinished escape sequence at the end of a chunk: held back until the next one.
 _PARTIAL_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*|[PX^_][^\x1b]*|[ -/]*)?\Z")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from zizou.terminal_text import strip_terminal_controls
 from zizou.tools.jobs.spool import Line, OutputSpool
 
 HEAD_LINES = 1_000
@@ -24,28 +25,8 @@ READ_CHARS = 40_000
 READ_LINE_CHARS = 20_000
 KEPT_NOTE = "the first 64 MiB and the last 256 KiB"  # of an output longer than that
 
-_CONTROL = re.compile(
-    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC (titles, hyperlinks)
-    r"|\x1b\[[0-?]*[ -/]*[@-~]"  # CSI (colours, cursor movement)
-    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM, APC strings
-    r"|\x1b[ -/]*[0-~]?"  # other escapes, or a lone ESC
-    r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"  # other controls (C0 but \t \n \r, DEL, C1)
-)
 # How a result names the output a person can still read whole (the app's rows look for it).
 OUTPUT_REF = re.compile(r'read_output\(id="(c\d+)"')
-
-
-def strip_terminal_controls(text: str) -> str:
-    """Text as a terminal would leave it: no escape sequences, `\\r` overwrites kept to the last."""
-    text = _CONTROL.sub("", text).replace("\r\n", "\n")
-    lines = text.split("\n")
-    return "\n".join(_last_overwrite(line) for line in lines)
-
-
-def _last_overwrite(line: str) -> str:
-    if "\r" not in line:
-        return line
-    return next((part for part in reversed(line.split("\r")) if part), "")
 
 
 def output_ref(text: str) -> str | None:
