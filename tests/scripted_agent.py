@@ -16,7 +16,7 @@ from zizou.core.gates import CallGates
 from zizou.core.loop import Agent, AgentConfig
 from zizou.core.permissions import Rules
 from zizou.core.prompt import PromptBuilder
-from zizou.core.protocols import ChangeRecorder, StepEffects, TurnRecorder
+from zizou.core.protocols import Approver, ChangeRecorder, StepEffects, TurnRecorder
 from zizou.core.spending import Spending
 from zizou.core.state import SessionState
 from zizou.providers.fake import ScriptedModel
@@ -30,7 +30,7 @@ def call(name: str, **arguments: Any) -> dict[str, Any]:
 def make_agent(
     root: Path,
     replies: list[Any],
-    approver: ScriptedApprover | None = None,
+    approver: Approver | None = None,
     rules: Rules | None = None,
     max_steps: int = 15,
     *,

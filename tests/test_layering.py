@@ -63,7 +63,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "base",
         ("zizou", "errors", "env", "secret_files", "skipped_dirs", "redact", "terminal_text"),
     ),
-    ("system", ("confined", "paths", "git", "ignore", "sandbox")),
+    ("system", ("confined", "paths", "git", "ignore", "sandbox", "process_groups")),
     (
         "contracts",
         (

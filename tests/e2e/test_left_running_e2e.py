@@ -94,9 +94,9 @@ def test_the_next_zizou_ends_what_a_dead_zizou_left_running_and_says_so(
         proc = start_zizou(project, zizou_home, srv)
         try:
             wait_until(lambda: running(command), "the command to run", START_S)
-            [watchdog] = [p for p in children_of(proc.pid) if b"_watchdog.py" in _cmdline(p)]
+            [watchdog] = [p for p in children_of(proc.pid) if b"watchdog_script.py" in _cmdline(p)]
             os.kill(watchdog, signal.SIGKILL)  # the watchdog dies first: nobody ends it now
-            wait_until(lambda: b"_watchdog" not in _cmdline(watchdog), "the watchdog to die")
+            wait_until(lambda: b"watchdog_script" not in _cmdline(watchdog), "the watchdog to die")
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=30)
             assert running(command)  # left running, re-parented

@@ -90,8 +90,8 @@ async def test_a_rule_approves_without_asking_and_headless_says_which_rule(
     assert (decided.by, decided.rules) == ("--allow", ("mcp__git__*",))
 
     denied = Servers(ToolResult(True, "never"))
-    agent, _ = agent_with(tmp_path, denied, [{"tool_calls": [STATUS_CALL]}, {"text": "done"}])
-    agent.runner.approver = HeadlessApprover()
+    replies = [{"tool_calls": [STATUS_CALL]}, {"text": "done"}]
+    agent, _ = agent_with(tmp_path, denied, replies, approver=HeadlessApprover())
     events = await collect(agent, "go")
     [finished] = [e for e in events if isinstance(e, ToolCallFinished)]
     assert not finished.ok and denied.calls == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from zizou.tools._procgroup import _live_member_in_proc
+from zizou.process_groups.groups import _live_member_in_proc
 
 
 def _stat(proc: Path, pid: str, state: str, group: int) -> None:

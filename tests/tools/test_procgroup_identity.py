@@ -8,7 +8,7 @@ import subprocess
 
 from waiting import wait_until
 
-from zizou.tools._procgroup import end_groups_now, group_command, same_group, start_time
+from zizou.process_groups import end_groups_now, group_command, same_group, start_time
 
 
 def test_a_group_is_the_same_only_with_its_leaders_start_time() -> None:

@@ -20,8 +20,8 @@ from pathlib import Path
 from zizou.checks.checkers import Checker
 from zizou.checks.report import Finding
 from zizou.env import scrubbed_env
+from zizou.process_groups import group_alive, kill_process_group
 from zizou.sandbox import Sandbox
-from zizou.tools._procgroup import group_alive, kill_process_group
 
 OUTPUT_LIMIT = 1_000_000  # bytes of a checker's output read
 STRAY_GRACE_S = 0.2  # how long output held open by a process the checker left is read on

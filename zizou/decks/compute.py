@@ -55,8 +55,8 @@ from zizou.decks.tools import (
 from zizou.decks.toolset import deck_registry
 from zizou.decks.trace import Trace
 from zizou.env import scrubbed_env
+from zizou.process_groups import kill_process_group
 from zizou.tools import ToolResult
-from zizou.tools._procgroup import kill_process_group
 
 if TYPE_CHECKING:
     from zizou.decks.run import DeckEnv

@@ -24,7 +24,7 @@ import mcp_types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
-from zizou.tools._procgroup import group_alive, kill_process_group
+from zizou.process_groups import group_alive, kill_process_group
 
 MAX_LINE_BYTES = 64 * 1024 * 1024  # one message; a larger one ends the connection, said so
 EXIT_GRACE_S = 0.5  # after stdin closes, before the process group is signalled

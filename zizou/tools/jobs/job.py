@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
-from zizou.tools._procgroup import kill_process_group
+from zizou.process_groups import kill_process_group
 from zizou.tools.jobs.process import (
     FINISH_S,
     abandon,

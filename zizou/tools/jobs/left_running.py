@@ -21,7 +21,7 @@ from pathlib import Path
 from zizou import confined
 from zizou.errors import PathError
 from zizou.paths import PROJECT_DIR_NAME, project_dir
-from zizou.tools._procgroup import end_groups_now, group_command, same_group, start_time
+from zizou.process_groups import end_groups_now, group_command, same_group, start_time
 
 JOBS_DIR = f"{PROJECT_DIR_NAME}/jobs"
 MAX_RECORD_BYTES = 1 << 20

@@ -1,7 +1,7 @@
 """Starting a command in its own process group, feeding its input and reading its output.
 
-Each command gets a new session, so its process group holds every process it spawned
-(pipelines, background jobs, dev servers) and can be ended at once (`_procgroup`). The start is
+Each command gets a new session, so its process group holds every process it spawned (pipelines,
+background jobs, dev servers) and can be ended at once (`zizou.process_groups`). The start is
 shielded from cancellation, the input is written while the output is read (a command that prints
 a lot before it reads, or never reads, cannot stall either side), and a command whose shell
 exited while processes it left behind still hold its output is ended rather than waited for,
@@ -14,7 +14,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from zizou.tools._procgroup import kill_process_group
+from zizou.process_groups import kill_process_group
 
 EOF_GRACE_S = 1.0
 POLL_S = 0.05

@@ -19,7 +19,7 @@ import weakref
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from zizou.tools._procgroup import end_groups_now, group_alive
+from zizou.process_groups import end_groups_now, group_alive
 from zizou.tools.jobs.job import Job
 from zizou.tools.jobs.left_running import JobRecord
 from zizou.tools.jobs.spool import OutputSpool

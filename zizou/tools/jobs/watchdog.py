@@ -1,6 +1,6 @@
-"""zizou's side of the watchdog (`zizou/tools/_watchdog.py`): one per zizou process, started
-with the first command, told of every process group zizou starts and of each that is over, so
-that zizou's death, however it comes, ends the commands it left running.
+"""zizou's side of the watchdog (`zizou/process_groups/watchdog_script.py`): one per zizou process,
+started with the first command, told of every process group zizou starts and of each that is
+over, so that zizou's death, however it comes, ends the commands it left running.
 
 A watchdog that cannot be started, or that died, is logged and started again at the next
 group; the groups are then still ended when zizou exits normally (`JobTable.close`), and a
@@ -15,9 +15,9 @@ import sys
 import threading
 from pathlib import Path
 
-from zizou.tools._procgroup import start_time
+from zizou.process_groups import start_time
 
-SCRIPT = Path(__file__).resolve().parent.parent / "_watchdog.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "process_groups" / "watchdog_script.py"
 log = logging.getLogger(__name__)
 
 

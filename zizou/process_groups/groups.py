@@ -5,7 +5,7 @@ holds every process it spawned (pipelines, background jobs, dev servers) and can
 A group is named by its id and its leader's start time (`start_time`), so a group ended long
 ago is never taken for another that was given the same number since (`same_group`).
 
-Standard library only: the watchdog (`_watchdog.py`) runs this module on its own.
+Standard library only: the watchdog (`watchdog_script.py`) runs this module on its own.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ and each that is over (`- PGID`). The pipe's end of file is zizou's death, the p
 signal that every Unix has: the groups still running, each still the same group by its
 leader's start time, are ended, TERM then KILL.
 
-Run as a script (`python -I -S _watchdog.py`): it imports nothing of zizou but `_procgroup`,
+Run as a script (`python -I -S watchdog_script.py`): it imports nothing of zizou but `groups`,
 beside it, which uses the standard library only.
 """
 
@@ -25,7 +25,7 @@ from pathlib import Path
 def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl+C meant for zizou is not for it
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from _procgroup import end_groups_now, same_group  # type: ignore[import-not-found]
+    from groups import end_groups_now, same_group  # type: ignore[import-not-found]
 
     groups: dict[int, int] = {}  # group id: its leader's start time
     for line in sys.stdin.buffer:  # until zizou, the only writer, is gone
