@@ -96,6 +96,13 @@ RUN_FLAGS = (
         "config.toml.",
     ),
     click.option(
+        "--permission-mode",
+        type=click.Choice(["ask", "accept-edits", "auto"]),
+        default=None,
+        help="How much asks: ask (edits and commands), accept-edits (commands; the default), "
+        "auto (only what the sandbox does not hold).",
+    ),
+    click.option(
         "--network",
         "sandbox_network",
         is_flag=True,

@@ -91,6 +91,7 @@ def result_object(
     workspace: tuple[WindowInfo, ...] = (),
     state: Mapping[str, Any] | None = None,
     mode: str | None = None,
+    permission_mode: str | None = None,
 ) -> dict[str, Any]:
     """The last line of a json or stream-json run; an error result also says `error.kind`."""
     result: dict[str, Any] = {
@@ -115,6 +116,8 @@ def result_object(
         result["state"] = dict(state)
     if mode is not None:
         result["mode"] = mode
+    if permission_mode is not None:
+        result["permission_mode"] = permission_mode
     if result["subtype"] == "error":
         kind = kind or finished.error_kind or ERROR_KINDS.get(finished.reason, "runtime")
         result["error"] = {"kind": kind, "message": finished.message or ""}
@@ -441,6 +444,7 @@ class HeadlessRun:
             self.runtime.state.windows,
             task.value if task is not None else None,
             self.runtime.state.mode,
+            self.runtime.agent.runner.rules.permission_mode,
         )
 
     def _plan(self) -> str:

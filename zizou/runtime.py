@@ -7,6 +7,7 @@ very same loop under the same limits and rules.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import secrets
@@ -216,7 +217,7 @@ def build_runtime(
     checks = _checks(options, boxed, env, warnings)
     gates = CallGates.of(
         approver,
-        options.rules,
+        dataclasses.replace(options.rules, permission_mode=options.permission_mode),
         policy=hooks,
         read_only=partial(read_only_reason, state),
         changes=checkpoints,

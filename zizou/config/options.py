@@ -46,7 +46,7 @@ from zizou.config.settings import (
     Settings,
     load_settings,
 )
-from zizou.core.permissions import Rules, rules_from_allow
+from zizou.core.permissions import PermissionMode, Rules, rules_from_allow
 from zizou.env import scrubbed_env
 from zizou.errors import UsageError
 from zizou.providers.settings import RetrySettings, TimeoutSettings
@@ -64,6 +64,7 @@ LAYERED = (
     "debug_log",
     "sandbox",
     "sandbox_network",
+    "permission_mode",
     "retry",
     "timeouts",
     "history_window",
@@ -111,6 +112,7 @@ class Flags(BaseModel):
     yes: bool = False
     sandbox: SandboxMode | None = None
     sandbox_network: bool | None = None  # --network: True, or not given
+    permission_mode: PermissionMode | None = None  # --permission-mode ask|accept-edits|auto
     debug_log: bool | None = None  # --no-debug-log: False, or not given
     resume: str | None = None
     continue_last: bool = False
@@ -148,6 +150,7 @@ class RunOptions(BaseModel):
     sandbox: SandboxMode = "auto"
     sandbox_network: bool = False
     sandbox_status: SandboxStatus | None = None  # what this machine gives (None: detect it)
+    permission_mode: PermissionMode = "accept-edits"  # how much asks (core/permissions.py)
     session: SessionChoice = SessionChoice()
     debug_log: bool = True
     output_format: OutputFormat = "text"

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from zizou.checks.checkers import CheckSettings
 from zizou.core.guards import GuardSettings
+from zizou.core.permissions import PermissionMode
 from zizou.errors import UsageError
 from zizou.mcp.settings import McpSettings
 from zizou.paths import user_config_dir
@@ -60,6 +61,9 @@ class Settings(BaseModel):
     # run them otherwise, "off" runs them unsandboxed (the user's explicit choice).
     sandbox: Literal["auto", "required", "off"] | None = None
     sandbox_network: bool | None = None  # let sandboxed commands use the network
+    # How much asks: "ask" (edits and commands), "accept-edits" (commands), "auto" (only what
+    # the sandbox does not hold).
+    permission_mode: PermissionMode | None = None
     retry: RetrySettings | None = None
     timeouts: TimeoutSettings | None = None
     # How many earlier user turns each request sends, whole ("all": every one).

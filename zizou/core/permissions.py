@@ -56,12 +56,15 @@ from zizou.secret_files import SECRET_NAME_EXCEPTIONS, SECRET_NAME_GLOBS
 from zizou.tools.base import Access
 
 __all__ = [
+    "AUTO_REASON",
     "MCP_PREFIX",
+    "PERMISSION_MODES",
     "PROTECTED_PATTERNS",
     "READ_ONLY_REASON",
     "RUN_BASH",
     "SECRET_PATTERNS",
     "Decision",
+    "PermissionMode",
     "Rules",
     "Verdict",
     "decide",
@@ -75,6 +78,10 @@ __all__ = [
 ]
 
 Verdict = Literal["allow", "ask", "deny"]
+# How much asks: "ask" (edits and commands), "accept-edits" (commands; edits inside the project
+# go ahead), "auto" (only what leaves the sandbox: any command the sandbox holds runs).
+PermissionMode = Literal["ask", "accept-edits", "auto"]
+PERMISSION_MODES: tuple[PermissionMode, ...] = ("ask", "accept-edits", "auto")
 
 # `NAME/**` is a top-level directory (and NAME itself), `**/GLOB` a basename anywhere, and
 # `**/NAME/**` a directory (or file) of that name at any depth.
@@ -83,6 +90,7 @@ SECRET_PATTERNS: tuple[str, ...] = tuple(f"**/{glob}" for glob in SECRET_NAME_GL
 SECRET_EXCEPTIONS: tuple[str, ...] = tuple(f"**/{name}" for name in SECRET_NAME_EXCEPTIONS)
 RUN_BASH = "run_bash"
 READ_ONLY_REASON = "it only reads files of the project, so it never asks"
+AUTO_REASON = "auto mode: it runs in the sandbox (no network, .git/ and secret files out of reach)"
 _WORD_BREAKS = re.compile(r"[\s;&|<>()'\"`$=,:]+")
 
 
@@ -114,6 +122,7 @@ class Rules:
     yes: bool = False
     allow_secret_reads: bool = False
     sandbox: SandboxState = "on"
+    permission_mode: PermissionMode = "accept-edits"
 
 
 _YES = Decision("allow", "approved by --yes", by="--yes")
@@ -158,7 +167,7 @@ def decide(tool: str, access: Access, rules: Rules) -> Decision:
         case "read":
             return _decide_read(access.paths, rules)
         case "write":
-            return _decide_write(access.paths)
+            return _decide_write(tool, access.paths, rules)
         case "delete":
             return _decide_delete(tool, access.paths, rules)
         case "exec":
@@ -232,7 +241,7 @@ def _decide_read(paths: Iterable[str], rules: Rules) -> Decision:
     return Decision("allow", "reading inside the project is allowed")
 
 
-def _decide_write(paths: Iterable[str]) -> Decision:
+def _decide_write(tool: str, paths: Iterable[str], rules: Rules) -> Decision:
     for path in paths:
         pattern = _protected_pattern(path)
         if pattern:
@@ -241,6 +250,12 @@ def _decide_write(paths: Iterable[str]) -> Decision:
                 f"`{path}` is protected (`{pattern}`); writing it always asks",
                 protected=True,
             )
+    if rules.permission_mode == "ask":
+        if tool in rules.allowed_tools:
+            return Decision("allow", f"{tool} is allowed by --allow", by="--allow", rules=(tool,))
+        if rules.yes:
+            return _YES
+        return Decision("ask", "changes a file, and every edit asks in ask mode")
     return Decision("allow", "writing inside the project is allowed")
 
 
@@ -267,6 +282,8 @@ def _decide_exec(tool: str, command: str, rules: Rules, read_only: bool = False)
     sensitive = _sensitive_word(command, rules)
     if sensitive:
         return Decision("ask", sensitive, protected=True)
+    if rules.permission_mode == "auto" and rules.sandbox == "on":
+        return Decision("allow", AUTO_REASON, by="auto mode")
     reason = always_ask_reason(command)
     if reason and rules.yes:
         return _YES
@@ -278,6 +295,11 @@ def _decide_exec(tool: str, command: str, rules: Rules, read_only: bool = False)
         return _matched(matched, rules)
     if read_only:
         return Decision("allow", READ_ONLY_REASON, by="read-only")
+    if rules.permission_mode == "auto" and not rules.yes:
+        why = "there is none here" if rules.sandbox == "missing" else "it is off"
+        return Decision(
+            "ask", f"auto mode runs commands unasked only in the sandbox, and {why}: this asks"
+        )
     if rules.sandbox == "missing":
         if rules.yes:
             return Decision(
