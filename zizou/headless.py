@@ -140,7 +140,9 @@ class HeadlessApprover:
     """Nobody is there to ask: deny, and tell the model how a user could approve it."""
 
     async def ask(self, request: PermissionRequest) -> Approval:
-        if request.protected:
+        if request.kind == "commit":
+            how = f"a commit needs the user's approval: they can re-run with --allow {request.tool}"
+        elif request.protected:
             how = "protected paths are never written or deleted without a person approving it"
         elif request.kind == "exec" and request.suggested_rules:
             flags = " ".join(f"--allow {_quoted(f'run_bash:{r}')}" for r in request.suggested_rules)

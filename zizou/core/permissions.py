@@ -176,10 +176,22 @@ def decide(tool: str, access: Access, rules: Rules) -> Decision:
             return Decision("allow", "it acts only on a job zizou started, which was approved")
         case "mcp":
             return _decide_mcp(tool, rules)
+        case "commit":
+            return _decide_commit(tool, rules)
         case "open" | "network" | "undeclared":
             return _decide_asked(tool, access, rules)
         case _:
             assert_never(access.kind)
+
+
+def _decide_commit(tool: str, rules: Rules) -> Decision:
+    """A commit writes `.git/`, which is protected: only `--allow git_commit` approves it up
+    front, never `--yes` or a saved rule; otherwise the user approves this very commit."""
+    if tool in rules.allowed_tools:
+        return Decision("allow", f"{tool} is allowed by --allow", by="--allow", rules=(tool,))
+    return Decision(
+        "ask", "commits to git: the approval shows the message and the files", protected=True
+    )
 
 
 def _decide_asked(tool: str, access: Access, rules: Rules) -> Decision:

@@ -22,6 +22,7 @@ BUILTIN_TOOLS: tuple[tuple[str, str], ...] = (
     ("job_kill", "JobKill"),
     ("read_output", "ReadOutput"),
     ("delete_file", "DeleteFile"),
+    ("git_commit", "GitCommit"),
     ("open_in_workspace", "OpenInWorkspace"),
     ("close_in_workspace", "CloseInWorkspace"),
     ("update_state", "UpdateState"),

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 # "job": acts only on a command zizou started (job_kill), never on anything else.
 # "mcp": a call to an MCP server's tool, which zizou cannot see into: approved like a command.
 AccessKind = Literal[
-    "read", "write", "delete", "exec", "network", "open", "job", "mcp", "undeclared"
+    "read", "write", "delete", "exec", "network", "open", "job", "mcp", "commit", "undeclared"
 ]
 
 

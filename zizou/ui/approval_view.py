@@ -52,6 +52,8 @@ def approval_view(request: PermissionRequest, cwd: Path) -> ApprovalView:
     verb = "Write to a protected path?" if request.protected else f"Allow {request.tool}?"
     if request.protected and request.kind == "delete":
         verb = "Delete a protected file?"
+    if request.kind == "commit":
+        verb = "Commit this to git?"
     return ApprovalView(
         title=verb,
         subject=escape_controls(request.summary),
