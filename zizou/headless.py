@@ -319,9 +319,9 @@ class HeadlessRun:
         try:
             async with aclosing(turn) as events:
                 async for event in events:
-                    self._render(event)
                     if isinstance(event, TurnFinished):
-                        finished = event
+                        finished = event = self._told(event)
+                    self._render(event)
         except asyncio.CancelledError:  # Ctrl+C: the loop ended the turn ("cancelled") first
             if finished is None:  # it never began: the interruption goes on (cli says so)
                 raise
@@ -330,6 +330,20 @@ class HeadlessRun:
         assert finished is not None
         self._finish(finished, time.monotonic() - started)
         return EXIT_CODES[finished.reason]
+
+    def _told(self, finished: TurnFinished) -> TurnFinished:
+        """The turn's end as a person who ran `zizou -p` can act on it: the step cap names
+        the flag that raises it and how to go on."""
+        if finished.reason != "max_steps":
+            return finished
+        cap = self.runtime.agent.config.max_steps
+        steps = f"{finished.steps} step{'s' * (finished.steps != 1)}"
+        message = (
+            f"stopped after {steps} (the step cap, --max-steps {cap}); the work so far is "
+            'kept. Continue it with `zizou -c -p "continue"` (add --max-steps N for more steps '
+            "per turn), or set max_steps in config.toml."
+        )
+        return dataclasses.replace(finished, message=message)
 
     def _crashed(self, exc: Exception, duration_s: float) -> int:
         """Say what broke (a traceback for a bug), and still end with the one result."""

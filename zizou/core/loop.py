@@ -106,6 +106,7 @@ class _Progress:
     step: int = 0
     usage: Usage = field(default_factory=Usage)
     step_open: bool = False  # StepStarted sent, StepFinished not yet
+    refused: bool = False  # a spending cap refused the open step's model call: not a step
     step_usage: Usage = field(default_factory=Usage)
     finished: bool = False  # TurnFinished went out
     compactions: int = 0  # automatic ones in this turn: the summary, the overflow shortenings
@@ -244,7 +245,8 @@ class Agent:
             progress.step_open = False
             events.append(StepFinished(progress.step, progress.step_usage, None))
         text = _last_text(self.conversation) if reason != "error" else ""
-        events.append(TurnFinished(reason, text, progress.step, progress.usage, message, kind))
+        steps = progress.step - progress.refused
+        events.append(TurnFinished(reason, text, steps, progress.usage, message, kind))
         return events
 
     async def _request(
@@ -304,8 +306,9 @@ class Agent:
                         return
                     self.conversation.add_checks_report(report)
                     yield ChecksReported(report)
+            steps = f"{progress.step} step{'s' * (progress.step != 1)}"
             message = (
-                f"stopped after {progress.step} steps (the step cap); the work so far is kept. "
+                f"stopped after {steps} (the step cap); the work so far is kept. "
                 "Send another message to continue, or raise max_steps."
             )
             text = _last_text(self.conversation)
@@ -348,7 +351,9 @@ class Agent:
         request = dataclasses.replace(request, may_shorten=shorten)
         model = self.model
         if self.spending is not None:  # the caps may refuse it, or limit its reply
+            progress.refused = True
             request = await self.spending.admit(model.id, request)
+            progress.refused = False
         for recorder in self.recorders:
             recorder.record_request(progress.step, request)
         try:
