@@ -178,7 +178,25 @@ def open_runtime(
             timeouts=options.timeouts,
             protocol=options.protocol,
         )
-    return build_runtime(options, model, HeadlessApprover(), persist=persist)
+    runtime = build_runtime(options, model, HeadlessApprover(), persist=persist)
+    wait_for_servers(runtime, options.mcp.startup_wait_s, _warn)
+    return runtime
+
+
+def wait_for_servers(runtime: Runtime, limit_s: float, say: Callable[[str], None]) -> None:
+    """Give the MCP servers up to `limit_s` to be ready, so the first request offers their
+    tools; `say` names those still starting, which the run goes on without."""
+    if runtime.mcp is None:
+        return
+    slow = runtime.mcp.servers.wait_started(limit_s)
+    if slow:
+        names = ", ".join(slow)
+        which = f"server {names} is" if len(slow) == 1 else f"servers {names} are"
+        them = "it" if len(slow) == 1 else "them"
+        say(
+            f"the MCP {which} not ready after {limit_s:g} s (`[mcp] startup_wait_s` in "
+            f"config.toml): the run goes on without waiting for {them}"
+        )
 
 
 def run_headless(options: RunOptions) -> int:
