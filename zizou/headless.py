@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO, assert_never
 
+from zizou import confined
 from zizou.config.options import OutputFormat, RunOptions
 from zizou.core.events import (
     AgentError,
@@ -53,7 +54,7 @@ from zizou.core.events import (
 from zizou.core.protocols import Approval, Model, PermissionRequest
 from zizou.core.task_state import merge_patch
 from zizou.core.workspace import WindowInfo
-from zizou.errors import ProviderError, UsageError, ZizouError
+from zizou.errors import PathError, ProviderError, UsageError, ZizouError
 from zizou.hooks.modes import plan_text
 from zizou.mcp.status import ServerStatus
 from zizou.runtime import Runtime, build_runtime
@@ -67,6 +68,8 @@ EXIT_CODES = {
     "budget": 4,
     "cancelled": 130,
 }
+# The `error.kind`s of a run that was misconfigured rather than failed: exit code 2.
+USAGE_KINDS = frozenset({"usage", "missing_key", "unknown_model", "unknown_provider"})
 SUBTYPES = {"done": "success", "max_steps": "max_steps", "budget": "budget"}
 ERROR_KINDS = {"error": "provider", "loop_guard": "runtime", "cancelled": "interrupted"}
 
@@ -327,6 +330,7 @@ class HeadlessRun:
     # Each call the turn made, in the order the model asked for them (calls that run side by
     # side may finish in another); "ok" is None until it ends.
     tool_calls: dict[str, dict[str, Any]] = field(default_factory=dict)
+    forgotten: bool = False  # the session's file was removed: there is nothing to resume
 
     async def run(self, prompt: str) -> int:
         started = time.monotonic()
@@ -346,8 +350,37 @@ class HeadlessRun:
         except Exception as exc:  # the turn's own failures end in TurnFinished: this is not one
             return self._crashed(exc, time.monotonic() - started)
         assert finished is not None
+        misconfigured = finished.reason == "error" and finished.error_kind in USAGE_KINDS
+        if misconfigured and self._only_the_prompt():
+            self._forget_session()
         self._finish(finished, time.monotonic() - started)
-        return EXIT_CODES[finished.reason]
+        return 2 if misconfigured else EXIT_CODES[finished.reason]
+
+    def _only_the_prompt(self) -> bool:
+        """Whether the session holds nothing but this run's prompt (a new session, and the
+        model said nothing)."""
+        return len(self.runtime.state.conversation.messages) <= 1
+
+    def _forget_session(self) -> None:
+        """Remove the new session's file: a run stopped by its own configuration (a model id
+        the provider does not have) before anything was said leaves nothing to resume."""
+        writer = self.runtime.writer
+        if writer is None:
+            return
+        writer.close()
+        self.forgotten = True
+        try:
+            fd = confined.open_dir_fd(self.runtime.ctx.root, writer.path.parent)
+        except PathError:
+            return
+        try:
+            os.unlink(writer.path.name, dir_fd=fd)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            self._say(f"the session {writer.path.name} could not be removed: {exc}")
+        finally:
+            os.close(fd)
 
     def _told(self, finished: TurnFinished) -> TurnFinished:
         """The turn's end as a person who ran `zizou -p` can act on it: the step cap names
@@ -484,7 +517,8 @@ class HeadlessRun:
     def _saved_as(self) -> str | None:
         """The session to resume this run with; None when it could not be kept (an unusable
         `.zizou`: the warning on stderr says why)."""
-        return self.runtime.session_id if self.runtime.writer is not None else None
+        kept = self.runtime.writer is not None and not self.forgotten
+        return self.runtime.session_id if kept else None
 
     def _json(self, obj: dict[str, Any]) -> None:
         _write_json(self.out, obj)

@@ -318,7 +318,8 @@ class Agent:
                 yield event
         except ProviderError as exc:
             yield AgentError(str(exc))
-            for event in self._ending(progress, "error", str(exc), "provider"):
+            kind = getattr(exc, "kind", "provider")  # or "unknown_model": a wrong model id
+            for event in self._ending(progress, "error", str(exc), kind):
                 yield event
         except Exception as exc:  # a bug: said plainly, its traceback kept in the debug log
             log.exception("the turn failed")
