@@ -199,3 +199,36 @@ def test_fd_functions_refuse_paths_outside_the_root(root: Path, outside: Path) -
         confined.read_bytes(root, outside / "secret", 1000)
     with pytest.raises(PathError):
         confined.read_bytes(root, "src/../../outside/secret", 1000)
+
+
+def test_a_path_deeper_than_the_limit_is_refused_and_nothing_is_made(root: Path) -> None:
+    deep = "d/" * (confined.MAX_DEPTH + 1) + "f.txt"
+    with pytest.raises(
+        PathError, match=rf"levels deep; zizou uses paths at most {confined.MAX_DEPTH}"
+    ):
+        confined.atomic_write(root, deep, b"x")
+    assert not (root / "d").exists()
+    ok = "d/" * (confined.MAX_DEPTH - 1) + "f.txt"
+    confined.atomic_write(root, ok, b"x")
+    assert (root / ok).read_bytes() == b"x"
+
+
+def test_a_name_longer_than_the_system_allows_is_refused(root: Path) -> None:
+    name = "n" * (os.pathconf(root, "PC_NAME_MAX") + 1)
+    with pytest.raises(PathError, match="the system takes names of at most"):
+        confined.atomic_write(root, f"src/{name}", b"x")
+    assert sorted(p.name for p in (root / "src").iterdir()) == ["a.py"]
+
+
+def test_a_path_longer_than_path_max_is_refused_however_it_is_spelled(root: Path) -> None:
+    path_max = os.pathconf(root, "PC_PATH_MAX")
+    text = "a" * 200 + "/"
+    long_text = text * (path_max // len(text) + 1) + "f"
+    with pytest.raises(PathError, match="the system takes paths of at most"):
+        confined.resolve(root, long_text)
+    # Short enough as text, but the root's own length takes it past the limit.
+    room = path_max - len(os.fsencode(str(confined.real_root(root)))) - 1
+    fits = "/".join(["b" * 200] * (room // 201 + 1))[: path_max - 2]
+    with pytest.raises(PathError, match="long as a full path"):
+        confined.resolve(root, fits)
+    assert not (root / ("a" * 200)).exists() and not (root / ("b" * 200)).exists()

@@ -3,6 +3,8 @@ resolves them into the run's options (`zizou.config.options`), and hands over to
 
 from __future__ import annotations
 
+import difflib
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -234,6 +236,7 @@ def cli(
     With -p it runs one turn headless and prints the answer; without it, the full-screen app.
     """
     if prompt is None:
+        check_app_start(prompt_arg)
         from zizou.ui.early_keys import keys_held
 
         with keys_held() as typed_ahead:  # from here, keys wait for the app as typed
@@ -263,6 +266,8 @@ def cli(
     return run_headless(options)
 
 
+# A first message shaped like a subcommand: one lowercase word, no spaces.
+COMMAND_SHAPED = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 # Subcommands, imported only when used so the main path stays fast.
 SUBCOMMANDS: dict[str, str] = {
     "sessions": "zizou.sessions.command:sessions",
@@ -277,6 +282,24 @@ SUBCOMMANDS: dict[str, str] = {
     "trace": "zizou.decks.trace_command:trace",
     "mcp": "zizou.mcp.command:mcp",
 }
+
+
+def check_app_start(first_message: str | None) -> None:
+    """A UsageError instead of the full-screen app when it cannot be what was meant: a first
+    message that is one bare word (a mistyped or missing subcommand, such as `zizou acp`), or
+    no terminal to draw on (a program's pipe or a file would get escape sequences, forever)."""
+    if first_message is not None and COMMAND_SHAPED.fullmatch(first_message):
+        close = difflib.get_close_matches(first_message, SUBCOMMANDS, n=1, cutoff=0.6)
+        hint = f" (did you mean `zizou {close[0]}`?)" if close else ""
+        raise UsageError(
+            f"`{first_message}` is not a zizou command{hint}; `zizou --help` lists them. To "
+            f"send it to the model, run `zizou` and type it, or `zizou -p {first_message}`"
+        )
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError(
+            "the app needs a terminal, and stdin or stdout is not one; without a terminal run "
+            "`zizou -p PROMPT` (or `zizou -p -` to read the prompt from stdin)"
+        )
 
 
 def _command_for(args: list[str]) -> click.Command:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO, assert_never
 
+from zizou import confined
 from zizou.config.options import OutputFormat, RunOptions
 from zizou.core.events import (
     AgentError,
@@ -53,7 +54,7 @@ from zizou.core.events import (
 from zizou.core.protocols import Approval, Model, PermissionRequest
 from zizou.core.task_state import merge_patch
 from zizou.core.workspace import WindowInfo
-from zizou.errors import ProviderError, UsageError, ZizouError
+from zizou.errors import PathError, ProviderError, UsageError, ZizouError
 from zizou.hooks.modes import plan_text
 from zizou.mcp.status import ServerStatus
 from zizou.runtime import Runtime, build_runtime
@@ -67,6 +68,8 @@ EXIT_CODES = {
     "budget": 4,
     "cancelled": 130,
 }
+# The `error.kind`s of a run that was misconfigured rather than failed: exit code 2.
+USAGE_KINDS = frozenset({"usage", "missing_key", "unknown_model", "unknown_provider"})
 SUBTYPES = {"done": "success", "max_steps": "max_steps", "budget": "budget"}
 ERROR_KINDS = {"error": "provider", "loop_guard": "runtime", "cancelled": "interrupted"}
 
@@ -183,7 +186,25 @@ def open_runtime(
             timeouts=options.timeouts,
             protocol=options.protocol,
         )
-    return build_runtime(options, model, HeadlessApprover(), persist=persist)
+    runtime = build_runtime(options, model, HeadlessApprover(), persist=persist)
+    wait_for_servers(runtime, options.mcp.startup_wait_s, _warn)
+    return runtime
+
+
+def wait_for_servers(runtime: Runtime, limit_s: float, say: Callable[[str], None]) -> None:
+    """Give the MCP servers up to `limit_s` to be ready, so the first request offers their
+    tools; `say` names those still starting, which the run goes on without."""
+    if runtime.mcp is None:
+        return
+    slow = runtime.mcp.servers.wait_started(limit_s)
+    if slow:
+        names = ", ".join(slow)
+        which = f"server {names} is" if len(slow) == 1 else f"servers {names} are"
+        them = "it" if len(slow) == 1 else "them"
+        say(
+            f"the MCP {which} not ready after {limit_s:g} s (`[mcp] startup_wait_s` in "
+            f"config.toml): the run goes on without waiting for {them}"
+        )
 
 
 def run_headless(options: RunOptions) -> int:
@@ -314,6 +335,7 @@ class HeadlessRun:
     # Each call the turn made, in the order the model asked for them (calls that run side by
     # side may finish in another); "ok" is None until it ends.
     tool_calls: dict[str, dict[str, Any]] = field(default_factory=dict)
+    forgotten: bool = False  # the session's file was removed: there is nothing to resume
 
     async def run(self, prompt: str) -> int:
         started = time.monotonic()
@@ -324,17 +346,60 @@ class HeadlessRun:
         try:
             async with aclosing(turn) as events:
                 async for event in events:
-                    self._render(event)
                     if isinstance(event, TurnFinished):
-                        finished = event
+                        finished = event = self._told(event)
+                    self._render(event)
         except asyncio.CancelledError:  # Ctrl+C: the loop ended the turn ("cancelled") first
             if finished is None:  # it never began: the interruption goes on (cli says so)
                 raise
         except Exception as exc:  # the turn's own failures end in TurnFinished: this is not one
             return self._crashed(exc, time.monotonic() - started)
         assert finished is not None
+        misconfigured = finished.reason == "error" and finished.error_kind in USAGE_KINDS
+        if misconfigured and self._only_the_prompt():
+            self._forget_session()
         self._finish(finished, time.monotonic() - started)
-        return EXIT_CODES[finished.reason]
+        return 2 if misconfigured else EXIT_CODES[finished.reason]
+
+    def _only_the_prompt(self) -> bool:
+        """Whether the session holds nothing but this run's prompt (a new session, and the
+        model said nothing)."""
+        return len(self.runtime.state.conversation.messages) <= 1
+
+    def _forget_session(self) -> None:
+        """Remove the new session's file: a run stopped by its own configuration (a model id
+        the provider does not have) before anything was said leaves nothing to resume."""
+        writer = self.runtime.writer
+        if writer is None:
+            return
+        writer.close()
+        self.forgotten = True
+        try:
+            fd = confined.open_dir_fd(self.runtime.ctx.root, writer.path.parent)
+        except PathError:
+            return
+        try:
+            os.unlink(writer.path.name, dir_fd=fd)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            self._say(f"the session {writer.path.name} could not be removed: {exc}")
+        finally:
+            os.close(fd)
+
+    def _told(self, finished: TurnFinished) -> TurnFinished:
+        """The turn's end as a person who ran `zizou -p` can act on it: the step cap names
+        the flag that raises it and how to go on."""
+        if finished.reason != "max_steps":
+            return finished
+        cap = self.runtime.agent.config.max_steps
+        steps = f"{finished.steps} step{'s' * (finished.steps != 1)}"
+        message = (
+            f"stopped after {steps} (the step cap, --max-steps {cap}); the work so far is "
+            'kept. Continue it with `zizou -c -p "continue"` (add --max-steps N for more steps '
+            "per turn), or set max_steps in config.toml."
+        )
+        return dataclasses.replace(finished, message=message)
 
     def _crashed(self, exc: Exception, duration_s: float) -> int:
         """Say what broke (a traceback for a bug), and still end with the one result."""
@@ -458,7 +523,8 @@ class HeadlessRun:
     def _saved_as(self) -> str | None:
         """The session to resume this run with; None when it could not be kept (an unusable
         `.zizou`: the warning on stderr says why)."""
-        return self.runtime.session_id if self.runtime.writer is not None else None
+        kept = self.runtime.writer is not None and not self.forgotten
+        return self.runtime.session_id if kept else None
 
     def _json(self, obj: dict[str, Any]) -> None:
         _write_json(self.out, obj)

@@ -56,7 +56,7 @@ async def test_the_spending_cap_stops_the_turn_before_the_call_that_would_cross_
     agent, model = make_agent(tmp_path, replies, spending=spending)
     events = await collect(agent, "go")
     finished = finished_of(events)
-    assert finished.reason == "budget" and finished.steps == 3
+    assert finished.reason == "budget" and finished.steps == 2  # the refused one is no step
     assert len(model.requests) == 2  # the third call was never made
     assert "spending cap of $0.0100" in (finished.message or "")
     assert "$0.0081 spent" in (finished.message or "")

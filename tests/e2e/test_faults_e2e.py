@@ -2,8 +2,9 @@
 how many requests went out, the waits (Retry-After honoured), the exit code and the message,
 and that the session file holds the user's message exactly once.
 
-config.toml keeps the waits and timeouts tiny so the file runs in well under a minute; each run
-still pays litellm's import.
+config.toml keeps the waits and timeouts short so the file runs in well under a minute; each run
+still pays litellm's import. `first_token_s` counts from the request, so it leaves room for
+litellm to build its client and connect on a loaded machine.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ CONFIG = """\
 base_delay_s = 0.05
 
 [timeouts]
-first_token_s = 0.5
+first_token_s = 4
 idle_s = 0.5
 """
 OVERFLOW = {
@@ -161,7 +162,7 @@ def test_broken_streams_are_retried_and_their_tool_calls_never_run(
     script = [
         pwn,  # ends without a finish reason
         {"text": "one two three", "stall_s": 5},  # stalls mid-reply, longer than idle_s
-        {"text": "late", "stall_s": 5, "stall_after": 0},  # no first token within first_token_s
+        {"text": "late", "stall_s": 10, "stall_after": 0},  # no first token within first_token_s
         {"text": "Fixed."},
     ]
     run_ = run(script, project, zizou_home, "--yes")
@@ -170,9 +171,7 @@ def test_broken_streams_are_retried_and_their_tool_calls_never_run(
     truncated, idle, first_token = (r["reason"] for r in run_.retries)
     assert truncated.startswith("the stream from openai ended before it finished, retrying")
     assert idle.startswith("the stream from openai stalled for 0.5 s mid-reply (timeouts.idle_s)")
-    assert first_token.startswith(
-        "openai sent no first token within 0.5 s (timeouts.first_token_s)"
-    )
+    assert first_token.startswith("openai sent no first token within 4 s (timeouts.first_token_s)")
     assert [r["attempt"] for r in run_.retries] == [2, 3, 4]
     kinds = [e["type"] for e in run_.events]
     assert kinds.index("text_delta") < kinds.index("retrying", kinds.index("text_delta"))

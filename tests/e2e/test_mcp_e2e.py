@@ -100,6 +100,28 @@ def test_the_model_calls_git_status_and_git_log_and_reads_their_output(
     assert "Start the scratch notes" in session
 
 
+def test_the_first_step_offers_the_tools_of_a_server_never_started_before(
+    repo: Path, zizou_home: Path
+) -> None:
+    """No `zizou mcp list` ran, so no tools are remembered: the run waits for the server to be
+    ready (a generous wait: a loaded machine can take seconds to start it), and the model's
+    first call to it runs."""
+    (zizou_home / "config.toml").write_text("[mcp]\nstartup_wait_s = 120\n")
+    (zizou_home / "mcp.json").write_text(config_text(git=git_server(repo)))
+    script = [
+        {"tool_calls": [call("mcp__git__git_status", repo_path=str(repo))]},
+        {"text": "notes.txt is changed."},
+    ]
+    with LoopbackServer(script) as srv:
+        result = headless(srv, repo, zizou_home, "--allow", "mcp__git__git_status")
+        requests = srv.chat_requests
+    assert result.code == 0, result.stderr
+    assert "mcp__git__git_status" in tool_names(requests[0])
+    assert result.json()["tool_calls"] == [{"name": "mcp__git__git_status", "ok": True}]
+    assert "On branch main" in tool_messages(requests[1])[0]
+    assert "not ready" not in result.stderr
+
+
 def test_headless_refuses_a_call_nothing_approved_and_says_the_rule(
     repo: Path, zizou_home: Path
 ) -> None:
@@ -151,12 +173,13 @@ def test_an_approved_mcp_json_starts_and_a_changed_one_asks_again(
     assert names == [{"mcp__time__get_current_time", "mcp__time__convert_time"}, set()]
 
 
-def test_a_server_that_never_starts_holds_up_nothing_and_is_gone_after(
+def test_a_server_that_never_starts_holds_up_only_the_startup_wait_and_is_gone_after(
     repo: Path, zizou_home: Path
 ) -> None:
     """The server never answers its handshake, and zizou would wait for it for ten minutes
-    (`connect_timeout_s`): the answer still comes, and the server is ended on the way out."""
-    (zizou_home / "config.toml").write_text("[mcp]\nconnect_timeout_s = 600\n")
+    (`connect_timeout_s`): the run waits `startup_wait_s`, says so, goes on without it, and the
+    server is ended on the way out."""
+    (zizou_home / "config.toml").write_text("[mcp]\nconnect_timeout_s = 600\nstartup_wait_s = 2\n")
     tag = uuid.uuid4().hex
     (zizou_home / "mcp.json").write_text(config_text(stuck=fault("--hang-at-start", "--tag", tag)))
     with LoopbackServer([{"text": "answered at once"}]) as srv:
@@ -165,6 +188,8 @@ def test_a_server_that_never_starts_holds_up_nothing_and_is_gone_after(
     assert result.code == 0, result.stderr
     assert result.json()["result"] == "answered at once"
     assert not any(n.startswith("mcp__stuck") for n in tool_names(requests[0]))
+    said = "zizou: the MCP server stuck is not ready after 2 s (`[mcp] startup_wait_s` in "
+    assert said in result.stderr and "the run goes on without waiting for it" in result.stderr
     assert not any(tag in cmdline for cmdline in _command_lines())
 
 

@@ -60,3 +60,35 @@ def test_loop_then_link_out_is_refused_and_the_outside_is_untouched(
     assert "AGENTS.md skipped" in requests[0]["messages"][0]["content"]
     assert snapshot(outside) == before
     assert list((outside / "zizou-dir").iterdir()) == []
+
+
+def test_a_path_thousands_of_characters_long_is_refused_and_nothing_is_made(
+    project: Path, zizou_home: Path
+) -> None:
+    deep = "d/" * 2000 + "f.txt"  # 4,005 characters: 2,000 directories
+    long = "x" * 300 + "/f.txt"  # a name past NAME_MAX
+    script = [
+        {
+            "tool_calls": [
+                call("write_file", path=deep, content="deep\n"),
+                call("write_file", path=long, content="long\n"),
+                call("write_file", path="d/" * 3000, content="past PATH_MAX\n"),
+            ]
+        },
+        {"text": "All three were refused."},
+    ]
+    with LoopbackServer(script) as srv:
+        args = ["-p", "write them", "--api-base", srv.base_url, "--output-format", "json", "--yes"]
+        result = run_cli(args, project, zizou_home)
+        requests = srv.chat_requests
+
+    assert result.code == 0, result.stderr
+    assert [c["ok"] for c in result.json()["tool_calls"]] == [False, False, False]
+    deep_reply, long_reply, past_reply = [
+        m["content"] for m in requests[1]["messages"] if m["role"] == "tool"
+    ]
+    assert "2,001 levels deep; zizou uses paths at most 64 levels" in deep_reply
+    assert "the system takes names of at most 255 bytes" in long_reply
+    assert "the system takes paths of at most 4,095 bytes" in past_reply
+    assert len(deep_reply) < 1000  # the path is quoted cut, not whole
+    assert sorted(p.name for p in project.iterdir()) == [".zizou", "zizou-debug.log"]

@@ -7,7 +7,12 @@ from dataclasses import dataclass
 
 import pytest
 
-from zizou.providers.errors import ContextOverflowError, context_window_in, to_provider_error
+from zizou.providers.errors import (
+    ContextOverflowError,
+    UnknownModelAnswer,
+    context_window_in,
+    to_provider_error,
+)
 
 
 @dataclass(frozen=True)
@@ -100,3 +105,12 @@ def test_an_overflow_carries_the_context_window() -> None:
 )
 def test_the_context_window_is_read_from_the_error_text(text: str, window: int | None) -> None:
     assert context_window_in(text) == window
+
+
+def test_no_such_model_is_a_usage_error_naming_the_nearest_id() -> None:
+    exc = error("NotFoundError", 404, "model: claude-sonet-4-5 not_found_error")
+    err = to_provider_error(exc, Caller(id="anthropic/claude-sonet-4-5"))
+    assert isinstance(err, UnknownModelAnswer) and err.exit_code == 2 and not err.retryable
+    assert str(err).startswith("anthropic has no model anthropic/claude-sonet-4-5: did you mean ")
+    served = to_provider_error(exc, Caller(api_base="http://127.0.0.1:8000/v1"))
+    assert "check the id against the models http://127.0.0.1:8000/v1 serves" in str(served)

@@ -75,3 +75,11 @@ async def test_pauses_shorter_than_the_idle_timeout_pass() -> None:
 def test_litellm_own_timeout_is_a_backstop_above_ours() -> None:
     llm = LiteLLMModel("openai/gpt-4o", timeouts=TimeoutSettings(first_token_s=20, idle_s=7))
     assert llm.timeout_s > 20
+
+
+async def test_first_token_s_bounds_a_server_that_sends_no_headers_either() -> None:
+    """The server took the request and says nothing: the shorter first_token_s gives up."""
+    timeouts = TimeoutSettings(connect_s=30, first_token_s=0.4, idle_s=30)
+    _, err = await stream({"text": "never", "delay_s": 30}, timeouts)
+    assert isinstance(err, ProviderError) and err.retryable
+    assert "sent no first token within 0.4 s (timeouts.first_token_s)" in str(err)

@@ -26,6 +26,7 @@ from zizou.confined._fd import (
 )
 from zizou.confined._handle import PathHandle, open_handle
 from zizou.confined._resolve import (
+    MAX_DEPTH,
     MAX_HOPS,
     check_text,
     failure,
@@ -37,6 +38,7 @@ from zizou.confined._resolve import (
 )
 
 __all__ = [
+    "MAX_DEPTH",
     "MAX_HOPS",
     "Listed",
     "PathHandle",

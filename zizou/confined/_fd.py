@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from zizou.confined._resolve import failure, real_root
+from zizou.confined._resolve import check_size, failure, real_root
 from zizou.confined._staging import open_stage, staged_name, sweep_stage
 from zizou.errors import PathError
 
@@ -40,6 +40,7 @@ def _split(root: Path, path: Path | str) -> tuple[Path, list[str]]:
     parts = [part for part in rel.parts if part != "."]
     if ".." in parts:
         raise PathError(f"{path}: resolve the path before opening it")
+    check_size(base, parts, str(path))
     return base, parts
 
 

@@ -1,6 +1,11 @@
 """Resolving a path strictly inside the project root: every component checked, every symlink
 expanded here (a loop, or a link that leaves the root, is refused), every OSError a PathError.
 See `zizou.confined` for why.
+
+A path is also refused when the system could not use it, or when it is absurdly deep: a name
+longer than NAME_MAX bytes, a whole path of PATH_MAX bytes or more, or more than MAX_DEPTH
+levels below the root. Made one directory at a time by fd, such a path could be created, and
+would then break every program that walks the tree by name (a recursive delete fails).
 """
 
 from __future__ import annotations
@@ -8,12 +13,15 @@ from __future__ import annotations
 import errno
 import os
 import stat as st
+from functools import cache
 from pathlib import Path, PurePosixPath
 
 from zizou.errors import PathError
 from zizou.secret_files import is_secret_name
 
 MAX_HOPS = 40
+MAX_DEPTH = 64  # levels below the project root a path may name
+SHOWN_CHARS = 80  # of a path too long to quote whole in a message
 
 
 def check_text(raw: str) -> None:
@@ -36,7 +44,67 @@ def resolve(root: Path, raw: str) -> Path:
     expanded and kept inside the root; components that do not exist yet may end the path."""
     check_text(raw)
     base = real_root(root)
-    return base.joinpath(*_Resolver(root, base, raw).run())
+    path_max, _ = system_limits(base)
+    if len(os.fsencode(raw)) >= path_max:
+        raise PathError(
+            f"{shown(raw)} is {len(os.fsencode(raw)):,} bytes long; the system takes paths of "
+            f"at most {path_max - 1:,} bytes: use a shorter path"
+        )
+    parts = _Resolver(root, base, raw).run()
+    check_size(base, parts, raw)
+    return base.joinpath(*parts)
+
+
+@cache
+def system_limits(base: Path) -> tuple[int, int]:
+    """PATH_MAX and NAME_MAX of the file system holding `base` (Linux's 4096 and 255 when the
+    system does not say)."""
+    limits = []
+    for name, default in (("PC_PATH_MAX", 4096), ("PC_NAME_MAX", 255)):
+        try:
+            value = os.pathconf(base, name)
+        except (OSError, ValueError):
+            value = -1
+        limits.append(value if value > 0 else default)
+    return limits[0], limits[1]
+
+
+def check_size(base: Path, parts: list[str], raw: str) -> None:
+    """Refuse the components `parts` below `base` when the system could not use them as a
+    path, or when they are more than MAX_DEPTH levels deep."""
+    path_max, _ = system_limits(base)
+    if len(parts) > MAX_DEPTH:
+        raise PathError(
+            f"{shown(raw)} is {len(parts):,} levels deep; zizou uses paths at most {MAX_DEPTH} "
+            "levels below the project root: use a shallower path"
+        )
+    for part in parts:
+        check_name(base, part, raw)
+    size = len(os.fsencode(str(base.joinpath(*parts))))
+    if size >= path_max:
+        raise PathError(
+            f"{shown(raw)} is {size:,} bytes long as a full path; the system takes paths of at "
+            f"most {path_max - 1:,} bytes: use a shorter path"
+        )
+
+
+def check_name(base: Path, name: str, raw: str) -> None:
+    """Refuse one component longer than the system's NAME_MAX."""
+    _, name_max = system_limits(base)
+    size = len(os.fsencode(name))
+    if size > name_max:
+        raise PathError(
+            f"{shown(raw)}: the name {shown(name)} is {size:,} bytes long; the system takes "
+            f"names of at most {name_max} bytes: use a shorter name"
+        )
+
+
+def shown(raw: str) -> str:
+    """`raw` quoted for a message, its middle cut when it is long."""
+    if len(raw) <= SHOWN_CHARS:
+        return repr(raw)
+    half = SHOWN_CHARS // 2
+    return f"{raw[:half]!r}…{raw[-half:]!r} ({len(raw):,} characters)"
 
 
 def resolve_unasked(root: Path, raw: str) -> Path:
@@ -87,6 +155,7 @@ class _Resolver:
             part, link = self.todo.pop()
             if part in ("", "."):
                 continue
+            check_name(self.base, part, self.raw)
             if part == "..":
                 self._up(link)
             elif self.missing_at is not None:
@@ -178,6 +247,8 @@ def failure(rel: str, err: OSError) -> PathError:
         why = "it does not exist"
     elif code == errno.EISDIR:
         why = "it is a directory"
+    elif code == errno.ENAMETOOLONG:
+        why = "the name is longer than the system allows"
     elif code in (errno.EACCES, errno.EPERM):
         why = "permission denied"
     else:
@@ -192,7 +263,10 @@ def relative(root: Path, path: Path) -> str:
 
 
 __all__ = [
+    "MAX_DEPTH",
     "MAX_HOPS",
+    "check_name",
+    "check_size",
     "check_text",
     "failure",
     "read_link",

@@ -271,7 +271,9 @@ class TurnFinished(Event):
     steps: int
     usage: Usage = field(default_factory=Usage)
     message: str | None = None  # why the turn stopped early, for the user
-    error_kind: str | None = None  # for reason "error": "provider", or "runtime" (a bug)
+    # For reason "error": "provider", "unknown_model" (the provider has no such model), or
+    # "runtime" (a bug).
+    error_kind: str | None = None
 
 
 @dataclass(frozen=True)

@@ -108,6 +108,7 @@ class _Progress:
     step: int = 0
     usage: Usage = field(default_factory=Usage)
     step_open: bool = False  # StepStarted sent, StepFinished not yet
+    refused: bool = False  # a spending cap refused the open step's model call: not a step
     step_usage: Usage = field(default_factory=Usage)
     finished: bool = False  # TurnFinished went out
     compactions: int = 0  # automatic ones in this turn: the summary, the overflow shortenings
@@ -274,7 +275,8 @@ class Agent:
         if progress.step_open:
             progress.step_open = False
             events.append(StepFinished(progress.step, progress.step_usage, None))
-        events.append(TurnFinished(reason, text, progress.step, progress.usage, message, kind))
+        steps = progress.step - progress.refused
+        events.append(TurnFinished(reason, text, steps, progress.usage, message, kind))
         return events
 
     def _answer_pending(self, message: str) -> list[AnyEvent]:
@@ -349,8 +351,9 @@ class Agent:
                         return
                     self.conversation.add_checks_report(report)
                     yield ChecksReported(report)
+            steps = f"{progress.step} step{'s' * (progress.step != 1)}"
             message = (
-                f"stopped after {progress.step} steps (the step cap); the work so far is kept. "
+                f"stopped after {steps} (the step cap); the work so far is kept. "
                 "Send another message to continue, or raise max_steps."
             )
             text = _last_text(self.conversation)
@@ -360,7 +363,8 @@ class Agent:
                 yield event
         except ProviderError as exc:
             yield AgentError(str(exc))
-            for event in self._ending(progress, "error", str(exc), "provider"):
+            kind = getattr(exc, "kind", "provider")  # or "unknown_model": a wrong model id
+            for event in self._ending(progress, "error", str(exc), kind):
                 yield event
         except Exception as exc:  # a bug: said plainly, its traceback kept in the debug log
             log.exception("the turn failed")
@@ -391,7 +395,9 @@ class Agent:
         request = dataclasses.replace(request, may_shorten=shorten)
         model = self.model
         if self.spending is not None:  # the caps may refuse it, or limit its reply
+            progress.refused = True
             request = await self.spending.admit(model.id, request)
+            progress.refused = False
         for recorder in self.recorders:
             recorder.record_request(progress.step, request)
         try:

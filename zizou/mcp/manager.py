@@ -23,6 +23,7 @@ import json
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import replace
 from functools import partial
@@ -56,6 +57,7 @@ class McpServers:
         self._checked: dict[str, str | None] = {}  # a listed tool (as JSON) -> its problem
         self._subscribers: list[Subscriber] = []
         self._lock = threading.RLock()
+        self._changes = threading.Condition(self._lock)  # told each change of a status
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._closed = False
@@ -138,6 +140,18 @@ class McpServers:
                 return not_running(status)
         return None
 
+    def wait_started(self, limit_s: float) -> list[str]:
+        """Wait up to `limit_s` seconds for the servers that are starting to be ready (or to
+        fail); the names of those still starting then."""
+        deadline = time.monotonic() + limit_s
+        with self._changes:
+            while starting := [n for n, s in self._statuses.items() if s.state == "starting"]:
+                left = deadline - time.monotonic()
+                if left <= 0 or self._loop is None:
+                    return starting
+                self._changes.wait(left)
+        return []
+
     # --- the thread -------------------------------------------------------------------------
 
     def start(self) -> None:
@@ -199,6 +213,7 @@ class McpServers:
                 )
             self._statuses[status.name] = status
             self._rebuild()
+            self._changes.notify_all()
         if status.state == "ready" and self.cache is not None:
             spec = self._specs[status.name]
             self.cache.put(spec.fingerprint(self.launch.root), status.tools)

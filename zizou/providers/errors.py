@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from zizou.errors import ProviderError
 from zizou.providers.catalog import env_var_for
@@ -55,6 +55,14 @@ class ContextOverflowError(ProviderError):
     def __init__(self, message: str, *, context_window: int | None = None) -> None:
         super().__init__(message, retryable=False, status=400)
         self.context_window = context_window
+
+
+class UnknownModelAnswer(ProviderError):
+    """The provider answered that it has no such model: the id is wrong, which is a usage error
+    (exit code 2), and trying again cannot help."""
+
+    kind: ClassVar[str] = "unknown_model"
+    exit_code = 2
 
 
 def mask_key(key: str) -> str:
@@ -135,6 +143,7 @@ _MESSAGES = {
     "server": "{who} failed on its side{code}; try again shortly ({detail})",
     "transient": "{who} could not take the request just now{code}; try again ({detail})",
     "not_found": "{who} does not know the model {model!r}; check the model id ({detail})",
+    "unknown_model": "{who} has no model {model}{fix} ({detail})",
     "rejected": "{who} rejected the request{code}: {detail}",
     "unknown": "calling {model} failed: {detail}",
 }
@@ -172,7 +181,7 @@ def _kind(names: set[str], status: int | None, text: str, mid_stream: bool) -> s
     if status in _TRANSIENT_STATUS:
         return "transient"
     if status == 404 or "NotFoundError" in names:
-        return "not_found"
+        return "unknown_model" if "model" in text else "not_found"
     return "rejected" if status is not None and 400 <= status < 500 else "unknown"
 
 
@@ -209,10 +218,13 @@ def to_provider_error(
         code=f" ({status})" if status else "",
         timeout=model.timeout_s,
         check="the server is running" if model.api_base else "your network",
+        fix=_model_fix(model) if kind == "unknown_model" else "",
     )
     if kind == "context":
         window = context_window_in(str(exc)) or model.context_window
         return ContextOverflowError(message, context_window=window)
+    if kind == "unknown_model":
+        return UnknownModelAnswer(message, status=status)
     return ProviderError(
         message,
         retryable=kind in _RETRYABLE_KINDS,
@@ -221,10 +233,25 @@ def to_provider_error(
     )
 
 
+def _model_fix(model: Caller) -> str:
+    """How to find the right id: the server's own list, or the nearest id litellm lists for the
+    provider and `zizou models`."""
+    if model.api_base:
+        return f"; check the id against the models {model.api_base} serves"
+    from zizou.providers.model_ids import chat_models, closest
+
+    provider, _, name = model.id.partition("/")
+    known = {m.partition("/")[2]: m for m in chat_models(provider)}
+    close = closest(name, known) if name else None
+    hint = f": did you mean {close}?" if close else ";"
+    return f"{hint} `zizou models {provider}` lists the ids litellm knows"
+
+
 __all__ = [
     "MIN_KEY_CHARS",
     "Caller",
     "ContextOverflowError",
+    "UnknownModelAnswer",
     "context_window_in",
     "mask_key",
     "rejected_key_message",

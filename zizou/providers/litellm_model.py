@@ -7,10 +7,11 @@ owns the retry policy (providers/retry.py), so every call goes out with litellm'
 SDK's retries off.
 
 The three timeouts (config.toml `[timeouts]`): `connect_s` until the response headers arrive,
-`first_token_s` from then until the first chunk that carries content (text, a tool call, a
-finish), and `idle_s` between chunks after that. A stall closes the stream and raises a
-retryable ProviderError naming the timeout. Some litellm handlers send the request on the first
-read rather than in `acompletion`; for those the connect time counts against `first_token_s`.
+`first_token_s` from the request until the first chunk that carries content (text, a tool call,
+a finish), and `idle_s` between chunks after that. The wait for the headers counts against
+`first_token_s` too, so a server that accepts the connection and never answers is given up on
+after the shorter of the two. A stall closes the stream and raises a retryable ProviderError
+naming the timeout that ran out.
 
 Prompt caching: Anthropic caches only what a request marks, so for Claude the system prompt's
 stable prefix (`ModelRequest.stable_chars`) goes out as its own text block with `cache_control`;
@@ -102,12 +103,12 @@ class LiteLLMModel:
         messages = [system, *request.messages]
         chunks: list[Any] = []
         response: Any = None
+        deadline = asyncio.get_running_loop().time() + self.timeouts.first_token_s
         try:
-            response = await self._within(
-                litellm.acompletion(**self._arguments(request, messages)), "connect"
+            response = await self._connected(
+                litellm.acompletion(**self._arguments(request, messages)), deadline
             )
             iterator = aiter(response)
-            deadline = asyncio.get_running_loop().time() + self.timeouts.first_token_s
             started = False
             while (chunk := await self._next_chunk(iterator, started, deadline)) is not _END:
                 chunks.append(chunk)
@@ -134,6 +135,14 @@ class LiteLLMModel:
                 retryable=True,
             )
         yield self._assemble(litellm, chunks, messages)
+
+    async def _connected(self, call: Any, deadline: float) -> Any:
+        """The response, within `connect_s` and what is left of `first_token_s`, whichever
+        runs out first (the timeout named is that one)."""
+        if self.timeouts.first_token_s < self.timeouts.connect_s:
+            remaining = max(0.0, deadline - asyncio.get_running_loop().time())
+            return await self._within(call, "first_token", remaining)
+        return await self._within(call, "connect")
 
     async def _next_chunk(
         self, iterator: AsyncIterator[Any], started: bool, deadline: float

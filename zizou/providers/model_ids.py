@@ -5,7 +5,8 @@ litellm routes "PROVIDER/MODEL" for every provider it knows, whatever the model,
 reads like the provider's answer, although nothing was sent. So an unknown provider or an
 unlisted bare name is a usage error here, with the nearest known name (difflib); a known
 provider's model the map does not list is let through (the map lags behind the providers), with
-a warning when a listed name is close.
+a warning when a listed name is close; if the provider then answers that it has no such model,
+that answer is the usage error (`providers.errors.UnknownModelAnswer`, exit code 2).
 
 litellm is never imported (that takes ~2 s): the providers it reaches are read from files it
 ships (its model map, its endpoint table, its OpenAI-compatible provider list, and the

@@ -146,7 +146,8 @@ class RetryingModel:
                 return wait
             delay, cause = wait, _cause(err)
         if attempt >= self.policy.max_attempts:
-            return _error(f"gave up after {attempt} attempts: {err}", err)
+            attempts = f"{attempt} attempt{'s' * (attempt != 1)}"
+            return _error(f"gave up after {attempts}: {err}", err)
         next_try = f"(attempt {attempt + 1} of {self.policy.max_attempts})"
         when = "now" if delay < 0.005 else f"in {_seconds(delay)} s"
         return request, delay, f"{cause}, retrying {when} {next_try}"
