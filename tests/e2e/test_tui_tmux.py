@@ -398,7 +398,10 @@ def test_shift_tab_plans_and_the_gate_switches_to_build_and_goes_ahead(
         tmux.run("new-session", "-d", "-s", "main", "-x", "120", "-y", "36", shlex.join(argv))
         ready = tmux.wait_for(lambda s: "○ ready" in s, "the prompt, ready")
         assert _status_line(ready).split()[:3] == ["BUILD", "○", "ready"]
-        tmux.run("send-keys", "-t", "main", "BTab")
+        tmux.run("send-keys", "-t", "main", "BTab")  # build, auto
+        auto = tmux.wait_for(lambda s: "AUTO" in _status_line(s), "the AUTO badge")
+        assert _status_line(auto).split()[:2] == ["BUILD", "AUTO"]
+        tmux.run("send-keys", "-t", "main", "BTab", "BTab")  # build, ask; then plan
         planning = tmux.wait_for(lambda s: _status_line(s).startswith("PLAN"), "the PLAN badge")
         assert "Plan mode: zizou reads and plans, and changes nothing." in planning
         tmux.run("send-keys", "-t", "main", "-l", "make greet take a name")

@@ -107,7 +107,8 @@ async def test_tab_walks_through_the_rows_and_shift_tab_walks_back(make_app: Mak
         await pilot.press("tab", "shift+tab")  # from a row, Shift+Tab walks back
         assert app.focused is prompt
         await pilot.press("shift+tab")  # in the prompt it switches the mode instead
-        await settle(pilot, lambda: app.session.runtime.state.mode == "plan")
+        runner = app.session.runtime.agent.runner
+        await settle(pilot, lambda: runner.rules.permission_mode == "auto")
         assert app.focused is prompt
 
 

@@ -88,14 +88,30 @@ async def test_shift_tab_in_the_prompt_switches_the_mode_and_says_so(make_app: M
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        await pilot.press("shift+tab")
+        status = app.query_one(StatusBar)
+        rules = app.session.runtime.agent.runner.rules
+        assert (status.mode, status.permission, rules.permission_mode) == (
+            "build",
+            "accept-edits",
+            "accept-edits",
+        )
+        await pilot.press("shift+tab")  # build, auto: commands the sandbox holds just run
+        await settle(pilot, lambda: status.permission == "auto")
+        assert app.session.runtime.agent.runner.rules.permission_mode == "auto"
+        assert app.query(Notice).last().message.startswith("Build mode, auto:")
+        assert " AUTO " in status.render().plain
+        await pilot.press("shift+tab")  # build, ask: edits ask too
+        await settle(pilot, lambda: status.permission == "ask")
+        assert app.query(Notice).last().message.startswith("Build mode, asking:")
+        await pilot.press("shift+tab")  # plan
         await settle(pilot, lambda: app.query_one(StatusBar).mode == "plan")
         assert mode(app) == "plan" and app.focused is app.composer.area
         assert app.query(Notice).last().message.startswith("Plan mode: zizou reads and plans")
-        await pilot.press("shift+tab")
+        await pilot.press("shift+tab")  # and round: build, accepting edits
         await settle(pilot, lambda: app.query_one(StatusBar).mode == "build")
         assert app.query(Notice).last().message.startswith("Build mode:")
         assert len(app.query(Notice).last().message.splitlines()) == 1
+        assert app.session.runtime.agent.runner.rules.permission_mode == "accept-edits"
 
 
 async def test_tab_walks_into_the_tool_rows_and_shift_tab_walks_back_home(
@@ -161,7 +177,7 @@ async def test_the_plan_gate_yes_switches_to_build_and_goes_ahead(make_app: Make
     app = make_app(planning_script())
     async with app.run_test(size=(120, 34)) as pilot:
         await settle(pilot)
-        await pilot.press("shift+tab")
+        await pilot.press("shift+tab", "shift+tab", "shift+tab")  # auto, ask, then plan
         await settle(pilot, lambda: mode(app) == "plan")
         await send(pilot, "plan greet")
         await settle(pilot, lambda: isinstance(app.screen, PlanGateScreen))

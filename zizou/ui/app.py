@@ -244,6 +244,7 @@ class ZizouApp(KeyedApp):
         session = self.opening.session
         if session is not None:
             self.status.mode = session.runtime.state.mode
+            self.status.permission = session.runtime.agent.runner.rules.permission_mode
             self.sidebar.info = sidebar_info(session)
             used = session.last_request_tokens
             self.status.context = (used, session.context_window if used else None)

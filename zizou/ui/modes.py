@@ -11,12 +11,14 @@ next message; no keeps planning.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from zizou.ui.host import SessionChanged, ShowScreen
 
 if TYPE_CHECKING:
     from zizou.core.events import TurnFinished
+    from zizou.core.permissions import PermissionMode
     from zizou.core.state import SessionState
     from zizou.ui.host import Host, Notices
     from zizou.ui.opening import Opening
@@ -34,6 +36,12 @@ WHAT = {
     "plan": "read-only: zizou reads and plans, and changes nothing",
 }
 USAGE = "/mode plan or /mode build switches it; so does Shift+Tab in the prompt."
+PERMISSIONS = {
+    "accept-edits": "Build mode, accepting edits: edits go ahead, commands ask.",
+    "auto": "Build mode, auto: any command the sandbox holds runs without asking; what leaves "
+    "it still asks.",
+    "ask": "Build mode, asking: every edit and command asks.",
+}
 GO_AHEAD = "Go ahead with the plan."
 STILL_PLANNING = "Still planning: say what to change, or Shift+Tab to build."
 CARRYING_OUT = "Build mode: zizou carries out the plan."
@@ -63,10 +71,25 @@ class ModeController:
         await self.notices.add_notice(text, kind, fix)
 
     async def cycle(self) -> None:
-        """Shift+Tab in the prompt: the next mode."""
-        from zizou.hooks.modes import next_mode
-
-        await self.switch(next_mode(self.state.mode))
+        """Shift+Tab in the prompt: build (accept edits), build (auto), build (ask), plan, and
+        round again: the session's mode and its permission mode in one cycle."""
+        book = self.opening.current.runtime.agent.runner.gates.book
+        if self.state.mode == "plan":
+            book.replace(dataclasses.replace(book.rules, permission_mode="accept-edits"))
+            await self.switch("build")
+            return
+        cycle: tuple[PermissionMode, ...] = ("accept-edits", "auto", "ask")
+        current = book.rules.permission_mode
+        if current == cycle[-1]:
+            await self.switch("plan")
+            return
+        wanted = cycle[cycle.index(current) + 1]
+        book.replace(dataclasses.replace(book.rules, permission_mode=wanted))
+        self.host.post_message(SessionChanged())
+        said = PERMISSIONS[wanted]
+        if wanted == "auto" and book.rules.sandbox != "on":
+            said += " There is no sandbox here, so commands still ask."
+        await self.say(said)
 
     async def switch(self, mode: str) -> None:
         if not self.state.set_mode(mode, "user"):

@@ -17,10 +17,13 @@ FULL = 0.9  # and red, when a request is near the model's limit
 SPEND_WARN = 0.8  # of a spending cap: the spend turns yellow (and red at the cap)
 # The mode badge: build is the usual mode and stays quiet; plan (read-only) stands out.
 MODE_STYLES = {"build": "bold", "plan": "bold black on yellow"}
+# The permission mode, beside BUILD when it is not the usual accept-edits.
+PERMISSION_STYLES = {"auto": "bold black on cyan", "ask": "bold"}
 
 
 class StatusBar(Static):
     mode: reactive[str] = reactive("build")  # the session's: "build" or "plan"
+    permission: reactive[str] = reactive("accept-edits")  # ask, accept-edits or auto
     state: reactive[str] = reactive("ready")
     busy: reactive[bool] = reactive(False)
     warning: reactive[str] = reactive("")  # a standing caveat, e.g. "no sandbox"
@@ -32,6 +35,9 @@ class StatusBar(Static):
     def render(self) -> Text:
         text = Text()
         text.append_text(mode_badge(self.mode))
+        if self.mode != "plan" and self.permission in PERMISSION_STYLES:
+            text.append(" ")
+            text.append(f" {self.permission.upper()} ", style=PERMISSION_STYLES[self.permission])
         text.append(" ")
         text.append("● " if self.busy else "○ ", style="yellow" if self.busy else "green")
         text.append(self.state)
