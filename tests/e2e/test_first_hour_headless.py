@@ -20,7 +20,7 @@ CONFIG = """\
 base_delay_s = 0.05
 
 [timeouts]
-first_token_s = 2
+first_token_s = 10
 idle_s = 2
 """
 OVERFLOW = {

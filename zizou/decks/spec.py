@@ -33,6 +33,7 @@ BUILTIN_TOOL_NAMES: tuple[str, ...] = (
     "job_kill",
     "read_output",
     "delete_file",
+    "git_commit",
     "open_in_workspace",
     "close_in_workspace",
     "update_state",
