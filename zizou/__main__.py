@@ -1,6 +1,6 @@
 """`python -m zizou` runs the command line."""
 
-from zizou.cli import main
+from zizou.launcher import main
 
 if __name__ == "__main__":
     main()

@@ -331,7 +331,7 @@ def main(argv: list[str] | None = None) -> None:
         exc.show()
         code, failed = 2, exc
     except ZizouError as exc:  # it may quote a file of the project: no terminal controls
-        from zizou.tools.run_bash import strip_terminal_controls
+        from zizou.terminal_text import strip_terminal_controls
 
         click.echo(strip_terminal_controls(f"zizou: {exc}"), err=True)
         code, failed = exc.exit_code, exc
