@@ -337,6 +337,7 @@ def test_an_anthropic_stream_stalls_after_its_first_pieces() -> None:
     assert [n for n, _ in sse_events(raw)][-1] == "message_stop"
 
 
+@pytest.mark.slow  # a zizou process, or litellm imported
 async def test_litellm_streams_from_the_anthropic_endpoint() -> None:
     """litellm's own Anthropic route (URL, headers, SSE parsing) against the server."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

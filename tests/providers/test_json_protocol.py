@@ -49,6 +49,7 @@ async def run(
     return events[:-1], reply
 
 
+@pytest.mark.slow  # a zizou process, or litellm imported
 async def test_no_tools_go_out_and_the_system_prompt_teaches_the_protocol() -> None:
     script = [envelope(messageToUser="Hello.")]
     with LoopbackServer(script) as srv:
@@ -277,6 +278,7 @@ def test_make_model_puts_the_protocol_inside_the_retry_layer() -> None:
     assert isinstance(plain, RetryingModel) and isinstance(plain.inner, LiteLLMModel)
 
 
+@pytest.mark.slow  # a zizou process, or litellm imported
 def test_deciding_auto_waits_for_the_first_request_to_import_litellm() -> None:
     code = (
         "import sys; from zizou.providers import make_model\n"

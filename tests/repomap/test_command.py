@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .conftest import write_project
 
 
@@ -24,6 +26,7 @@ def _zizou_map(
     )
 
 
+@pytest.mark.slow  # a zizou process, or litellm imported
 def test_the_map_is_byte_identical_under_any_hash_seed(tmp_path: Path) -> None:
     # Enough files that a cold map parses them in a process pool.
     project = write_project(tmp_path / "project", extra_modules=230)

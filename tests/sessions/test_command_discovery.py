@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
 from conftest import run_cli
 from loopback import LoopbackServer
 
@@ -21,6 +22,7 @@ def start_a_session(project: Path, home: Path) -> str:
     return session_id
 
 
+@pytest.mark.slow  # a zizou process, or litellm imported
 def test_the_list_from_a_subdirectory_shows_the_projects_sessions(
     project: Path, zizou_home: Path
 ) -> None:

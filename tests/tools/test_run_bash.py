@@ -256,6 +256,7 @@ async def test_cancellation_while_stdin_is_written_kills_the_group(
     assert_all_gone(read_pids(root, 1))
 
 
+@pytest.mark.slow  # hundreds of commands started and cancelled
 @pytest.mark.parametrize("stdin", [None, ONE_MIB], ids=["no stdin", "1 MiB of stdin"])
 async def test_a_cancel_at_any_moment_of_the_start_leaves_nothing_running(
     root: Path, ctx: ToolContext, stdin: str | None
