@@ -13,7 +13,6 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from zizou.ui.screens.guarded import pass_typing_on
-
 from zizou.ui.text import escape_controls
 
 
