@@ -12,7 +12,7 @@ in the dialog, such as scrolling.
 from __future__ import annotations
 
 import time
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from textual.events import Key
 from textual.message import Message
@@ -33,7 +33,7 @@ class TypedAhead(Message):
         self.character = character
 
 
-def pass_typing_on(screen: Screen[object], event: Key, answers: frozenset[str]) -> None:
+def pass_typing_on(screen: Screen[Any], event: Key, answers: frozenset[str]) -> None:
     """For a dialog opened by a command: a key typed that answers nothing in it goes on to the
     prompt behind (the dialog stays), so it is not lost."""
     if event.key in answers or not (event.is_printable or event.key == "backspace"):
