@@ -151,7 +151,7 @@ class KeyedApp(App[int]):
             self.composer.focus_prompt()  # the plan it was in is gone
 
     def on_resize(self, event: Resize) -> None:
-        self.sidebar.fit(self.size.width)
+        self.sidebar.fit(event.size.width)  # runs before App's own handler updates `self.size`
         self._sidebar_fitted()
         for mascot in self.query(Mascot):
             mascot.refresh_form()
