@@ -1,10 +1,11 @@
 """One row per tool call: `■ name · short args · duration ✓/✗`, which expands (Enter, a click, or
-Ctrl+O for every cut command output) to the full arguments and output. Under the row, a running
-call shows the latest progress line its tool reports, a finished command the last lines it
-printed, and an MCP tool the first lines of its result; edits and writes show their diff, and under it the problems the change brought (new
-syntax problems, the checkers' new diagnostics: `zizou.checks`). A command whose output the
-model saw cut expands to its whole output, every line, in a scrollable log inside the row (read
-from the output zizou kept; `full_output` is how the row gets it).
+Ctrl+O for every cut output) to the full arguments and output. Under the row, a running call
+shows the latest progress line its tool reports, a finished command the last lines it printed,
+and an MCP tool the first lines of its result; edits and writes show their diff, and under it
+the problems the change brought (new syntax problems, the checkers' new diagnostics:
+`zizou.checks`). A command whose output the model saw cut expands to its whole output, every
+line, in a scrollable log inside the row (read from the output zizou kept; `full_output` is how
+the row gets it).
 
 The row's time counts from when the call could run: a call waiting for approval says so, and the
 clock starts again once it is approved. A finished call shows what the conversation recorded
