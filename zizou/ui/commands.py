@@ -48,6 +48,7 @@ KEYS = (
     ("Ctrl+J", "new line (also Shift+Enter, or end a line with \\)"),
     ("Up/Down", "history"),
     ("Esc", "interrupt the running turn and its commands"),
+    ("Esc Esc", "at an idle, empty prompt: /rewind (pick a turn to go back to)"),
     ("Ctrl+C twice", "quit"),
     ("Ctrl+P", "command palette"),
     ("Ctrl+B", "show or hide the sidebar"),
