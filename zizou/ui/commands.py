@@ -120,6 +120,7 @@ class SlashCommands:
             "workspace": workspace.workspace,
             "export": self.export,
             "cost": self.cost,
+            "status": self.status,
             "permissions": self.rules.permissions,
             "log": self.log,
             "jobs": JobCommands(host, opening, notices).command,
@@ -267,6 +268,11 @@ class SlashCommands:
         for used in session.runtime.spending.against_caps():
             lines.append(f"Spending cap: {used} spent in this run.")
         await self.say("\n".join(lines))
+
+    async def status(self, args: list[str]) -> None:
+        from zizou.ui.status_command import status_text
+
+        await self.say(status_text(self.session))
 
     async def log(self, args: list[str]) -> None:
         path = debug_log_path(self.root)
