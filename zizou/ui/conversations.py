@@ -93,7 +93,7 @@ class Conversations:
                 await self._swap(session_id)
 
         title = "Resume a session of this project"
-        self.host.post_message(ShowScreen(PickerScreen(title, entries), picked))
+        self.host.post_message(ShowScreen(PickerScreen(title, entries, filtering=True), picked))
 
     async def _swap(self, resume: str | None) -> None:
         if self.turns.busy:
