@@ -275,7 +275,8 @@ class SlashCommands:
         await self.say(status_text(self.session))
 
     async def log(self, args: list[str]) -> None:
-        path = debug_log_path(self.root)
+        log = self.session.runtime.debug_log
+        path = log.path if log is not None else debug_log_path(self.root)
         where = f"Debug log: {path}" + ("" if path.exists() else " (not written yet)")
         last = self.session.last_turn
         spent = (
