@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from zizou.core.prompt import MAP_TOKENS_BY_LEVEL
 from zizou.paths import debug_log_path
+from zizou.plural import counted
 from zizou.trace import redactor_for
 from zizou.ui.hook_commands import HookCommands
 from zizou.ui.host import QuitRequested, SessionChanged, ShowScreen
@@ -257,7 +258,7 @@ class SlashCommands:
         lines = [
             f"This session: {tokens(totals.input_tokens)} tokens in, "
             f"{tokens(totals.output_tokens)} out, cost {cost(totals.cost_usd)}, "
-            f"{session.turns} turns."
+            f"{counted(session.turns, 'turn')}."
         ]
         if session.last_turn is not None:
             last = session.last_turn

@@ -31,6 +31,7 @@ from textual.widgets import Log, Static
 
 from zizou.checks.report import split_report
 from zizou.core.permissions import MCP_PREFIX
+from zizou.plural import counted
 from zizou.ui.outcome import Outcome, Preview, command_preview, result_preview
 from zizou.ui.text import clean, one_line, pretty_arguments
 from zizou.ui.widgets.diff_view import DiffView
@@ -189,11 +190,12 @@ class ToolRow(Widget, can_focus=True):
             return
         text = Text()  # one row a line: the CSS cuts long ones
         if self.preview.hidden:
-            more = f"⋮ {self.preview.hidden:,} earlier lines · {EXPAND_HINT}\n"
+            more = f"⋮ {counted(self.preview.hidden, 'earlier line')} · {EXPAND_HINT}\n"
             text.append(more, style="italic")
         text.append("\n".join(self.preview.lines))
         if self.preview.later:
-            text.append(f"\n⋮ {self.preview.later:,} more lines · {EXPAND_HINT}", style="italic")
+            later = counted(self.preview.later, "more line")
+            text.append(f"\n⋮ {later} · {EXPAND_HINT}", style="italic")
         static = self.query_one(".tool-preview", Static)
         static.update(text)
         self.set_class(True, "-preview")
