@@ -155,10 +155,10 @@ class SlashCommands:
         self.host.post_message(SessionChanged())
 
     async def help(self, args: list[str]) -> None:
-        width = max(len(c.usage) for c in COMMANDS)
-        lines = ["Commands:"] + [f"  {c.usage:<{width}}  {c.help}" for c in COMMANDS]
-        lines += ["", "Keys:"] + [f"  {key:<{width}}  {what}" for key, what in KEYS]
-        await self.say("\n".join(lines))
+        """Two columns: a description wraps under the description, never under the names."""
+        rows = [(c.usage, c.help) for c in COMMANDS]
+        rows += [("", ""), ("Keys:", ""), *KEYS]
+        await self.notices.add_notice("Commands:", rows=rows)
 
     async def exit(self, args: list[str]) -> None:
         self.host.post_message(QuitRequested())

@@ -11,8 +11,11 @@ import asyncio
 import contextlib
 import math
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
+from rich.console import Group
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.timer import Timer
@@ -32,6 +35,7 @@ if TYPE_CHECKING:
 # and the re-mount at each freeze stay cheap. bench/tui.py measured 400 well ahead of 800.
 SEGMENT_CHARS = 400
 NoticeKind = Literal["info", "warning", "error", "success"]
+ROW_NAME_WIDTH = 30  # the first column of `rows`: a longer name wraps within it
 _ICONS = {"info": "•", "warning": "!", "error": "✗", "success": "✓"}
 
 
@@ -57,16 +61,32 @@ class UserMessage(Static):
         self.text = text
 
 
-class Notice(Static):
-    """One line or a few: what happened, and for errors, what to do about it."""
+Rows = Sequence[tuple[str, str]]  # a name and what it does, such as /help's commands
 
-    def __init__(self, message: str, kind: NoticeKind = "info", fix: str | None = None) -> None:
+
+class Notice(Static):
+    """One line or a few: what happened, and for errors, what to do about it. `rows` follow
+    the message as two columns, the second wrapping under itself (not under the first)."""
+
+    def __init__(
+        self, message: str, kind: NoticeKind = "info", fix: str | None = None, rows: Rows = ()
+    ) -> None:
         text = Text(f"{_ICONS[kind]} ", style="bold")
         text.append(clean(message))
         if fix:
             text.append(f"\n  {clean(fix)}", style="italic")
-        super().__init__(text, classes=f"notice -{kind}")
-        self.message = message
+        super().__init__(Group(text, _grid(rows)) if rows else text, classes=f"notice -{kind}")
+        self.message = "\n".join([message, *(f"  {name}  {what}" for name, what in rows)])
+        self.has_rows = bool(rows)
+
+
+def _grid(rows: Rows) -> Table:
+    grid = Table.grid(padding=(0, 2), pad_edge=True)
+    grid.add_column(no_wrap=False, max_width=ROW_NAME_WIDTH, style="bold")
+    grid.add_column(ratio=1)
+    for name, what in rows:
+        grid.add_row(Text(clean(name)), Text(clean(what)))
+    return grid
 
 
 class AssistantMessage(Widget):
