@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
+import re
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 # and the re-mount at each freeze stay cheap. bench/tui.py measured 400 well ahead of 800.
 SEGMENT_CHARS = 400
 NoticeKind = Literal["info", "warning", "error", "success"]
+_RETRY_TAIL = re.compile(r",? retrying (?:now|in [\d.]+ s) \(attempt \d+ of (\d+)\)$")
 ROW_NAME_WIDTH = 30  # the first column of `rows`: a longer name wraps within it
 _ICONS = {"info": "•", "warning": "!", "error": "✗", "success": "✓"}
 
@@ -201,12 +203,14 @@ class AssistantMessage(Widget):
 
 
 class RetryNotice(Static):
-    """`↻ retrying in 4 s (attempt 2): rate limited`, counting down to the next attempt."""
+    """`↻ retrying in 4 s (attempt 2 of 5): rate limited by openai`, counting down to the next
+    attempt: one delay, the live one (the reason's own "retrying in 12 s" is left out)."""
 
     def __init__(self, attempt: int, delay_s: float, reason: str) -> None:
         super().__init__(classes="notice -warning retry")
-        self.attempt = attempt
-        self.reason = clean(reason)
+        said = _RETRY_TAIL.search(clean(reason))
+        self.attempt = f"{attempt} of {said.group(1)}" if said else str(attempt)
+        self.reason = clean(reason)[: said.start()] if said else clean(reason)
         self.deadline = time.monotonic() + delay_s
         self._timer: Timer | None = None
 
