@@ -44,6 +44,7 @@ Examples:
 """
 
 F = TypeVar("F", bound=Callable[..., Any])
+PICK_SESSION = ""  # `-r` given without an ID: the app opens the session list
 
 # The flags that shape a run, shared by `zizou` and `zizou config`. A flag not given is None
 # (or empty): the defaults live in `zizou.config.options`, and `zizou config` shows them.
@@ -121,7 +122,13 @@ RUN_FLAGS = (
         "-c", "--continue", "continue_last", is_flag=True, help="Continue the last session."
     ),
     click.option(
-        "-r", "--resume", metavar="ID", help="Resume a session (see `zizou sessions list`)."
+        "-r",
+        "--resume",
+        metavar="[ID]",
+        is_flag=False,
+        flag_value=PICK_SESSION,
+        help="Resume a session (see `zizou sessions list`); without ID, the app lists this "
+        "project's sessions to pick from.",
     ),
     click.option(
         "--history-window",
@@ -184,6 +191,9 @@ def flags_from(params: dict[str, Any], **more: Any) -> Flags:
     """The RUN_FLAGS a command was given (and `more`), as `resolve_options` reads them."""
     from zizou.config.options import Flags
 
+    if params.get("resume") == PICK_SESSION:
+        raise UsageError("-r without an ID picks a session in the app; here name one: -r ID")
+
     return Flags(**params, **more)
 
 
@@ -237,6 +247,10 @@ def cli(
     """
     if prompt is None:
         check_app_start(prompt_arg)
+        if run["resume"] == PICK_SESSION:  # as `/sessions` does, before anything else
+            if prompt_arg is not None:
+                raise UsageError("-r without an ID opens the session list: give the prompt after")
+            run["resume"], prompt_arg = None, "/sessions"
         from zizou.ui.early_keys import keys_held
 
         with keys_held() as typed_ahead:  # from here, keys wait for the app as typed

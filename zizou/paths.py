@@ -20,6 +20,7 @@ PROJECT_DIR_NAME = ".zizou"
 COMPILED_PROMPT = "compiled/prompt.md"
 TRASH_DIR = "trash"  # under .zizou: what delete_file removed, one batch per call
 DEBUG_LOG_NAME = "zizou-debug.log"
+OWN_DEBUG_LOG_NAME = "zizou-debug.*.log"  # a second process's: `*` is its pid
 
 
 def user_config_dir() -> Path:
@@ -90,6 +91,11 @@ def _unsafe(root: Path, err: PathError) -> UnsafeProjectDir:
 
 def debug_log_path(root: Path) -> Path:
     return root / DEBUG_LOG_NAME
+
+
+def own_debug_log_path(root: Path, pid: int) -> Path:
+    """The log of a process that found `zizou-debug.log` held by another zizou in the project."""
+    return root / OWN_DEBUG_LOG_NAME.replace("*", str(pid))
 
 
 def installed_package_file(package: str, *parts: str) -> Path | None:

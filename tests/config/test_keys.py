@@ -11,6 +11,7 @@ from typing import Any
 import keyring
 import pytest
 from keyring.backend import KeyringBackend
+from keyring.backends import fail
 from keyring.backends.chainer import ChainerBackend
 from keyring.errors import PasswordDeleteError
 
@@ -229,9 +230,14 @@ def test_empty_or_garbled_keys_are_refused(home: Path, text: str) -> None:
         save_key("openai", text, "file")
 
 
-def test_messages_name_the_fixes() -> None:
+def test_messages_name_the_fixes(use_backend: Any) -> None:
+    use_backend(MemoryKeyring())
     assert str(missing_key_error("openai")) == (
         "No key for openai: run `zizou keys set openai` or set OPENAI_API_KEY"
+    )
+    use_backend(fail.Keyring())  # no keyring: `keys set` alone would refuse, so --file is named
+    assert str(missing_key_error("openai")) == (
+        "No key for openai: run `zizou keys set openai --file` or set OPENAI_API_KEY"
     )
     assert "DEEPSEEK_API_KEY" in str(missing_key_error("deepseek"))
     with pytest.raises(UsageError, match="openai, anthropic"):

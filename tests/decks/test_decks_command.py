@@ -61,21 +61,21 @@ def test_list_shows_each_deck_and_its_signature(
     assert ".zizou/decks/bad.deck.md:2: unknown key `colour`" in ran.stderr
 
 
-def test_check_prints_each_problem_and_exits_2(
+def test_check_prints_each_problem_and_exits_1(
     root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     deck(root, "root.deck.md", "---\nactions:\n  - path: greet.deck.md\n---\nx\n")
     deck(root, "greet.deck.md", "---\ndescription: no schemas\n---\nx\n")
     deck(root, "tools.deck.md", "---\ntools: [run_bash]\n---\nx\n")
     ran = zizou(capsys, "check")
-    assert ran.code == 2
+    assert ran.code == 1  # as `zizou hooks check`
     assert ran.stdout.splitlines()[:2] == [
         ".zizou/decks/root.deck.md:3: greet is called as an action but declares no input "
         "schema (add `input:` to greet.deck.md)",
         "warning: tools has tools and passes=3; a deck with tools usually needs more "
         "(guardrails.passes)",
     ]
-    assert "1 problem(s)" in ran.stdout
+    assert ran.stdout.endswith("\n1 problem\n")
 
 
 def test_check_is_clean_with_good_decks(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -88,8 +88,25 @@ def test_check_takes_deck_files_by_path(root: Path, capsys: pytest.CaptureFixtur
     (root / "elsewhere").mkdir()
     (root / "elsewhere" / "one.deck.md").write_text("---\ntools: [bogus]\n---\nx\n")
     ran = zizou(capsys, "check", "elsewhere/one.deck.md")
-    assert ran.code == 2
+    assert ran.code == 1
     assert ran.stdout.startswith("elsewhere/one.deck.md:2: unknown tool 'bogus'")
+
+
+def test_check_reports_every_problem_of_a_file(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deck(
+        root,
+        "many.deck.md",
+        "---\ncolour: red\nguardrails: 7\ntools: [bogus]\n"
+        "actions:\n  - path: missing.deck.md\n---\nx\n",
+    )
+    ran = zizou(capsys, "check")
+    assert ran.code == 1
+    found = [line.split(": ", 1)[0] for line in ran.stdout.splitlines() if "many.deck" in line]
+    assert sorted(found) == [f".zizou/decks/many.deck.md:{n}" for n in (2, 3, 4, 6)]
+    assert "the action file missing.deck.md does not exist" in ran.stdout
+    assert ran.stdout.endswith("\n4 problems\n")
 
 
 def test_new_writes_a_deck_that_loads(root: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -59,7 +59,7 @@ def test_a_missing_key_prints_one_json_result(
     assert result.code == 2
     out = only_result(result)
     assert out["error"]["kind"] == "missing_key"
-    assert out["error"]["message"].startswith("No key for openai: run `zizou keys set openai`")
+    assert out["error"]["message"].startswith("No key for openai: run `zizou keys set openai")
     assert out["steps"] == 0 and out["tool_calls"] == [] and out["cost_usd"] == 0.0
     assert "zizou: No key for openai" in result.stderr  # the person still reads it
 

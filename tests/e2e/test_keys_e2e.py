@@ -63,12 +63,28 @@ def test_keys_list_shows_sources_masked(project: Path, zizou_home: Path) -> None
     assert env_key not in result.stdout and "0123456789efgh" not in result.stdout
 
 
+SET_OPENAI = "zizou keys set openai" + (" --file" if NO_KEYRING_HERE else "")  # as works here
+
+
 def test_a_missing_key_is_exit_2_naming_both_fixes(project: Path, zizou_home: Path) -> None:
     result = run_cli(
         ["-p", "hi", "--model", "openai/gpt-4o"], project, zizou_home, OPENAI_API_KEY=""
     )
     assert result.code == 2
-    assert "No key for openai: run `zizou keys set openai` or set OPENAI_API_KEY" in result.stderr
+    assert f"No key for openai: run `{SET_OPENAI}` or set OPENAI_API_KEY" in result.stderr
+
+
+@needs_no_keyring
+def test_config_without_a_key_or_a_keyring_names_the_command_that_works(
+    project: Path, zizou_home: Path
+) -> None:
+    result = run_cli(["config", "--model", "openai/gpt-4o"], project, zizou_home, OPENAI_API_KEY="")
+    assert result.code == 0, result.stderr
+    row = next(line for line in result.stdout.splitlines() if line.startswith("api_key"))
+    assert row.endswith("none: run `zizou keys set openai --file`")
+    advised = row.rsplit("`", 2)[1].split()[1:]  # the command, as the user would run it
+    saved = run_cli(advised, project, zizou_home, stdin=f"{KEY}\n", OPENAI_API_KEY="")
+    assert saved.code == 0, saved.stderr
 
 
 def test_an_open_keys_file_is_refused_naming_chmod(project: Path, zizou_home: Path) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 from loopback import LoopbackServer
 
 pytestmark = pytest.mark.skipif(
@@ -623,3 +624,20 @@ def _processes() -> list[str]:
         except OSError:
             continue
     return found
+
+
+def test_r_without_an_id_lists_the_sessions_and_resumes_the_one_picked(
+    tmux: Tmux, project: Path, zizou_home: Path
+) -> None:
+    with LoopbackServer([{"text": "The answer is 42."}, {"text": "unused"}]) as srv:
+        base = ["--api-base", srv.base_url, "--model", "openai/test-model", "--no-debug-log"]
+        first = run_cli(["-p", "what is the answer", *base], project, zizou_home)
+        assert first.code == 0, first.stderr
+        argv = [sys.executable, "-m", "zizou", "-r", *base]
+        tmux.run("new-session", "-d", "-s", "main", "-x", "120", "-y", "30", "-c", str(project))
+        tmux.run("send-keys", "-t", "main", "-l", f"exec {shlex.join(argv)}")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        listed = tmux.wait_for(lambda s: "Resume a session of this project" in s, "the list")
+        assert "what is the answer" in listed
+        tmux.run("send-keys", "-t", "main", "Enter")
+        tmux.wait_for(lambda s: "The answer is 42." in s, "the resumed conversation")

@@ -48,18 +48,19 @@ def test_the_log_and_the_project_dir_are_excluded_once(repo: Path) -> None:
     text = (repo / ".git" / "info" / "exclude").read_text()
     assert [line for line in text.splitlines() if line in PATTERNS] == list(PATTERNS)
     (repo / "zizou-debug.log").write_text("x")
+    (repo / "zizou-debug.4242.log").write_text("x")  # a second process's
     (repo / ".zizou").mkdir()
     (repo / ".zizou" / "info.json").write_text("{}")
-    assert ignored(repo, "zizou-debug.log", ".zizou/info.json")
+    assert ignored(repo, "zizou-debug.log", "zizou-debug.4242.log", ".zizou/info.json")
     assert git(repo, "status", "--porcelain") == ""
 
 
 def test_existing_lines_are_kept_and_a_missing_newline_is_added(repo: Path) -> None:
     exclude = repo / ".git" / "info" / "exclude"
     exclude.write_text("*.tmp\n.zizou/")  # one of ours already there, no final newline
-    assert ensure_excluded(repo) == ["zizou-debug.log"]
+    assert ensure_excluded(repo) == ["zizou-debug.log", "zizou-debug.*.log"]
     lines = exclude.read_text().splitlines()
-    assert lines[:2] == ["*.tmp", ".zizou/"] and lines[-1] == "zizou-debug.log"
+    assert lines[:2] == ["*.tmp", ".zizou/"] and lines[-1] == "zizou-debug.*.log"
 
 
 def test_a_subdirectory_of_the_repo_is_covered(repo: Path) -> None:

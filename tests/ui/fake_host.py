@@ -4,7 +4,7 @@ asyncio tasks (a thread's work runs at once), and a notice is a line in a list."
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -47,8 +47,15 @@ class FakeNotices:
     def __init__(self) -> None:
         self.said: list[tuple[str, str, str | None]] = []
 
-    async def add_notice(self, message: str, kind: str = "info", fix: str | None = None) -> None:
-        self.said.append((kind, message, fix))
+    async def add_notice(
+        self,
+        message: str,
+        kind: str = "info",
+        fix: str | None = None,
+        rows: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        lines = [message, *(f"  {name}  {what}" for name, what in rows)]
+        self.said.append((kind, "\n".join(lines), fix))
 
     @property
     def text(self) -> str:

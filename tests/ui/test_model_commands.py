@@ -150,3 +150,19 @@ async def test_ollama_keeps_the_address_for_the_next_ollama_model(make_app: Make
         await send(pilot, "/ollama http://10.0.0.8:11434")  # the model in use moves with it
         assert app.session.runtime.agent.model.api_base == "http://10.0.0.8:11434"  # type: ignore[attr-defined]
         assert "ollama_chat/llama3.2 is reached at http://10.0.0.8:11434" in said(app)
+
+
+async def test_the_models_list_filters_as_you_type(make_app: MakeApp) -> None:
+    app = make_app(keys=KeyServices(environ={"OPENAI_API_KEY": "sk-test-0123456789"}))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "/models")
+        screen = await picker(pilot)
+        await pilot.press("q", "d", "z", "z")  # q and d type here: they neither close nor remove
+        assert screen.shown == [] and isinstance(app.screen, PickerScreen)
+        await pilot.press(*["backspace"] * 4, *"4o-mini")
+        assert screen.shown[0].value == "openai/gpt-4o-mini"
+        assert all("4" in e.value and "o" in e.value for e in screen.shown)
+        assert len(screen.shown) < len(screen.entries)
+        await pilot.press("enter")
+        await settle(pilot, lambda: app.session.model_id != "scripted")
+        assert app.session.model_id == "openai/gpt-4o-mini"

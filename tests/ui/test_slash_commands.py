@@ -16,7 +16,8 @@ from zizou.ui.widgets.messages import AssistantMessage, Notice, UserMessage
 
 
 def said(app: object) -> str:
-    return "\n".join(str(n.render()) for n in app.query(Notice))  # type: ignore[attr-defined]
+    notices = app.query(Notice)  # type: ignore[attr-defined]
+    return "\n".join(n.message if n.has_rows else str(n.render()) for n in notices)
 
 
 async def test_help_lists_every_command(make_app: MakeApp) -> None:
@@ -193,7 +194,7 @@ async def test_cost_and_log_report_the_usage(make_app: MakeApp, project: Path) -
         await send(pilot, "hi")
         await settle(pilot)
         await send(pilot, "/cost")
-        assert "100 tokens in, 7 out, cost $0.2500, 1 turns" in said(app)
+        assert "100 tokens in, 7 out, cost $0.2500, 1 turn." in said(app)
         await send(pilot, "/log")
         assert f"Debug log: {project / 'zizou-debug.log'}" in said(app)
         assert "Last turn 100 in, 7 out, cost $0.2500." in said(app)
@@ -282,3 +283,16 @@ async def test_history_shows_and_sets_the_window(make_app: MakeApp) -> None:
         assert agent.config.history_window == 1
         await send(pilot, "/history all")
         assert agent.config.history_window is None
+
+
+async def test_help_wraps_a_description_under_the_description_column(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 90)) as pilot:
+        await send(pilot, "/help")
+        await settle(pilot)
+        notice = app.query(Notice).last()
+        lines = [notice.render_line(y).text.rstrip() for y in range(notice.size.height)]
+        column = lines[1].index("show the commands and keys")
+        assert all(line.startswith("  ") for line in lines[1:] if line)  # nothing at column 0
+        wrapped = lines[lines.index(next(x for x in lines if "/modelid" in x)) + 1]
+        assert wrapped == " " * column + "reached at"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -128,25 +130,34 @@ class RetryThenAnswer(Model):
 
     def __init__(self) -> None:
         self.calls = 0
+        self.go_on = asyncio.Event()  # the next attempt starts once the test has looked
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         self.calls += 1
         yield TextPiece("partial text that is thrown away")
         yield Retrying(2, 30.0, "rate limited by test, retrying in 30 s (attempt 2 of 5)")
+        await self.go_on.wait()
         yield TextPiece("the real answer")
         yield ModelReply("the real answer")
 
 
-async def test_a_retry_drops_the_partial_text_and_counts_down(make_app: MakeApp) -> None:
+async def test_a_retry_drops_the_partial_text_counts_down_once_and_goes(
+    make_app: MakeApp,
+) -> None:
     app = make_app()
-    app.session.runtime.agent.model = RetryThenAnswer()
+    model = RetryThenAnswer()
+    app.session.runtime.agent.model = model
     async with app.run_test(size=(100, 30)) as pilot:
         await send(pilot, "hi")
-        await settle(pilot)
-        assert [m.source for m in app.query(AssistantMessage)] == ["the real answer"]
+        await settle(pilot, lambda: bool(app.query(RetryNotice)))
         (retry,) = app.query(RetryNotice)
         text = str(retry.render())
-        assert "retrying in" in text and "attempt 2" in text and "rate limited" in text
+        assert re.fullmatch(r"↻ retrying in \d+ s \(attempt 2 of 5\): rate limited by test", text)
+        assert not app.query(AssistantMessage)  # the failed attempt's text is gone
+        model.go_on.set()
+        await settle(pilot)
+        assert [m.source for m in app.query(AssistantMessage)] == ["the real answer"]
+        assert not app.query(RetryNotice)  # the answer came: the countdown line went
 
 
 async def test_a_provider_error_is_shown_with_its_fix(make_app: MakeApp) -> None:

@@ -14,7 +14,7 @@ import click
 from pydantic import BaseModel
 
 from zizou.cli import flags_from, run_flags
-from zizou.config.keys import mask_key, resolve_key
+from zizou.config.keys import mask_key, resolve_key, set_key_command
 from zizou.config.keys_file import keys_file_path
 from zizou.config.options import MODEL_VARIABLE, Origin, RunOptions, resolve_options
 from zizou.config.project_rules import rules_path
@@ -101,7 +101,7 @@ def _key_row(options: RunOptions) -> Row:
     if found is None:
         if not needs_key(provider) or options.api_base:
             return "api_key", "-", "not needed"
-        return "api_key", "-", f"none: run `zizou keys set {provider}`"
+        return "api_key", "-", f"none: run `{set_key_command(provider)}`"
     kind, _, variable = found.source.partition(":")
     source = {
         "flag": "flag",

@@ -260,13 +260,20 @@ def require_provider(name: str) -> Provider:
     return entry
 
 
+def set_key_command(provider: str) -> str:
+    """The command that saves a key here: with `--file` where there is no OS keyring, as
+    `zizou keys set` alone would refuse."""
+    plain = f"zizou keys set {provider}"
+    return f"{plain} --file" if store_status().kind == "none" else plain
+
+
 def missing_key_error(provider: str) -> UsageError:
     """ "No key for openai: run `zizou keys set openai` or set OPENAI_API_KEY"."""
     entry = find_provider(provider)
     var = env_var_for(provider)
     if entry is None:
         return UsageError(f"No key for {provider}: set {var} or pass --api-key")
-    return UsageError(f"No key for {entry.id}: run `zizou keys set {entry.id}` or set {var}")
+    return UsageError(f"No key for {entry.id}: run `{set_key_command(entry.id)}` or set {var}")
 
 
 def no_keyring_error(provider: str, detail: str) -> UsageError:

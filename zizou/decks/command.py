@@ -17,6 +17,7 @@ from zizou import confined
 from zizou.decks.files import PROJECT_DECKS, Bad, Root, file_kind, read_file, roots_for
 from zizou.decks.spec import Deck, DeckSet, shown_path
 from zizou.errors import PathError, UsageError
+from zizou.plural import counted
 
 
 def _echo(text: str, err: bool = False) -> None:
@@ -125,7 +126,7 @@ def list_decks(cwd: Path | None) -> None:
 @cwd_option
 def check_decks(paths: tuple[Path, ...], cwd: Path | None) -> int:
     """Check every deck (and the deck files PATHS): each problem as `file:line: message`.
-    Exit 2 when there is any."""
+    Exit 1 when there is any, as `zizou hooks check`."""
     root = _root(cwd)
     for path in paths:
         if not path.is_file():
@@ -136,9 +137,9 @@ def check_decks(paths: tuple[Path, ...], cwd: Path | None) -> int:
     for warning in found.warnings:
         _echo(f"warning: {warning}")
     if found.problems:
-        _echo(f"\n{len(found.problems)} problem(s)")
-        return 2
-    _echo(f"{len(found.files)} decks OK")
+        _echo(f"\n{counted(len(found.problems), 'problem')}")
+        return 1
+    _echo(f"{counted(len(found.files), 'deck')} OK")
     return 0
 
 

@@ -548,7 +548,9 @@ def _parse(text: str) -> FrontMatter:
 
 
 def _validate(front: FrontMatter, model: type[CardFront], check: FileCheck) -> CardFront | None:
-    """The front matter as `model`; each unknown key and each bad value a problem at its line."""
+    """The front matter as `model`; each unknown key and each bad value a problem at its line.
+    The keys that are good are still returned (the caller drops a file with problems), so
+    their own checks run too and a file's problems all show at once."""
     from pydantic import ValidationError
 
     known = model.model_fields
@@ -560,14 +562,18 @@ def _validate(front: FrontMatter, model: type[CardFront], check: FileCheck) -> C
             )
             del data[key]
     try:
-        meta = model.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as err:
+        bad = set()
         for error in err.errors(include_url=False):
             loc = [str(part) for part in error["loc"]]
             line = front.line_of(loc[0]) if loc else front.line
             check.problem(line, f"`{'.'.join(loc) or 'front matter'}`: {error['msg']}")
+            bad.add(loc[0] if loc else "")
+    try:
+        return model.model_validate({k: v for k, v in data.items() if k not in bad})
+    except ValidationError:
         return None
-    return meta if check.ok else None
 
 
 def _checked_name(path: Path, meta: Front, front: FrontMatter, check: FileCheck) -> str:

@@ -24,6 +24,7 @@ from zizou.hooks.sources import (
     user_hooks_dir,
 )
 from zizou.paths import user_config_dir
+from zizou.plural import counted
 
 STATUS_WORDS = {
     "trusted": "trusted",
@@ -171,7 +172,7 @@ def check_hooks(cwd: Path | None) -> int:
         for problem in found:
             click.echo(problem)
     if problems:
-        click.echo(f"\n{len(problems)} problem(s)")
+        click.echo(f"\n{counted(len(problems), 'problem')}")
         return 1
     return 0
 

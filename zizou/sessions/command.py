@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from zizou.plural import counted
 from zizou.sessions import SessionStore, find_project
 
 
@@ -33,4 +34,5 @@ def list_sessions(cwd: Path | None) -> None:
         mark = "*" if row.id == active else " "
         prompt = " ".join(row.first_prompt.split())
         prompt = prompt if len(prompt) <= 60 else prompt[:57] + "..."
-        click.echo(f"{mark} {row.id}  {row.created}  {row.turns:>3} turns  {prompt}")
+        turns = counted(row.turns, "turn")
+        click.echo(f"{mark} {row.id}  {row.created}  {turns:>9}  {prompt}")

@@ -112,6 +112,7 @@ class LoadedSession:
     hook_state: dict[str, dict[str, Any]] = field(default_factory=dict)  # hook -> key -> value
     checkpoints: tuple[CheckpointLine, ...] = ()  # what undo replays (zizou/checkpoints/)
     state_lines: StateLines = field(default_factory=StateLines)  # with the turns they are of
+    opening: str = ""  # the user's first message, when a compaction's summary replaced it
 
     def wire(self) -> list[dict[str, Any]]:
         """The messages as the provider is sent them."""
@@ -399,7 +400,7 @@ class SessionStore:
                 continue
             if not loaded.messages:  # left by a run that ended before anything was said
                 continue
-            first = next(
+            first = loaded.opening or next(
                 (m.content for m in loaded.messages if isinstance(m, UserMessage) and m.from_user),
                 "",
             )
@@ -407,6 +408,15 @@ class SessionStore:
                 SessionSummary(session_id, loaded.meta.created, str(first), loaded.turns)
             )
         return sorted(summaries, key=lambda s: (s.created, s.id), reverse=True)
+
+
+def _first_words(messages: list[dict[str, Any]]) -> str:
+    """The first message the user wrote among `messages` (as stored), or ""."""
+    for message in messages:
+        if message.get("role") == "user" and not message.get("checks"):
+            content = message.get("content")
+            return content if isinstance(content, str) else ""
+    return ""
 
 
 def _plain_id(session_id: str) -> bool:
@@ -449,10 +459,13 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
     mode: str | None = None
     checkpoints: list[CheckpointLine] = []
     turns = asked = 0  # asked: the user messages of the conversation so far
+    opening = ""
     for record in records:
         if isinstance(record, MetaRecord):
             meta = record
         elif isinstance(record, MessageRecord | CompactedRecord | UndoneRecord | RedoneRecord):
+            if isinstance(record, CompactedRecord) and not opening:
+                opening = _first_words(messages)
             line = replayed_for_undo(messages, record)
             asked = users_asked(messages)[0]
             if line is not None:
@@ -504,6 +517,7 @@ def _parse(session_id: str, raw: bytes) -> LoadedSession:
         now.hook_state,
         tuple(checkpoints),
         state_lines,
+        opening,
     )
 
 

@@ -1,5 +1,7 @@
 """`zizou-debug.log`: a complete, redacted audit of the latest user message.
 
+(`zizou-debug.PID.log` when another zizou in the project holds `zizou-debug.log`: `log_claim`.)
+
 The log is a TurnRecorder: the loop tells it when a message begins, hands it each step's exact
 request, and shows it every event. The file is rewritten (truncated, mode 0600, opened by fd
 from the root: a symlink or a FIFO in its place is refused) at each user message; sections 1-5
@@ -33,6 +35,7 @@ from zizou.paths import debug_log_path
 from zizou.redact import Redactor
 from zizou.trace import sections as fmt
 from zizou.trace.event_records import event_record, text_record, usage_summary
+from zizou.trace.log_claim import claim_debug_log
 
 CallParameters = Mapping[str, Any] | Callable[[], Mapping[str, Any]]
 FILE_MODE = 0o600
@@ -143,6 +146,7 @@ class DebugLog:
 
     def _open(self) -> None:
         self.redactor.refresh()
+        self.path = claim_debug_log(self.root, FILE_MODE)
         fd = confined.open_file(self.root, self.path, _OPEN_FLAGS, FILE_MODE)
         try:
             os.fchmod(fd, FILE_MODE)  # the file may have existed with a wider mode

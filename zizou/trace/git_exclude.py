@@ -1,12 +1,12 @@
 """Keeps the files zizou writes in a project out of git commits.
 
-`zizou-debug.log` (a full transcript, redacted but still private) and `.zizou/` (sessions, the
-compiled prompt) must never be committed by accident, so when the project is a git repository
-they are listed in its `.git/info/exclude`: local to the clone, no change to tracked files. The
-path comes from `git rev-parse --git-path info/exclude` (run through `zizou.git`, so only a
-repository the user opened counts), which is right for linked worktrees and submodules, where
-`.git` is a file. The patterns carry no leading slash, so they also match when zizou runs in a
-subdirectory of the repository.
+`zizou-debug.log` and `zizou-debug.PID.log` (full transcripts, redacted but still private) and
+`.zizou/` (sessions, the compiled prompt) must never be committed by accident, so when the
+project is a git repository they are listed in its `.git/info/exclude`: local to the clone, no
+change to tracked files. The path comes from `git rev-parse --git-path info/exclude` (run
+through `zizou.git`, so only a repository the user opened counts), which is right for linked
+worktrees and submodules, where `.git` is a file. The patterns carry no leading slash, so they
+also match when zizou runs in a subdirectory of the repository.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import os
 from pathlib import Path
 
 from zizou.git import run_git
-from zizou.paths import DEBUG_LOG_NAME, PROJECT_DIR_NAME
+from zizou.paths import DEBUG_LOG_NAME, OWN_DEBUG_LOG_NAME, PROJECT_DIR_NAME
 
-PATTERNS = (DEBUG_LOG_NAME, f"{PROJECT_DIR_NAME}/")
+PATTERNS = (DEBUG_LOG_NAME, OWN_DEBUG_LOG_NAME, f"{PROJECT_DIR_NAME}/")
 COMMENT = "# files zizou writes in the project (added by zizou)"
 GIT_TIMEOUT_S = 5.0
 

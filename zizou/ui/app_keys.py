@@ -8,7 +8,8 @@ class only holds the key handling, so the app itself stays about composing and r
   elsewhere is claimed by the prompt (`FocusRouter.claim`).
 - Tab and Shift+Tab walk the main screen's focus ring (`FocusRouter`); Shift+Tab in the prompt
   switches the mode instead (build, plan).
-- Esc brings the focus home, then cancels the edit of a queued message, then interrupts.
+- Esc brings the focus home, then cancels the edit of a queued message, then interrupts; at an
+  idle, empty prompt, Esc twice opens /rewind.
 - Ctrl+C interrupts; twice within `QUIT_WINDOW_S` quits.
 - SIGTERM quits the same way, SIGHUP (the terminal closed) at once, each with the shell's exit
   code for the signal: every job and server process ends first.
@@ -39,6 +40,7 @@ from zizou.ui.widgets.messages import TypingClock
 from zizou.ui.widgets.sidebar import Sidebar
 
 QUIT_WINDOW_S = 2.0
+REWIND_WINDOW_S = 0.8  # Esc twice within this, at an idle prompt: /rewind
 LEAVE_LIMIT_S = 10.0  # how long SIGTERM waits for the app to quit before ending it at once
 STOPPABLE = ("turn", "shell")  # the worker groups Esc and Ctrl+C stop
 
@@ -61,6 +63,7 @@ class KeyedApp(App[int]):
     router: InputRouter
     focus_router: FocusRouter
     _last_ctrl_c = 0.0
+    _last_escape = 0.0
     _leaving = False  # a SIGTERM came: the app is quitting
 
     async def on_event(self, event: Event) -> None:
@@ -82,8 +85,14 @@ class KeyedApp(App[int]):
             super().action_focus_previous()
 
     async def action_interrupt(self) -> None:
-        if not self.focus_router.home() and not await self.turns.cancel_edit():
-            self.interrupt()
+        """Esc: focus back to the prompt, else stop a queued edit, else the running turn; at an
+        idle, empty prompt, a second Esc soon after the first opens /rewind."""
+        busy = self.focus_router.home() or await self.turns.cancel_edit() or self.interrupt()
+        now, before = time.monotonic(), self._last_escape
+        self._last_escape = 0.0 if busy or self.composer.text.strip() else now
+        if self._last_escape and now - before < REWIND_WINDOW_S:
+            self._last_escape = 0.0
+            await self.router.submit("/rewind")
 
     def action_toggle_output(self) -> None:
         self.chat.toggle_outputs()
@@ -151,7 +160,7 @@ class KeyedApp(App[int]):
             self.composer.focus_prompt()  # the plan it was in is gone
 
     def on_resize(self, event: Resize) -> None:
-        self.sidebar.fit(self.size.width)
+        self.sidebar.fit(event.size.width)  # runs before App's own handler updates `self.size`
         self._sidebar_fitted()
         for mascot in self.query(Mascot):
             mascot.refresh_form()

@@ -29,7 +29,9 @@ class ApprovalView:
     no_always: str | None = None  # why "always allow" is not offered, when it is not
 
 
-def approval_view(request: PermissionRequest, cwd: Path) -> ApprovalView:
+def approval_view(request: PermissionRequest, cwd: Path, *, existing: bool = False) -> ApprovalView:
+    """`existing`: the file a write gives whole content to is there already (the dialog looks),
+    so the view says the write replaces it."""
     detail = parse_arguments(request.detail or "") if request.detail else None
     if request.kind == "exec":
         return ApprovalView(
@@ -48,8 +50,11 @@ def approval_view(request: PermissionRequest, cwd: Path) -> ApprovalView:
         )
     if request.kind == "mcp":
         return _mcp_view(request, detail)
-    body, is_diff = _write_body(detail, request.detail)
+    replaces = existing and isinstance((detail or {}).get("content"), str)
+    body, is_diff = _write_body(detail, request.detail, replaces)
     verb = "Write to a protected path?" if request.protected else f"Allow {request.tool}?"
+    if request.protected and replaces:
+        verb = "Replace a protected file? (its whole content goes)"
     if request.protected and request.kind == "delete":
         verb = "Delete a protected file?"
     if request.kind == "commit":
@@ -154,7 +159,9 @@ def _edit_hunk(edit: dict[str, object], title: str) -> str | None:
     return "\n".join([f"@@ {title}{every} @@", *lines])
 
 
-def _write_body(detail: dict[str, object] | None, raw: str | None) -> tuple[str | None, bool]:
+def _write_body(
+    detail: dict[str, object] | None, raw: str | None, replaces: bool = False
+) -> tuple[str | None, bool]:
     if detail is None:
         return (escape_controls(raw), False) if raw else (None, False)
     edits = detail.get("edits")
@@ -166,7 +173,8 @@ def _write_body(detail: dict[str, object] | None, raw: str | None) -> tuple[str 
         return escape_controls(hunk), True
     if isinstance(detail.get("content"), str):
         lines = [f"+{line}" for line in str(detail["content"]).split("\n")]
-        return escape_controls("\n".join(["@@ new content @@", *lines])), True
+        heading = "@@ replaces the existing file with @@" if replaces else "@@ new content @@"
+        return escape_controls("\n".join([heading, *lines])), True
     return escape_controls(json.dumps(detail, indent=2)), False
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from zizou.core.prompt import MAP_TOKENS_BY_LEVEL
 from zizou.paths import debug_log_path
+from zizou.plural import counted
 from zizou.trace import redactor_for
 from zizou.ui.hook_commands import HookCommands
 from zizou.ui.host import QuitRequested, SessionChanged, ShowScreen
@@ -48,6 +49,7 @@ KEYS = (
     ("Ctrl+J", "new line (also Shift+Enter, or end a line with \\)"),
     ("Up/Down", "history"),
     ("Esc", "interrupt the running turn and its commands"),
+    ("Esc Esc", "at an idle, empty prompt: /rewind (pick a turn to go back to)"),
     ("Ctrl+C twice", "quit"),
     ("Ctrl+P", "command palette"),
     ("Ctrl+B", "show or hide the sidebar"),
@@ -119,6 +121,7 @@ class SlashCommands:
             "workspace": workspace.workspace,
             "export": self.export,
             "cost": self.cost,
+            "status": self.status,
             "permissions": self.rules.permissions,
             "log": self.log,
             "jobs": JobCommands(host, opening, notices).command,
@@ -152,10 +155,10 @@ class SlashCommands:
         self.host.post_message(SessionChanged())
 
     async def help(self, args: list[str]) -> None:
-        width = max(len(c.usage) for c in COMMANDS)
-        lines = ["Commands:"] + [f"  {c.usage:<{width}}  {c.help}" for c in COMMANDS]
-        lines += ["", "Keys:"] + [f"  {key:<{width}}  {what}" for key, what in KEYS]
-        await self.say("\n".join(lines))
+        """Two columns: a description wraps under the description, never under the names."""
+        rows = [(c.usage, c.help) for c in COMMANDS]
+        rows += [("", ""), ("Keys:", ""), *KEYS]
+        await self.notices.add_notice("Commands:", rows=rows)
 
     async def exit(self, args: list[str]) -> None:
         self.host.post_message(QuitRequested())
@@ -255,7 +258,7 @@ class SlashCommands:
         lines = [
             f"This session: {tokens(totals.input_tokens)} tokens in, "
             f"{tokens(totals.output_tokens)} out, cost {cost(totals.cost_usd)}, "
-            f"{session.turns} turns."
+            f"{counted(session.turns, 'turn')}."
         ]
         if session.last_turn is not None:
             last = session.last_turn
@@ -267,8 +270,14 @@ class SlashCommands:
             lines.append(f"Spending cap: {used} spent in this run.")
         await self.say("\n".join(lines))
 
+    async def status(self, args: list[str]) -> None:
+        from zizou.ui.status_command import status_text
+
+        await self.say(status_text(self.session))
+
     async def log(self, args: list[str]) -> None:
-        path = debug_log_path(self.root)
+        log = self.session.runtime.debug_log
+        path = log.path if log is not None else debug_log_path(self.root)
         where = f"Debug log: {path}" + ("" if path.exists() else " (not written yet)")
         last = self.session.last_turn
         spent = (

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from zizou import __version__
 from zizou.errors import ZizouError
+from zizou.plural import counted
 from zizou.ui.hook_commands import untrusted_warning
 from zizou.ui.host import SessionChanged, ShowScreen
 from zizou.ui.mcp_commands import waiting_warning
@@ -93,7 +94,7 @@ class Conversations:
                 await self._swap(session_id)
 
         title = "Resume a session of this project"
-        self.host.post_message(ShowScreen(PickerScreen(title, entries), picked))
+        self.host.post_message(ShowScreen(PickerScreen(title, entries, filtering=True), picked))
 
     async def _swap(self, resume: str | None) -> None:
         if self.turns.busy:
@@ -134,8 +135,7 @@ def session_entry(summary: SessionSummary, current: bool) -> Entry:
     prompt = " ".join(summary.first_prompt.split()) or "(no message yet)"
     if len(prompt) > PROMPT_CHARS:
         prompt = prompt[: PROMPT_CHARS - 1] + "…"
-    turns = f"{summary.turns} turn" + ("" if summary.turns == 1 else "s")
-    note = f"{started(summary.created)} · {turns} · {summary.id}"
+    note = f"{started(summary.created)} · {counted(summary.turns, 'turn')} · {summary.id}"
     return Entry(summary.id, prompt, f"● current · {note}" if current else note)
 
 

@@ -164,13 +164,17 @@ class EventRenderer:
         return self.session.runtime.state.conversation.records
 
     async def _end_message(self) -> None:
+        self._stop_retry()
         if self.message is not None:
             message, self.message = self.message, None
             await message.finish()
 
     def _stop_retry(self) -> None:
+        """The attempt the countdown stood for is under way (or the turn ended): its line goes,
+        as the conversation goes on without it (the debug log keeps every retry)."""
         if self.retry is not None:
             self.retry.stop()
+            self.retry.remove()
             self.retry = None
 
     async def _text(self, text: str) -> None:

@@ -8,7 +8,7 @@ workers, calls something after the next refresh, and takes messages. What only t
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
 from textual.message import Message
@@ -46,7 +46,11 @@ class Notices(Protocol):
     """Where a controller says what happened (the conversation)."""
 
     async def add_notice(
-        self, message: str, kind: NoticeKind = "info", fix: str | None = None
+        self,
+        message: str,
+        kind: NoticeKind = "info",
+        fix: str | None = None,
+        rows: Sequence[tuple[str, str]] = (),
     ) -> object: ...
 
 

@@ -118,7 +118,9 @@ class ModelSwitcher:
                 await self.switch_model(model_id)
 
         rows = [Entry(e.model_id, e.model_id, e.note) for e in entries]
-        self.host.post_message(ShowScreen(PickerScreen("Pick a model", rows), picked))
+        self.host.post_message(
+            ShowScreen(PickerScreen("Pick a model", rows, filtering=True), picked)
+        )
 
     # --- /ollama ---------------------------------------------------------------------------
 

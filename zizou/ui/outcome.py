@@ -2,7 +2,8 @@
 
 The live view and a resumed session both call `outcome_of` on the same tool message, so a call
 reads the same in both: done, failed, denied, refused, interrupted or not run. Commands also get
-a preview: the last few lines of what they printed, and how many lines are hidden above them.
+a preview: the last few lines of what they printed, and how many lines are hidden above them;
+MCP tools, whose results read from the top, the first few lines and how many follow.
 """
 
 from __future__ import annotations
@@ -56,8 +57,9 @@ def outcome_of(content: str, ok: bool | None = None) -> Outcome:
 @dataclass(frozen=True)
 class Preview:
     status: str | None  # "exit code 2" or a timeout, when it is not a plain success
-    lines: list[str]  # the last lines of the output
+    lines: list[str]  # the last lines of the output (the first, for a result read from the top)
     hidden: int  # how many lines come before them
+    later: int = 0  # how many lines come after them
 
 
 def command_preview(output: str, limit: int = PREVIEW_LINES) -> Preview:
@@ -77,6 +79,13 @@ def command_preview(output: str, limit: int = PREVIEW_LINES) -> Preview:
     lines = lines or ["(no output)"]
     shown = lines[-limit:] if len(lines) > limit else lines
     return Preview(status, shown, (total or len(lines)) - len(shown))
+
+
+def result_preview(output: str, limit: int = PREVIEW_LINES) -> Preview:
+    """The head of a result read from the top (an MCP tool's), and how many lines follow it."""
+    lines = clean(output).rstrip("\n").split("\n")
+    lines = lines if lines != [""] else ["(no output)"]
+    return Preview(None, lines[:limit], 0, max(0, len(lines) - limit))
 
 
 def background_job(preview: Preview | None) -> str | None:

@@ -58,6 +58,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("export", "[FILE]", "save the transcript, redacted (.zizou/exports/ or FILE)"),
     SlashCommand("jobs", "[ID|kill ID]", "background jobs: list them, read one's output, stop one"),
     SlashCommand("cost", "", "tokens and cost so far"),
+    SlashCommand("status", "", "model, key, sandbox, permission mode, MCP servers, context"),
     SlashCommand("permissions", "", "list and remove saved approval rules"),
     SlashCommand("log", "", "where the debug log is and what the last turn cost"),
     SlashCommand("exit", "", "quit zizou"),

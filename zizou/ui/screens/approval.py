@@ -4,6 +4,7 @@ names the decks in its first line."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import ClassVar
 
@@ -35,6 +36,13 @@ def header(request: PermissionRequest, title: str) -> str:
     return f"{who} wants to use {request.tool}: {what}{protected}"
 
 
+def writes_over(request: PermissionRequest, cwd: Path) -> bool:
+    """The file a write names exists already (a symlink counts: the write replaces it too).
+    The request names it after the tool, as the project-relative path the write resolved."""
+    path = request.summary.removeprefix(f"{request.tool} ")
+    return request.kind == "write" and path != request.summary and os.path.lexists(cwd / path)
+
+
 class ApprovalScreen(ModalScreen[Approval]):
     AUTO_FOCUS = None
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -48,7 +56,7 @@ class ApprovalScreen(ModalScreen[Approval]):
     def __init__(self, request: PermissionRequest, cwd: Path) -> None:
         super().__init__()
         self.request = request
-        self.view = approval_view(request, cwd)
+        self.view = approval_view(request, cwd, existing=writes_over(request, cwd))
 
     def compose(self) -> ComposeResult:
         view = self.view

@@ -8,8 +8,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.events import Key
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
+
+from zizou.ui.screens.guarded import pass_typing_on
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -17,6 +20,8 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("y", "answer(True)", "Yes"),
         Binding("n,escape", "answer(False)", "No"),
     ]
+
+    ANSWERS: ClassVar[frozenset[str]] = frozenset({"y", "n"})
 
     def __init__(self, question: str, detail: str = "") -> None:
         super().__init__()
@@ -35,6 +40,9 @@ class ConfirmScreen(ModalScreen[bool]):
             keys.append(" n ", style="bold reverse")
             keys.append(" no")
             yield Static(keys)
+
+    def on_key(self, event: Key) -> None:
+        pass_typing_on(self, event, self.ANSWERS)
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from zizou.core.messages import AssistantMessage, Message, ToolMessage, UserMessage
 from zizou.decks.display import INTO
+from zizou.plural import counted
 from zizou.ui.screens.text_viewer import TextViewerScreen
 from zizou.ui.text import pretty_arguments
 
@@ -24,7 +25,7 @@ def cut(text: str, lines: int) -> str:
     kept = text.splitlines()
     if len(kept) <= lines:
         return text.rstrip()
-    return "\n".join([*kept[:lines], f"… {len(kept) - lines} more lines"])
+    return "\n".join([*kept[:lines], f"… {counted(len(kept) - lines, 'more line')}"])
 
 
 def message_text(message: Message) -> str:

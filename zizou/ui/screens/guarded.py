@@ -12,11 +12,11 @@ in the dialog, such as scrolling.
 from __future__ import annotations
 
 import time
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from textual.events import Key
 from textual.message import Message
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 
 from zizou.ui.widgets.messages import TypingClock
 
@@ -31,6 +31,16 @@ class TypedAhead(Message):
         super().__init__()
         self.key = key
         self.character = character
+
+
+def pass_typing_on(screen: Screen[Any], event: Key, answers: frozenset[str]) -> None:
+    """For a dialog opened by a command: a key typed that answers nothing in it goes on to the
+    prompt behind (the dialog stays), so it is not lost."""
+    if event.key in answers or not (event.is_printable or event.key == "backspace"):
+        return
+    event.stop()
+    event.prevent_default()
+    screen.app.post_message(TypedAhead(event.key, event.character))
 
 
 class GuardedScreen(ModalScreen[T]):
@@ -92,4 +102,4 @@ class GuardedScreen(ModalScreen[T]):
             self.typed_ahead(event.key)
 
 
-__all__ = ["GuardedScreen", "TypedAhead"]
+__all__ = ["GuardedScreen", "TypedAhead", "pass_typing_on"]

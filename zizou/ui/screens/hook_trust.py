@@ -15,6 +15,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
 from zizou.hooks.sources import HASH_CHARS
+from zizou.plural import counted
 from zizou.ui.screens.guarded import GuardedScreen
 from zizou.ui.text import escape_controls
 
@@ -72,7 +73,9 @@ def code_text(code: str, limit: int = SHOWN_LINES) -> Text:
         text.append(escape_controls(line, keep_newlines=False) + "\n")
     if len(lines) > limit:
         more = len(lines) - limit
-        text.append(f"… {more} more lines: read the whole file before you trust it", "italic")
+        text.append(
+            f"… {counted(more, 'more line')}: read the whole file before you trust it", "italic"
+        )
     elif not lines:
         text.append("(empty)", style="dim")
     return text

@@ -8,9 +8,11 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.events import Key
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+from zizou.ui.screens.guarded import pass_typing_on
 from zizou.ui.text import escape_controls
 
 
@@ -19,6 +21,8 @@ class LinkConfirmScreen(ModalScreen[bool]):
         Binding("y,o", "open", "Open"),
         Binding("n,escape", "cancel", "Cancel"),
     ]
+
+    ANSWERS: ClassVar[frozenset[str]] = frozenset({"y", "o", "n"})
 
     def __init__(self, url: str) -> None:
         super().__init__()
@@ -34,6 +38,9 @@ class LinkConfirmScreen(ModalScreen[bool]):
             keys.append(" n ", style="bold reverse")
             keys.append(" cancel")
             yield Static(keys)
+
+    def on_key(self, event: Key) -> None:
+        pass_typing_on(self, event, self.ANSWERS)
 
     def action_open(self) -> None:
         self.dismiss(True)

@@ -17,6 +17,7 @@ from zizou.ui.widgets.messages import (
     Notice,
     NoticeKind,
     RetryNotice,
+    Rows,
     TypingClock,
     UserMessage,
 )
@@ -67,9 +68,9 @@ class ChatView(VerticalScroll, can_focus=True):
             self.move_child(widget, after=last)
 
     async def add_notice(
-        self, message: str, kind: NoticeKind = "info", fix: str | None = None
+        self, message: str, kind: NoticeKind = "info", fix: str | None = None, rows: Rows = ()
     ) -> Notice:
-        notice = Notice(message, kind, fix)
+        notice = Notice(message, kind, fix, rows)
         await self.mount(notice)
         return notice
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from zizou.plural import counted
 from zizou.ui.text import clean
 
 DEFAULT_LINES = 24
@@ -21,7 +22,9 @@ def diff_text(diff: str, limit: int | None = DEFAULT_LINES) -> Text:
         text.append(line, style=_style(line))
     hidden = len(lines) - len(shown)
     if hidden > 0:
-        text.append(f"\n… {hidden} more lines (select the row to see them all)", style="dim")
+        text.append(
+            f"\n… {counted(hidden, 'more line')} (select the row to see them all)", style="dim"
+        )
     return text
 
 

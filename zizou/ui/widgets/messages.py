@@ -10,9 +10,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
+import re
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
+from rich.console import Group
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.timer import Timer
@@ -32,6 +36,8 @@ if TYPE_CHECKING:
 # and the re-mount at each freeze stay cheap. bench/tui.py measured 400 well ahead of 800.
 SEGMENT_CHARS = 400
 NoticeKind = Literal["info", "warning", "error", "success"]
+_RETRY_TAIL = re.compile(r",? retrying (?:now|in [\d.]+ s) \(attempt \d+ of (\d+)\)$")
+ROW_NAME_WIDTH = 30  # the first column of `rows`: a longer name wraps within it
 _ICONS = {"info": "•", "warning": "!", "error": "✗", "success": "✓"}
 
 
@@ -57,16 +63,32 @@ class UserMessage(Static):
         self.text = text
 
 
-class Notice(Static):
-    """One line or a few: what happened, and for errors, what to do about it."""
+Rows = Sequence[tuple[str, str]]  # a name and what it does, such as /help's commands
 
-    def __init__(self, message: str, kind: NoticeKind = "info", fix: str | None = None) -> None:
+
+class Notice(Static):
+    """One line or a few: what happened, and for errors, what to do about it. `rows` follow
+    the message as two columns, the second wrapping under itself (not under the first)."""
+
+    def __init__(
+        self, message: str, kind: NoticeKind = "info", fix: str | None = None, rows: Rows = ()
+    ) -> None:
         text = Text(f"{_ICONS[kind]} ", style="bold")
         text.append(clean(message))
         if fix:
             text.append(f"\n  {clean(fix)}", style="italic")
-        super().__init__(text, classes=f"notice -{kind}")
-        self.message = message
+        super().__init__(Group(text, _grid(rows)) if rows else text, classes=f"notice -{kind}")
+        self.message = "\n".join([message, *(f"  {name}  {what}" for name, what in rows)])
+        self.has_rows = bool(rows)
+
+
+def _grid(rows: Rows) -> Table:
+    grid = Table.grid(padding=(0, 2), pad_edge=True)
+    grid.add_column(no_wrap=False, max_width=ROW_NAME_WIDTH, style="bold")
+    grid.add_column(ratio=1)
+    for name, what in rows:
+        grid.add_row(Text(clean(name)), Text(clean(what)))
+    return grid
 
 
 class AssistantMessage(Widget):
@@ -181,12 +203,14 @@ class AssistantMessage(Widget):
 
 
 class RetryNotice(Static):
-    """`↻ retrying in 4 s (attempt 2): rate limited`, counting down to the next attempt."""
+    """`↻ retrying in 4 s (attempt 2 of 5): rate limited by openai`, counting down to the next
+    attempt: one delay, the live one (the reason's own "retrying in 12 s" is left out)."""
 
     def __init__(self, attempt: int, delay_s: float, reason: str) -> None:
         super().__init__(classes="notice -warning retry")
-        self.attempt = attempt
-        self.reason = clean(reason)
+        said = _RETRY_TAIL.search(clean(reason))
+        self.attempt = f"{attempt} of {said.group(1)}" if said else str(attempt)
+        self.reason = clean(reason)[: said.start()] if said else clean(reason)
         self.deadline = time.monotonic() + delay_s
         self._timer: Timer | None = None
 

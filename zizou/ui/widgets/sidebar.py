@@ -166,6 +166,7 @@ def sidebar_info(session: UiSession) -> SidebarInfo:
 
 
 MAX_SHARE = 4  # shown by itself only where it takes at most a quarter of the screen's width
+MIN_CHAT_WIDTH = 60  # the columns the conversation keeps, sidebar or not
 
 
 class Sidebar(VerticalScroll, can_focus=False):
@@ -222,9 +223,12 @@ class Sidebar(VerticalScroll, can_focus=False):
         return bool(self.display and self.checklist.display)
 
     def fit(self, screen_width: int) -> None:
-        """Shown as the user chose, else only where it takes at most a quarter of the width."""
-        width = self.styles.width.value if self.styles.width else 0
-        self.display = screen_width >= width * MAX_SHARE if self.wanted is None else self.wanted
+        """Shown as the user chose, else only where it takes at most a quarter of the width;
+        never where it would leave the conversation under `MIN_CHAT_WIDTH` columns (the choice
+        holds, and it shows again once the window is wide enough)."""
+        width = int(self.styles.width.value) if self.styles.width else 0
+        chosen = screen_width >= width * MAX_SHARE if self.wanted is None else self.wanted
+        self.display = chosen and screen_width - width >= MIN_CHAT_WIDTH
 
     def toggle(self, screen_width: int) -> None:
         self.wanted = not self.display

@@ -1,10 +1,11 @@
 """One row per tool call: `■ name · short args · duration ✓/✗`, which expands (Enter, a click, or
-Ctrl+O for every cut command output) to the full arguments and output. Under the row, a running
-call shows the latest progress line its tool reports, and a finished command the last lines it
-printed; edits and writes show their diff, and under it the problems the change brought (new
-syntax problems, the checkers' new diagnostics: `zizou.checks`). A command whose output the
-model saw cut expands to its whole output, every line, in a scrollable log inside the row (read
-from the output zizou kept; `full_output` is how the row gets it).
+Ctrl+O for every cut output) to the full arguments and output. Under the row, a running call
+shows the latest progress line its tool reports, a finished command the last lines it printed,
+and an MCP tool the first lines of its result; edits and writes show their diff, and under it
+the problems the change brought (new syntax problems, the checkers' new diagnostics:
+`zizou.checks`). A command whose output the model saw cut expands to its whole output, every
+line, in a scrollable log inside the row (read from the output zizou kept; `full_output` is how
+the row gets it).
 
 The row's time counts from when the call could run: a call waiting for approval says so, and the
 clock starts again once it is approved. A finished call shows what the conversation recorded
@@ -29,7 +30,9 @@ from textual.widget import Widget
 from textual.widgets import Log, Static
 
 from zizou.checks.report import split_report
-from zizou.ui.outcome import Outcome, Preview, command_preview
+from zizou.core.permissions import MCP_PREFIX
+from zizou.plural import counted
+from zizou.ui.outcome import Outcome, Preview, command_preview, result_preview
 from zizou.ui.text import clean, one_line, pretty_arguments
 from zizou.ui.widgets.diff_view import DiffView
 
@@ -87,8 +90,8 @@ class ToolRow(Widget, can_focus=True):
 
     @property
     def has_more(self) -> bool:
-        """Output lines are hidden above the preview."""
-        return self.preview is not None and self.preview.hidden > 0
+        """Output lines are hidden above or below the preview."""
+        return self.preview is not None and (self.preview.hidden > 0 or self.preview.later > 0)
 
     def _header(self) -> Text:
         text = Text()
@@ -156,6 +159,8 @@ class ToolRow(Widget, can_focus=True):
             self._timer.stop()
         if self.tool in COMMAND_TOOLS and outcome.ran:
             self.preview = command_preview(self.output)
+        elif self.tool.startswith(MCP_PREFIX) and outcome.ran:
+            self.preview = result_preview(self.output)
         self.set_class(False, "-running")
         self.set_class(not outcome.ok, "-failed")
         self.set_class(False, "-preview")  # a progress line goes; a command's tail may follow
@@ -185,9 +190,12 @@ class ToolRow(Widget, can_focus=True):
             return
         text = Text()  # one row a line: the CSS cuts long ones
         if self.preview.hidden:
-            more = f"⋮ {self.preview.hidden:,} earlier lines · {EXPAND_HINT}\n"
+            more = f"⋮ {counted(self.preview.hidden, 'earlier line')} · {EXPAND_HINT}\n"
             text.append(more, style="italic")
         text.append("\n".join(self.preview.lines))
+        if self.preview.later:
+            later = counted(self.preview.later, "more line")
+            text.append(f"\n⋮ {later} · {EXPAND_HINT}", style="italic")
         static = self.query_one(".tool-preview", Static)
         static.update(text)
         self.set_class(True, "-preview")
