@@ -23,7 +23,7 @@ from zizou.ui.hook_commands import HookCommands
 from zizou.ui.host import QuitRequested, SessionChanged, ShowScreen
 from zizou.ui.job_commands import JobCommands
 from zizou.ui.rule_commands import RuleCommands
-from zizou.ui.slash import COMMANDS
+from zizou.ui.slash import COMMANDS, file_commands
 from zizou.ui.state_commands import StateCommands
 from zizou.ui.transcript import export_transcript, transcript_markdown
 from zizou.ui.widgets.sidebar import cost, tokens
@@ -154,6 +154,11 @@ class SlashCommands:
     async def help(self, args: list[str]) -> None:
         width = max(len(c.usage) for c in COMMANDS)
         lines = ["Commands:"] + [f"  {c.usage:<{width}}  {c.help}" for c in COMMANDS]
+        from_files = file_commands(self.root)
+        if from_files.commands or from_files.problems:
+            lines += ["", "Commands from files (.claude/commands, .opencode/command, ~/.codex):"]
+            lines += [f"  {c.usage:<{width}}  {c.help}" for c in from_files.commands.values()]
+            lines += [f"  left out: {problem}" for problem in from_files.problems]
         lines += ["", "Keys:"] + [f"  {key:<{width}}  {what}" for key, what in KEYS]
         await self.say("\n".join(lines))
 
