@@ -25,7 +25,7 @@ from zizou import confined
 from zizou.errors import PathError
 
 # In the order they are sent: the broader first, the more specific after (and so stronger).
-PROJECT_FILES = ("ZIZOU.md", "AGENTS.md", "CLAUDE.md", "GEMINI.md", "CLAUDE.local.md")
+PROJECT_FILES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md", "ZIZOU.md", "CLAUDE.local.md")
 USER_FILES = (".claude/CLAUDE.md", ".codex/AGENTS.md", ".gemini/GEMINI.md")
 FILE_CAP = 20_000  # characters of one file
 MAX_IMPORT_DEPTH = 5
