@@ -101,7 +101,7 @@ def _load_one(
         return
     try:
         text = _read(base, rel)
-        fields, body = _front_matter(text, label)
+        fields, body = checked_front_matter(text, label)
     except (PathError, ValueError) as err:
         found.problems.append(str(err))
         return
@@ -143,7 +143,7 @@ def _read(base: Path, rel: str) -> str:
     return confined.read_head(base, path, FILE_CAP).decode("utf-8", errors="replace")
 
 
-def _front_matter(text: str, label: str) -> tuple[dict[str, str], str]:
+def checked_front_matter(text: str, label: str) -> tuple[dict[str, str], str]:
     """The fields and the body; a front matter that does not close, or has a line that is no
     field, is a ValueError naming the file and the line."""
     lines = text.split("\n")
@@ -227,6 +227,7 @@ __all__ = [
     "SOURCES",
     "FileCommand",
     "FileCommands",
+    "checked_front_matter",
     "expand",
     "load_file_commands",
     "message_for",
