@@ -57,6 +57,14 @@ class CliResult:
         return json.loads(self.stdout.strip().splitlines()[-1])
 
 
+@pytest.fixture(autouse=True)
+def agents_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The home folder whose `.claude`, `.codex`, `.gemini` zizou reads: never the real one."""
+    home = tmp_path / "agents-home"
+    monkeypatch.setenv("ZIZOU_AGENTS_HOME", str(home))
+    return home
+
+
 @pytest.fixture
 def zizou_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "zizou-home"

@@ -51,6 +51,7 @@ from zizou.core.events import (
     TurnStarted,
     Usage,
 )
+from zizou.core.file_commands import message_for
 from zizou.core.protocols import Approval, Model, PermissionRequest
 from zizou.core.task_state import merge_patch
 from zizou.core.workspace import WindowInfo
@@ -219,8 +220,11 @@ def run_headless(options: RunOptions) -> int:
         watch_servers(runtime, _warn)
         if options.state_file is not None:
             load_state_file(runtime, options.state_file)
+        prompt, notes = message_for(options.root, options.prompt or "")
+        for note in notes:
+            _warn(note)
         run = HeadlessRun(runtime, options.output_format)
-        code = asyncio.run(_until_stopped(run.run(options.prompt or "")))
+        code = asyncio.run(_until_stopped(run.run(prompt)))
         if options.state_file is not None:
             save_state_file(runtime, options.state_file)
         return code

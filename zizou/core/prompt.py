@@ -1,15 +1,17 @@
 """The layered system prompt, rendered afresh at every step from live state.
 
 Layers run from stable to volatile, so that a provider's prompt cache keeps the prefix from step
-to step: BASE INSTRUCTIONS, SESSION CONTEXT (root, OS, shell, the tool guide, AGENTS.md),
+to step: BASE INSTRUCTIONS, SESSION CONTEXT (root, OS, shell, the tool guide, the instruction
+files of the project root and the user's agents, read once per turn: `instruction_files`),
 INSTRUCTIONS, REPO MAP (the project's most relevant definitions within `map_tokens`, ranked
 towards the open files and the names in the turn's user message; rendered once per turn, so an
 edit does not change it mid-turn; 0 tokens turns it off) — the stable prefix, marked cacheable
-for providers that take the mark — then HOOKS (what hooks add this step), TASK STATE, WORKSPACE
-(the open windows, found again at every step) and LIVE CONTEXT (the date, the git summary). The
-compiled text is also written, redacted, to `.zizou/compiled/prompt.md` so a person can read what
-the model got. AGENTS.md / ZIZOU.md are read only as regular files inside the project (a symlink
-out of it is skipped, and the SESSION CONTEXT says so).
+for providers that take the mark — then NESTED INSTRUCTIONS (the instruction files of the
+subfolders the model has read or edited files in), HOOKS (what hooks add this step), TASK STATE,
+WORKSPACE (the open windows, found again at every step) and LIVE CONTEXT (the date, the git
+summary). The compiled text is also written, redacted, to `.zizou/compiled/prompt.md` so a person
+can read what the model got. Instruction files are read only as regular files inside their
+folder (a symlink out of it, or to a secret file, is skipped, and the prompt says so).
 """
 
 from __future__ import annotations
@@ -17,13 +19,13 @@ from __future__ import annotations
 import datetime as dt
 import os
 import platform
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from zizou import confined
 from zizou.core.git_info import git_summary
+from zizou.core.instruction_files import InstructionReader, nested_instructions, root_instructions
 from zizou.core.instructions import InstructionSet
 from zizou.core.state import SessionState
 from zizou.core.workspace_layer import WorkspaceLayer, budget_tokens
@@ -34,9 +36,6 @@ from zizou.tools import Registry
 
 # `/context light|default|max` -> the repo map's token budget.
 MAP_TOKENS_BY_LEVEL = {"light": 0, "default": DEFAULT_MAP_TOKENS, "max": 8192}
-
-INSTRUCTION_FILES = ("AGENTS.md", "ZIZOU.md")
-INSTRUCTION_CAP = 20_000
 
 BASE_INSTRUCTIONS = """\
 You are zizou, a coding agent working in the user's project from their terminal.
@@ -135,6 +134,7 @@ class PromptBuilder:
         self.instructions = instructions or InstructionSet()
         self.last: CompiledPrompt | None = None
         self._stable: tuple[Section, Section] | None = None  # this turn's context and map
+        self._root_files = InstructionReader()  # the instruction files the context sent
 
     def set_context_level(self, level: str) -> None:
         """`/context light|default|max`: the repo map's budget (light turns it off)."""
@@ -171,6 +171,7 @@ class PromptBuilder:
                 context,
                 self._instructions_layer(),
                 repo_map,
+                self._nested_instructions(),
                 _hooks(hooks),
                 self._task_state(preview),
                 Section("WORKSPACE", workspace.text, note=workspace.note),
@@ -201,12 +202,28 @@ class PromptBuilder:
             "Tools:",
             *(f"- {tool.name}: {tool.summary}" for tool in self.registry if tool.advertised),
         ]
-        instructions, skipped = _instructions(self.root)
-        lines += [f"Note: {note}" for note in skipped]
-        if instructions:
-            name, text = instructions
-            lines += ["", f"Project instructions from {name}:", text]
+        reader = root_instructions(self.root)
+        self._root_files = reader
+        lines += [f"Note: {note}" for note in reader.notes]
+        if reader.files:
+            lines += ["", "Instruction files (later ones are more specific and win a conflict):"]
+        for found in reader.files:
+            lines += ["", found.heading, found.text.rstrip()]
         return "\n".join(lines)
+
+    def _nested_instructions(self) -> Section:
+        """The instruction files of the subfolders the model read or edited files in: after
+        the stable prefix, so one that starts to apply mid-turn leaves the prefix alone."""
+        with self.state.lock:
+            seen = list(self.state.ledger.hashes)
+            worked_in = list(self.state.workspace.paths())
+        for path in seen:
+            try:
+                worked_in.append(confined.relative(self.root, path))
+            except (ValueError, PathError):
+                continue
+        text = nested_instructions(self.root, worked_in, self._root_files)
+        return Section("NESTED INSTRUCTIONS", text, note="" if text else "none")
 
     def _live_context(self, left_out: int) -> str:
         lines = [f"Date: {self.today().isoformat()}", f"Git: {git_summary(self.root)}"]
@@ -286,30 +303,6 @@ def _hooks(systems: tuple[tuple[str, str], ...]) -> Section:
 
 def _block(section: Section) -> str:
     return f"# {section.name}\n\n{section.text.rstrip()}"
-
-
-def _instructions(root: Path) -> tuple[tuple[str, str] | None, list[str]]:
-    """The first of AGENTS.md / ZIZOU.md that is a regular file inside the root, read by fd,
-    and notes on the ones skipped (a symlink out of the project is never read)."""
-    skipped: list[str] = []
-    for name in INSTRUCTION_FILES:
-        try:
-            path = confined.resolve_unasked(root, name)
-            info = confined.stat(root, path)
-            if info is None:
-                continue
-            if not stat.S_ISREG(info.st_mode):
-                skipped.append(f"{name} skipped: it is not a regular file")
-                continue
-            data = confined.read_head(root, path, INSTRUCTION_CAP * 4)
-        except PathError as err:
-            skipped.append(f"{name} skipped: {err}")
-            continue
-        text = data.decode("utf-8", errors="replace")
-        if len(text) > INSTRUCTION_CAP or info.st_size > len(data):
-            text = text[:INSTRUCTION_CAP] + f"\n[... {name} truncated ...]"
-        return (name, text), skipped
-    return None, skipped
 
 
 def _write_compiled(root: Path, text: str) -> None:

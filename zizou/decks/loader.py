@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from zizou.decks.agent_files import with_agent_decks
 from zizou.decks.files import (
     CARD_SUFFIXES,
     DECK_SUFFIXES,
@@ -474,7 +475,7 @@ def load_decks(
                 f"the {ORIGIN_WORDS[first.origin]} deck {deck.name} ({_shown(first)}) overrides "
                 f"the {ORIGIN_WORDS[deck.origin]} one ({_shown(deck)})"
             )
-    return DeckSet(decks, problems, warnings, files=builder.loaded())
+    return with_agent_decks(root, DeckSet(decks, problems, warnings, files=builder.loaded()))
 
 
 def _shown(deck: Deck) -> str:

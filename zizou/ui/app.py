@@ -10,6 +10,7 @@ and worker events. Slow work runs in the controllers' workers, so the prompt sta
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Iterable
 from pathlib import Path, PurePath
@@ -45,6 +46,7 @@ from zizou.ui.screens.link_confirm import confirm_link
 from zizou.ui.screens.picker import PickerScreen
 from zizou.ui.session import SetupMode, UiSession
 from zizou.ui.shell import UserShell
+from zizou.ui.slash import file_command_message
 from zizou.ui.turns import TurnController
 from zizou.ui.undo_commands import UndoCommands
 from zizou.ui.widgets.chat_view import ChatView
@@ -212,8 +214,14 @@ class ZizouApp(KeyedApp):
             await self.turns.ready()
 
     async def _prepare(self, text: str) -> str | None:
-        """Before a turn: the files the message names open in the workspace, and what it names
-        of the MCP servers (a prompt, resources) becomes what the model is sent."""
+        """Before a turn: the files the message names open in the workspace, a command file's
+        `/name args` becomes its body, and what it names of the MCP servers (a prompt,
+        resources) becomes what the model is sent."""
+        sent, notes = await asyncio.to_thread(file_command_message, self.opening.root, text)
+        for note in notes:
+            await self.chat.add_notice(note, "warning")
+        if sent != text:
+            return sent
         await self.workspace.open_mentions(self.mcp.without_resources(text))
         return await self.mcp.expand(text)
 

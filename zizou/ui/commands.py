@@ -24,7 +24,7 @@ from zizou.ui.hook_commands import HookCommands
 from zizou.ui.host import QuitRequested, SessionChanged, ShowScreen
 from zizou.ui.job_commands import JobCommands
 from zizou.ui.rule_commands import RuleCommands
-from zizou.ui.slash import COMMANDS
+from zizou.ui.slash import COMMANDS, file_commands
 from zizou.ui.state_commands import StateCommands
 from zizou.ui.transcript import export_transcript, transcript_markdown
 from zizou.ui.widgets.sidebar import cost, tokens
@@ -157,6 +157,11 @@ class SlashCommands:
     async def help(self, args: list[str]) -> None:
         """Two columns: a description wraps under the description, never under the names."""
         rows = [(c.usage, c.help) for c in COMMANDS]
+        from_files = file_commands(self.root)
+        if from_files.commands or from_files.problems:
+            rows += [("", ""), ("From files:", ".claude/commands, .opencode/command, ~/.codex")]
+            rows += [(c.usage, c.help) for c in from_files.commands.values()]
+            rows += [("left out:", problem) for problem in from_files.problems]
         rows += [("", ""), ("Keys:", ""), *KEYS]
         await self.notices.add_notice("Commands:", rows=rows)
 

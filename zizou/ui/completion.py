@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from zizou.ui.fuzzy import rank
-from zizou.ui.slash import completions
+from zizou.ui.slash import completions, file_commands
 
 if TYPE_CHECKING:
     from zizou.mcp.setup import McpSetup
@@ -76,15 +76,28 @@ class Completer:
 
     def suggest(self, context: Context) -> list[Suggestion]:
         if context.kind == "command":
-            return [
-                Suggestion(f"/{c.name} ", c.usage, c.help, not c.args)
-                for c in completions(context.query)
-            ] + self._prompts(context.query)
+            return (
+                [
+                    Suggestion(f"/{c.name} ", c.usage, c.help, not c.args)
+                    for c in completions(context.query)
+                ]
+                + self._file_commands(context.query)
+                + self._prompts(context.query)
+            )
         resources = self._resources()
         names = [*(self.files or ()), *resources]
         return [
             Suggestion(f"@{name} ", name, resources.get(name, ""), file=name not in resources)
             for name in rank(context.query, names, FILE_LIMIT)
+        ]
+
+    def _file_commands(self, query: str) -> list[Suggestion]:
+        """The command files (`.claude/commands` and the like) whose name starts with `query`."""
+        found = file_commands(self.root).commands.values()
+        return [
+            Suggestion(f"/{c.name} ", c.usage, c.help, not c.argument_hint)
+            for c in found
+            if c.name.lower().startswith(query.lower())
         ]
 
     def _prompts(self, query: str) -> list[Suggestion]:

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import SystemCommand
 
-from zizou.ui.slash import COMMANDS, SlashCommand, classify, trailing_command
+from zizou.core.file_commands import FileCommand
+from zizou.ui.slash import COMMANDS, SlashCommand, classify, file_commands, trailing_command
 
 if TYPE_CHECKING:
     from zizou.ui.commands import SlashCommands
@@ -58,8 +59,8 @@ class InputRouter:
             await self.when_ready(self.shell.run(stripped[1:].strip()))
         elif (parsed := classify(stripped, self.opening.root)).kind == "command":
             await self.when_ready(self.commands.run(parsed.name, parsed.args, parsed.raw))
-        elif parsed.kind == "unknown" and parsed.name.startswith("mcp__"):
-            await self._message(text)  # an MCP prompt: the turn's `prepare` gets it
+        elif parsed.kind == "unknown" and self._prepared_later(parsed.name):
+            await self._message(text)  # the turn's `prepare` expands it
         elif parsed.kind == "unknown":
             hint = f" Did you mean /{parsed.suggestion}?" if parsed.suggestion else ""
             await self.notices.add_notice(
@@ -67,6 +68,10 @@ class InputRouter:
             )
         else:
             await self._message(text)
+
+    def _prepared_later(self, name: str) -> bool:
+        """An MCP prompt (`/mcp__server__prompt`) or a command file (`/review`)."""
+        return name.startswith("mcp__") or file_commands(self.opening.root).get(name) is not None
 
     async def _held(self, text: str) -> bool:
         """A command typed after the text the prompt was given (`message/redo`) is not sent
@@ -101,6 +106,17 @@ class InputRouter:
         prompt to finish; the others run."""
         for command in COMMANDS:
             yield SystemCommand(command.usage, command.help, partial(self._picked, command))
+        for found in file_commands(self.opening.root).commands.values():
+            yield SystemCommand(found.usage, found.help, partial(self._picked_file, found))
+
+    async def _picked_file(self, command: FileCommand) -> None:
+        """A command file picked in the palette: one that takes arguments is put in the
+        prompt to finish; the others are sent."""
+        if command.argument_hint:
+            self.composer.set_text(f"/{command.name} ")
+            self.composer.focus_prompt()
+        else:
+            await self._message(f"/{command.name}")
 
     async def _picked(self, command: SlashCommand) -> None:
         if command.args and not command.args.startswith("["):

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from zizou.core.file_commands import FileCommands, load_file_commands, message_for
+
 
 @dataclass(frozen=True)
 class SlashCommand:
@@ -95,6 +97,17 @@ def classify(text: str, root: Path) -> Parsed:
     return Parsed("unknown", name, rest, nearest(name))
 
 
+def file_commands(root: Path) -> FileCommands:
+    """The project's and the user's command files (`.claude/commands` and the like); zizou's
+    own commands win a clash."""
+    return load_file_commands(root, frozenset(BY_NAME))
+
+
+def file_command_message(root: Path, text: str) -> tuple[str, list[str]]:
+    """What `text` sends when it runs a command file (`/review 42`), and what to say."""
+    return message_for(root, text, frozenset(BY_NAME))
+
+
 def split_args(text: str) -> list[str]:
     """A command's arguments: split at white space, except inside a `PATH#/regex/`."""
     return _ARG.findall(text)
@@ -151,6 +164,8 @@ __all__ = [
     "SlashCommand",
     "classify",
     "completions",
+    "file_command_message",
+    "file_commands",
     "nearest",
     "split_args",
     "trailing_command",

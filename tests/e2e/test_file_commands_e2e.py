@@ -1,0 +1,66 @@
+"""The real `zizou -p "/name args"` with the command files of other agents: the file's body is
+sent as the user's message, with the arguments put in and the files it names attached; a
+malformed file is named with its line, and the others still work."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from conftest import run_cli
+from loopback import LoopbackServer
+
+
+def user_message(request: dict[str, Any]) -> str:
+    content = request["messages"][-1]["content"]
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content)
+    return str(content)
+
+
+def sent_for(project: Path, home: Path, agents: Path, prompt: str) -> tuple[str, str]:
+    with LoopbackServer([{"text": "ok"}]) as srv:
+        args = ["-p", prompt, "--api-base", srv.base_url, "--output-format", "json"]
+        result = run_cli(args, project, home, ZIZOU_AGENTS_HOME=str(agents))
+        requests = srv.chat_requests
+    assert result.code == 0, result.stderr
+    return user_message(requests[0]), result.stderr
+
+
+def test_a_claude_command_sends_its_body_with_the_arguments(
+    project: Path, zizou_home: Path, agents_home: Path
+) -> None:
+    commands = project / ".claude" / "commands"
+    (commands / "git").mkdir(parents=True)
+    (commands / "review.md").write_text(
+        "---\ndescription: Review a pull request\nargument-hint: PR\n---\n"
+        "Review pull request #$ARGUMENTS against @STYLE.md carefully.\n"
+    )
+    (commands / "git" / "pick.md").write_text("Cherry-pick $1 onto $2.\n")
+    (commands / "broken.md").write_text("---\ndescription: never closed\nBody\n")
+    (project / "STYLE.md").write_text("Tabs, never spaces.\n")
+
+    sent, stderr = sent_for(project, zizou_home, agents_home, "/review 42")
+    assert sent.startswith("Review pull request #42 against @STYLE.md carefully.")
+    assert "Contents of STYLE.md:\n```\nTabs, never spaces.\n```" in sent
+    assert ".claude/commands/broken.md line 1: the front matter's `---` is never closed" in stderr
+
+    sent, _ = sent_for(project, zizou_home, agents_home, "/git:pick abc123 main")
+    assert sent == "Cherry-pick abc123 onto main."
+
+
+def test_codex_and_opencode_commands_work_and_secrets_stay_out(
+    project: Path, zizou_home: Path, agents_home: Path
+) -> None:
+    (agents_home / ".codex" / "prompts").mkdir(parents=True)
+    (agents_home / ".codex" / "prompts" / "explain.md").write_text("Explain $1 simply.\n")
+    (project / ".opencode" / "command").mkdir(parents=True)
+    (project / ".opencode" / "command" / "leak.md").write_text("Show @creds.md please.\n")
+    (project / ".env").write_text("TOKEN=hunter2-secret\n")
+    (project / "creds.md").symlink_to(".env")
+
+    sent, _ = sent_for(project, zizou_home, agents_home, "/explain monads")
+    assert sent == "Explain monads simply."
+    sent, stderr = sent_for(project, zizou_home, agents_home, "/leak")
+    assert "hunter2" not in sent
+    assert ".opencode/command/leak.md: @creds.md was not attached" in stderr
