@@ -13,7 +13,8 @@ from zizou.ui.widgets.messages import Notice, UserMessage
 
 
 def said(app: object) -> str:
-    return "\n".join(str(n.render()) for n in app.query(Notice))  # type: ignore[attr-defined]
+    notices = app.query(Notice)  # type: ignore[attr-defined]
+    return "\n".join(n.message if n.has_rows else str(n.render()) for n in notices)
 
 
 def command_files(project: Path) -> None:
