@@ -1,0 +1,116 @@
+"""The protocol's own stdin and stdout, kept apart from everything else the process writes.
+
+A stray line on stdout (a dependency's banner, a hook's print, a child process that inherits
+the descriptor) would corrupt the client's stream, so the protocol takes private copies of
+descriptors 0 and 1, and 1 is pointed at stderr, 0 at /dev/null: whatever else writes to
+stdout lands on stderr. The SDK skips a line that is not JSON without a word; the transport
+here answers it with a JSON-RPC parse error (-32700), and anything that is not an object with
+-32600, and keeps serving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import sys
+import threading
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ProtocolPipes:
+    """The descriptors the protocol reads and writes: the process's stdin and stdout as they
+    were when `zizou acp` started."""
+
+    incoming: BinaryIO
+    outgoing: int
+
+
+def take_stdio() -> ProtocolPipes:
+    """Keep stdin and stdout for the protocol alone: from here, fd 1 and `sys.stdout` write to
+    stderr and fd 0 reads /dev/null (commands and servers zizou starts inherit those)."""
+    sys.stdout.flush()
+    incoming = os.fdopen(os.dup(0), "rb", buffering=0)
+    outgoing = os.dup(1)
+    os.dup2(2, 1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    sys.stdout = sys.stderr
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    return ProtocolPipes(incoming, outgoing)
+
+
+def error_reply(code: int, message: str) -> dict[str, Any]:
+    """A JSON-RPC error for a message whose id could not be read (id null, as the spec says)."""
+    return {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+
+
+class LineTransport:
+    """Newline-delimited JSON-RPC over the protocol's pipes, as the SDK's `Transport` reads
+    and writes messages. Lines are read in a thread (stdin may be a file or a terminal, not
+    only a pipe); writes go out whole, one at a time, in the order they were sent."""
+
+    def __init__(self, pipes: ProtocolPipes) -> None:
+        self._pipes = pipes
+        self._lines: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._writing = asyncio.Lock()
+        self._closed = False
+        loop = asyncio.get_running_loop()
+        threading.Thread(target=self._read, args=(loop,), daemon=True).start()
+
+    def _read(self, loop: asyncio.AbstractEventLoop) -> None:
+        try:
+            for line in iter(self._pipes.incoming.readline, b""):
+                loop.call_soon_threadsafe(self._lines.put_nowait, line)
+        except (OSError, ValueError) as exc:
+            log.warning("stdin could not be read: %s", exc)
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody is reading
+            loop.call_soon_threadsafe(self._lines.put_nowait, None)
+
+    async def receive(self) -> dict[str, Any] | None:
+        """The next message; None once stdin is closed."""
+        while True:
+            line = await self._lines.get()
+            if line is None:
+                return None
+            if not line.strip():
+                continue
+            try:
+                message = json.loads(line)
+            except ValueError as exc:
+                await self.send(error_reply(-32700, f"Parse error: {exc}"))
+                continue
+            if not isinstance(message, dict):
+                await self.send(error_reply(-32600, "Invalid request: not a JSON object"))
+                continue
+            return message
+
+    async def send(self, message: dict[str, Any]) -> None:
+        data = (json.dumps(message, separators=(",", ":")) + "\n").encode("utf-8")
+        async with self._writing:
+            if self._closed:
+                raise ConnectionError("the client's stdin is closed")
+            try:
+                await asyncio.to_thread(_write_all, self._pipes.outgoing, data)
+            except OSError as exc:  # the client went away
+                self._closed = True
+                raise ConnectionError(f"the client is gone: {exc}") from exc
+
+    async def close(self) -> None:
+        self._closed = True
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+__all__ = ["LineTransport", "ProtocolPipes", "error_reply", "take_stdio"]
