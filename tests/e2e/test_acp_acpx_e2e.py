@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from acp_harness import ACP_COMMAND, zizou_program
 from conftest import cli_env
 from loopback import LoopbackServer
@@ -95,9 +94,7 @@ def test_acpx_runs_a_turn_the_edit_lands_and_the_allowed_command_runs(
     assert answers == [{"outcome": "selected", "optionId": "allow_once"}]
 
 
-def test_acpx_denying_leaves_the_command_unrun(
-    acpx: Path, project: Path, zizou_home: Path
-) -> None:
+def test_acpx_denying_leaves_the_command_unrun(acpx: Path, project: Path, zizou_home: Path) -> None:
     script = [call("run_bash", command="touch made.txt"), {"text": "understood"}]
     with LoopbackServer(script) as srv:
         denied = run_acpx(acpx, project, zizou_home, srv.base_url, "--deny-all")
