@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from acp import text_block
+from acp import RequestError, text_block
 from acp_harness import RecordingClient, debug_log, zizou_acp, zizou_program
 from conftest import cli_env
 from loopback import LoopbackServer
@@ -149,6 +149,8 @@ def test_bad_input_is_answered_and_zizou_keeps_serving(project: Path, zizou_home
     lines = [
         "this is not json",
         "[1, 2]",
+        "{}",
+        json.dumps({"jsonrpc": "2.0", "id": 9, "method": 7}),
         json.dumps({"jsonrpc": "2.0", "id": 1, "method": "no/such/method", "params": {}}),
         json.dumps({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": 5}}),
         json.dumps({"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": {}}),
@@ -159,7 +161,8 @@ def test_bad_input_is_answered_and_zizou_keeps_serving(project: Path, zizou_home
     stdout, stderr = exchange(lines, project, zizou_home)
     replies = [json.loads(line) for line in stdout.splitlines()]
     codes = [reply.get("error", {}).get("code") for reply in replies]
-    assert codes == [-32700, -32600, -32601, -32602, -32602, None], stderr
+    assert codes == [-32700, -32600, -32600, -32600, -32601, -32602, -32602, None], stderr
+    assert replies[3]["id"] == 9
     assert replies[-1]["result"]["protocolVersion"] == 1
     assert replies[-1]["result"]["agentCapabilities"]["loadSession"] is True
 
@@ -263,3 +266,61 @@ async def test_a_session_loads_in_a_new_process_replaying_its_conversation(
     assert replay[-1]["content"]["text"] == "the notes say old line"
     assert answer.stop_reason == "end_turn"
     assert any("the notes say old line" in str(m.get("content")) for m in sent)
+
+
+async def test_allow_always_saves_the_rule_and_reject_always_stops_asking(
+    project: Path, zizou_home: Path
+) -> None:
+    script = [
+        call("run_bash", command="sleep 0"),
+        call("run_bash", command="sleep 0.01"),  # the saved rule covers it: no question
+        call("run_bash", command="rm -f kept.txt"),
+        call("run_bash", command="rm -f kept.txt"),  # rejected for the session: no question
+        {"text": "done"},
+    ]
+    (project / "kept.txt").write_text("keep me\n")
+    client = RecordingClient(answers=["allow_always", "reject_always"])
+    with LoopbackServer(script) as srv:
+        async with zizou_acp(client, srv.base_url, zizou_home, project) as (conn, _):
+            session_id = await new_session(conn, project)
+            await conn.prompt(session_id=session_id, prompt=[text_block("go")])
+        told = [m["content"] for m in srv.chat_requests[-1]["messages"] if m["role"] == "tool"]
+    assert [asked.title for asked, _ in client.asked] == ["sleep 0", "rm -f kept.txt"]
+    assert (project / "kept.txt").exists()
+    saved = json.loads((zizou_home / "permissions.json").read_text())
+    [rules] = saved["projects"].values()
+    assert rules["bash_prefixes"] == ["sleep"]
+    assert "Error" not in told[1]
+    assert "rejected this for the rest of the session" in told[3]
+
+
+async def test_the_step_cap_the_length_cap_and_a_provider_error_each_answer_the_prompt(
+    project: Path, zizou_home: Path
+) -> None:
+    script = [
+        call("list_dir"),
+        {"text": "cut sho", "finish_reason": "length", "match": "second"},
+        {"status": 400, "error": "the request is malformed", "match": "third"},
+        {"text": "fine again", "match": "fourth"},
+    ]
+    client = RecordingClient()
+    with LoopbackServer(script) as srv:
+        async with zizou_acp(client, srv.base_url, zizou_home, project, "--max-steps", "1") as (
+            conn,
+            _,
+        ):
+            session_id = await new_session(conn, project)
+            answers = []
+            for word in ("first", "second"):
+                answer = await conn.prompt(session_id=session_id, prompt=[text_block(word)])
+                answers.append(answer.stop_reason)
+            try:
+                await conn.prompt(session_id=session_id, prompt=[text_block("third")])
+            except RequestError as exc:
+                failed: RequestError | None = exc
+            else:
+                failed = None
+            last = await conn.prompt(session_id=session_id, prompt=[text_block("fourth")])
+    assert answers == ["max_turn_requests", "max_tokens"]
+    assert failed is not None and "malformed" in json.dumps(failed.data)
+    assert last.stop_reason == "end_turn"

@@ -47,9 +47,26 @@ def take_stdio() -> ProtocolPipes:
     return ProtocolPipes(incoming, outgoing)
 
 
-def error_reply(code: int, message: str) -> dict[str, Any]:
-    """A JSON-RPC error for a message whose id could not be read (id null, as the spec says)."""
-    return {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+def error_reply(code: int, message: str, request_id: Any = None) -> dict[str, Any]:
+    """A JSON-RPC error; id null for a message whose id could not be read, as the spec says."""
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+
+
+def invalid(message: Any) -> dict[str, Any] | None:
+    """The -32600 reply to what is neither a request, a notification nor a response (the SDK
+    would drop it without a word, or fail on a method that is not a string); None if valid."""
+    if not isinstance(message, dict):
+        return error_reply(-32600, "Invalid request: not a JSON object")
+    request_id = message.get("id")
+    if not isinstance(request_id, str | int | None) or isinstance(request_id, bool):
+        return error_reply(-32600, "Invalid request: the id must be a string or a number")
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return error_reply(-32600, "Invalid request: the method must be a string", request_id)
+        return None
+    if "id" not in message or not ("result" in message or "error" in message):
+        return error_reply(-32600, "Invalid request: no method", request_id)
+    return None
 
 
 class LineTransport:
@@ -71,7 +88,9 @@ class LineTransport:
                 loop.call_soon_threadsafe(self._lines.put_nowait, line)
         except (OSError, ValueError) as exc:
             log.warning("stdin could not be read: %s", exc)
-        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody is reading
+        except RuntimeError:  # the loop is gone: nobody is reading
+            return
+        with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(self._lines.put_nowait, None)
 
     async def receive(self) -> dict[str, Any] | None:
@@ -87,10 +106,10 @@ class LineTransport:
             except ValueError as exc:
                 await self.send(error_reply(-32700, f"Parse error: {exc}"))
                 continue
-            if not isinstance(message, dict):
-                await self.send(error_reply(-32600, "Invalid request: not a JSON object"))
+            if (problem := invalid(message)) is not None:
+                await self.send(problem)
                 continue
-            return message
+            return dict(message)
 
     async def send(self, message: dict[str, Any]) -> None:
         data = (json.dumps(message, separators=(",", ":")) + "\n").encode("utf-8")
@@ -113,4 +132,4 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-__all__ = ["LineTransport", "ProtocolPipes", "error_reply", "take_stdio"]
+__all__ = ["LineTransport", "ProtocolPipes", "error_reply", "invalid", "take_stdio"]
