@@ -43,7 +43,9 @@ def take_stdio() -> ProtocolPipes:
     os.dup2(null, 0)
     os.close(null)
     sys.stdout = sys.stderr
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    handler = logging.StreamHandler(sys.stderr)  # warnings and errors; the debug log has the rest
+    handler.setLevel(logging.WARNING)
+    logging.getLogger().addHandler(handler)
     return ProtocolPipes(incoming, outgoing)
 
 
