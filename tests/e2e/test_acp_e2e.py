@@ -252,12 +252,14 @@ async def test_a_session_loads_in_a_new_process_replaying_its_conversation(
         second = RecordingClient()
         async with zizou_acp(second, srv.base_url, zizou_home, project) as (conn, _):
             await conn.initialize(protocol_version=1)
+            listed = await conn.list_sessions(cwd=str(project))
             loaded = await conn.load_session(
                 cwd=str(project), session_id=session_id, mcp_servers=[]
             )
             replay = list(second.updates)
             answer = await conn.prompt(session_id=session_id, prompt=[text_block("remember?")])
         sent = srv.chat_requests[-1]["messages"]
+    assert [(s.session_id, s.title) for s in listed.sessions] == [(session_id, "read the notes")]
     assert loaded is not None and loaded.modes is not None
     assert loaded.modes.current_mode_id == "build"
     kinds = [u["sessionUpdate"] for u in replay]

@@ -17,11 +17,15 @@ from acp.schema import (
     AuthMethodAgent,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
     McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SessionCapabilities,
+    SessionInfo,
+    SessionListCapabilities,
     SessionMode,
     SessionModeState,
     SetSessionModeResponse,
@@ -51,6 +55,12 @@ MODE_LIST = [
 ]
 
 
+def one_line(text: str, limit: int = 80) -> str:
+    """A session's title: its first message on one line, cut to `limit` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
 class _SessionName:
     """A session's id, once its runtime has made it (its approver is built before)."""
 
@@ -74,6 +84,7 @@ class ZizouAgent:
             load_session=True,
             prompt_capabilities=PromptCapabilities(embedded_context=True),
             mcp_capabilities=McpCapabilities(http=True),
+            session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
         )
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
@@ -103,6 +114,25 @@ class ZizouAgent:
         session = await self._open(cwd, session_id, mcp_servers or [])
         await session.replay()
         return LoadSessionResponse(modes=self._modes(session))
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **_: Any
+    ) -> ListSessionsResponse:
+        """The project's sessions, newest first, titled by their first message (one page)."""
+        from zizou.sessions import SessionStore
+
+        root = Path(cwd) if cwd else Path.cwd()
+        summaries = await asyncio.to_thread(SessionStore(root).list)
+        sessions = [
+            SessionInfo(
+                session_id=summary.id,
+                cwd=str(root),
+                title=one_line(summary.first_prompt),
+                updated_at=summary.created,
+            )
+            for summary in summaries
+        ]
+        return ListSessionsResponse(sessions=sessions)
 
     async def set_session_mode(
         self, mode_id: str, session_id: str, **_: Any
