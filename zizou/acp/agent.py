@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import (
@@ -33,9 +33,9 @@ from acp.schema import (
 
 from zizou import __version__
 from zizou.acp.client_servers import ClientServer, servers_file
-from zizou.acp.permissions import ClientApprover
+from zizou.acp.permissions import ClientApprover, PermissionClient
 from zizou.acp.prompt_text import PromptBlock, prompt_text
-from zizou.acp.session import AcpSession
+from zizou.acp.session import AcpSession, UpdateClient
 from zizou.config.options import Flags, RunOptions
 from zizou.errors import UsageError
 from zizou.hooks.modes import MODES
@@ -70,14 +70,15 @@ class _SessionName:
         return self.value
 
 
-class ZizouAgent:
-    def __init__(self, flags: Flags) -> None:
-        self.flags = flags
-        self.client: Any = None
-        self.sessions: dict[str, AcpSession] = {}
+class EditorClient(PermissionClient, UpdateClient, Protocol):
+    """What zizou asks of the editor's side of the connection."""
 
-    def on_connect(self, conn: Any) -> None:
-        self.client = conn
+
+class ZizouAgent:
+    def __init__(self, flags: Flags, client: EditorClient) -> None:
+        self.flags = flags
+        self.client = client
+        self.sessions: dict[str, AcpSession] = {}
 
     async def initialize(self, protocol_version: int, **_: Any) -> InitializeResponse:
         capabilities = AgentCapabilities(
@@ -228,4 +229,4 @@ class ZizouAgent:
             raise RequestError.invalid_params({"message": str(exc)}) from None
 
 
-__all__ = ["KEYS_METHOD", "ZizouAgent"]
+__all__ = ["KEYS_METHOD", "EditorClient", "ZizouAgent"]

@@ -8,10 +8,10 @@ import contextlib
 import signal
 from typing import cast
 
-from acp import Agent
+from acp import Agent, Client
 from acp.agent.connection import AgentSideConnection
 
-from zizou.acp.agent import ZizouAgent
+from zizou.acp.agent import EditorClient, ZizouAgent
 from zizou.acp.stdio import LineTransport, ProtocolPipes, take_stdio
 from zizou.config.options import Flags
 
@@ -29,16 +29,21 @@ async def _serve(flags: Flags, pipes: ProtocolPipes) -> int:
     for signum in (signal.SIGTERM, signal.SIGHUP):
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signum, task.cancel)
-    agent = ZizouAgent(flags)
-    # The agent implements the methods zizou answers; the SDK answers the rest with -32601.
-    answering = cast(Agent, agent)
-    connection = AgentSideConnection(answering, LineTransport(pipes), listening=False)
+    agents: list[ZizouAgent] = []
+
+    def agent_for(client: Client) -> Agent:
+        agents.append(ZizouAgent(flags, cast(EditorClient, client)))
+        # It implements the methods zizou answers; the SDK answers the rest with -32601.
+        return cast(Agent, agents[-1])
+
+    connection = AgentSideConnection(agent_for, LineTransport(pipes), listening=False)
     try:
         await connection.listen()
     except asyncio.CancelledError:  # told to stop: end as if the client had gone
         pass
     finally:
-        await agent.close()
+        for agent in agents:
+            await agent.close()
         await connection.close()
     return 0
 
