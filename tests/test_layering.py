@@ -91,7 +91,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("records", ("sessions", "trace", "checkpoints")),
     ("config", ("config",)),
     ("assembly", ("runtime", "headless")),
-    ("front", ("ui", "cli", "__main__", "launcher")),
+    ("front", ("ui", "cli", "__main__", "launcher", "acp")),
 )
 COMMAND_MODULES = (
     "command",

@@ -32,6 +32,7 @@ Commands:
   zizou run DECK [--input JSON|STRING]      run a deck (a sub-agent written as a file)
   zizou decks list | check | new NAME       the decks: list them, find what is wrong, start one
   zizou trace [RUNID]                       a deck run's trace: its actions, calls and outcome
+  zizou acp                                 serve an editor over the Agent Client Protocol
 A setting comes from the first of: a flag, the environment ($ZIZOU_MODEL),
 the project (rules you saved for it), config.toml, the default; `zizou config`
 shows each value in effect and where it came from.
@@ -295,6 +296,7 @@ SUBCOMMANDS: dict[str, str] = {
     "decks": "zizou.decks.command:decks",
     "trace": "zizou.decks.trace_command:trace",
     "mcp": "zizou.mcp.command:mcp",
+    "acp": "zizou.acp.command:acp",
 }
 
 

@@ -1,0 +1,232 @@
+"""The ACP agent: `initialize`, `authenticate`, sessions made, loaded, prompted, cancelled and
+switched between build and plan. Each session is built as `zizou -p` builds its run, from the
+command line's flags with the session's `cwd` as the project (`resolve_options`,
+`build_runtime`), asking the editor where the app would ask the person."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any, Protocol
+
+from acp import PROTOCOL_VERSION, RequestError
+from acp.schema import (
+    AgentCapabilities,
+    AuthenticateResponse,
+    AuthMethodAgent,
+    Implementation,
+    InitializeResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
+    McpCapabilities,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    SessionCapabilities,
+    SessionInfo,
+    SessionListCapabilities,
+    SessionMode,
+    SessionModeState,
+    SetSessionModeResponse,
+)
+
+from zizou import __version__
+from zizou.acp.client_servers import ClientServer, servers_file
+from zizou.acp.permissions import ClientApprover, PermissionClient
+from zizou.acp.prompt_text import PromptBlock, prompt_text
+from zizou.acp.session import AcpSession, UpdateClient
+from zizou.config.options import Flags, RunOptions
+from zizou.errors import UsageError
+from zizou.hooks.modes import MODES
+from zizou.runtime import Runtime
+
+log = logging.getLogger(__name__)
+KEYS_METHOD = AuthMethodAgent(
+    id="zizou-keys",
+    name="Give zizou a key",
+    description="Run `zizou keys set PROVIDER` in a terminal (the OS keyring, or a private file), "
+    "or set the provider's variable (OPENAI_API_KEY, ANTHROPIC_API_KEY...) in the environment "
+    "the editor starts zizou with; then try again.",
+)
+MODE_LIST = [
+    SessionMode(id="build", name="Build", description="Reads, edits and runs commands."),
+    SessionMode(id="plan", name="Plan", description="Read-only: investigates and plans."),
+]
+
+
+def one_line(text: str, limit: int = 80) -> str:
+    """A session's title: its first message on one line, cut to `limit` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+class _SessionName:
+    """A session's id, once its runtime has made it (its approver is built before)."""
+
+    value = ""
+
+    def __call__(self) -> str:
+        return self.value
+
+
+class EditorClient(PermissionClient, UpdateClient, Protocol):
+    """What zizou asks of the editor's side of the connection."""
+
+
+class ZizouAgent:
+    def __init__(self, flags: Flags, client: EditorClient) -> None:
+        self.flags = flags
+        self.client = client
+        self.sessions: dict[str, AcpSession] = {}
+
+    async def initialize(self, protocol_version: int, **_: Any) -> InitializeResponse:
+        capabilities = AgentCapabilities(
+            load_session=True,
+            prompt_capabilities=PromptCapabilities(embedded_context=True),
+            mcp_capabilities=McpCapabilities(http=True),
+            session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+        )
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=capabilities,
+            auth_methods=[KEYS_METHOD],
+            agent_info=Implementation(name="zizou", title="zizou", version=__version__),
+        )
+
+    async def authenticate(self, method_id: str, **_: Any) -> AuthenticateResponse:
+        """Whether a key is found now; never waits for one."""
+        if method_id != KEYS_METHOD.id:
+            raise RequestError.invalid_params({"message": f"no such method: {method_id}"})
+        await asyncio.to_thread(self._open_model, self._options(Path.cwd(), None))
+        return AuthenticateResponse()
+
+    async def new_session(
+        self, cwd: str, mcp_servers: list[ClientServer] | None = None, **_: Any
+    ) -> NewSessionResponse:
+        session = await self._open(cwd, None, mcp_servers or [])
+        return NewSessionResponse(session_id=session.id, modes=self._modes(session))
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: list[ClientServer] | None = None, **_: Any
+    ) -> LoadSessionResponse:
+        if session_id in self.sessions:
+            await self.sessions.pop(session_id).close()
+        session = await self._open(cwd, session_id, mcp_servers or [])
+        await session.replay()
+        return LoadSessionResponse(modes=self._modes(session))
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **_: Any
+    ) -> ListSessionsResponse:
+        """The project's sessions, newest first, titled by their first message (one page)."""
+        from zizou.sessions import SessionStore
+
+        root = Path(cwd) if cwd else Path.cwd()
+        summaries = await asyncio.to_thread(SessionStore(root).list)
+        sessions = [
+            SessionInfo(
+                session_id=summary.id,
+                cwd=str(root),
+                title=one_line(summary.first_prompt),
+                updated_at=summary.created,
+            )
+            for summary in summaries
+        ]
+        return ListSessionsResponse(sessions=sessions)
+
+    async def set_session_mode(
+        self, mode_id: str, session_id: str, **_: Any
+    ) -> SetSessionModeResponse:
+        if mode_id not in MODES:
+            raise RequestError.invalid_params({"message": f"no such mode: {mode_id}"})
+        self._session(session_id).set_mode(mode_id)
+        return SetSessionModeResponse()
+
+    async def prompt(self, prompt: list[PromptBlock], session_id: str, **_: Any) -> PromptResponse:
+        stop = await self._session(session_id).prompt(prompt_text(prompt))
+        return PromptResponse(stop_reason=stop)
+
+    async def cancel(self, session_id: str, **_: Any) -> None:
+        if (session := self.sessions.get(session_id)) is not None:
+            session.cancel()
+
+    async def close(self) -> None:
+        """The client is gone: every session ends, with its commands, jobs and servers."""
+        sessions, self.sessions = list(self.sessions.values()), {}
+        for session in sessions:
+            await session.close()
+
+    def _session(self, session_id: str) -> AcpSession:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise RequestError.invalid_params({"message": f"no such session: {session_id}"})
+        return session
+
+    def _modes(self, session: AcpSession) -> SessionModeState:
+        return SessionModeState(
+            current_mode_id=session.runtime.state.mode, available_modes=MODE_LIST
+        )
+
+    async def _open(self, cwd: str, resume: str | None, servers: list[ClientServer]) -> AcpSession:
+        if not Path(cwd).is_absolute():
+            raise RequestError.invalid_params({"message": f"cwd must be absolute: {cwd}"})
+        listed = servers_file(servers)
+        try:
+            runtime = await asyncio.to_thread(self._build, Path(cwd), resume, listed)
+        finally:
+            if listed is not None:
+                listed.unlink(missing_ok=True)
+        for warning in runtime.warnings:
+            log.warning("%s", warning)
+        session = AcpSession(runtime, self.client)
+        self.sessions[session.id] = session
+        return session
+
+    def _build(self, cwd: Path, resume: str | None, servers: Path | None) -> Runtime:
+        from zizou.config.project_rules import save_prefix, save_tool_rule
+        from zizou.runtime import build_runtime
+
+        options = self._options(cwd, resume, servers)
+        model = self._open_model(options)
+        name = _SessionName()
+        approver = ClientApprover(self.client, options.root, name, save_prefix, save_tool_rule)
+        try:
+            runtime = build_runtime(options, model, approver)
+        except UsageError as exc:
+            raise RequestError.invalid_params({"message": str(exc)}) from None
+        name.value = runtime.session_id
+        return runtime
+
+    def _options(self, cwd: Path, resume: str | None, servers: Path | None = None) -> RunOptions:
+        from zizou.config.options import resolve_options
+
+        listed = (*self.flags.mcp_config, servers) if servers is not None else ()
+        update: dict[str, Any] = {"cwd": cwd, "resume": resume}
+        if listed:
+            update["mcp_config"] = listed
+        try:
+            return resolve_options(self.flags.model_copy(update=update))
+        except UsageError as exc:
+            raise RequestError.invalid_params({"message": str(exc)}) from None
+
+    def _open_model(self, options: RunOptions) -> Any:
+        from zizou.config.model_choice import MissingKey, open_model
+
+        try:
+            return open_model(
+                options.model,
+                options.api_base,
+                options.api_key_value,
+                lambda warning: log.warning("%s", warning),
+                retry=options.retry,
+                timeouts=options.timeouts,
+                protocol=options.protocol,
+            )
+        except MissingKey as exc:
+            raise RequestError.auth_required({"message": str(exc)}) from None
+        except UsageError as exc:
+            raise RequestError.invalid_params({"message": str(exc)}) from None
+
+
+__all__ = ["KEYS_METHOD", "EditorClient", "ZizouAgent"]

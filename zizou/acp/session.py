@@ -1,0 +1,123 @@
+"""One ACP session: a zizou runtime, the turn it runs, and what the editor was last told of
+its plan and mode. A turn runs in a task of its own, so `session/cancel` ends it at once: the
+loop answers the running call with what it did (a command is killed), records the turn's end,
+and the prompt answers `cancelled`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from contextlib import aclosing
+from typing import Any, Protocol
+
+from acp import RequestError, plan_entry, update_plan
+from acp.helpers import update_current_mode
+from acp.schema import PlanEntryStatus, StopReason
+
+from zizou.acp.replay import replayed
+from zizou.acp.updates import TurnUpdates, Update, stop_reason
+from zizou.core.events import TurnFinished
+from zizou.hooks.modes import plan_items
+from zizou.runtime import Runtime
+
+log = logging.getLogger(__name__)
+PLAN_STATUSES: dict[str, PlanEntryStatus] = {"in_progress": "in_progress", "done": "completed"}
+
+
+class UpdateClient(Protocol):
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None: ...
+
+
+class AcpSession:
+    def __init__(self, runtime: Runtime, client: UpdateClient) -> None:
+        self.runtime = runtime
+        self.client = client
+        self.turn: asyncio.Task[StopReason] | None = None
+        self._told_plan: list[tuple[str, str]] = self._plan()
+        self._told_mode = runtime.state.mode
+
+    @property
+    def id(self) -> str:
+        return self.runtime.session_id
+
+    async def send(self, update: Update) -> None:
+        """Tell the editor; a client that is gone hears nothing (the turn goes on to its end)."""
+        try:
+            await self.client.session_update(session_id=self.id, update=update)
+        except (ConnectionError, RequestError) as exc:
+            log.debug("an update was not delivered: %s", exc)
+
+    async def replay(self) -> None:
+        """The conversation so far, told again (a loaded session)."""
+        for update in replayed(self.runtime.ctx.root, self.runtime.state.conversation.records):
+            await self.send(update)
+        self._told_plan = []  # the editor knows nothing of this session yet
+        await self._tell_state()
+
+    async def prompt(self, text: str) -> StopReason:
+        if self.turn is not None and not self.turn.done():
+            raise RequestError.invalid_request({"message": "a turn is already running"})
+        self.turn = asyncio.create_task(self._run(text))
+        return await self.turn
+
+    def set_mode(self, mode: str) -> None:
+        """The editor switched the mode: it knows, so it is not told back."""
+        self.runtime.state.set_mode(mode, "user")
+        self._told_mode = mode
+
+    def cancel(self) -> None:
+        if self.turn is not None:
+            self.turn.cancel()
+
+    async def close(self) -> None:
+        """End the running turn, then the session's commands, jobs and servers."""
+        if self.turn is not None and not self.turn.done():
+            self.turn.cancel()
+            try:
+                await self.turn
+            except (asyncio.CancelledError, Exception) as exc:
+                log.debug("the turn ended as the session closed: %r", exc)
+        if stopped := await asyncio.to_thread(self.runtime.close):
+            log.warning("stopped background jobs on exit: %s", ", ".join(stopped))
+
+    async def _run(self, text: str) -> StopReason:
+        updates = TurnUpdates(self.runtime.ctx.root)
+        finished: TurnFinished | None = None
+        turn = self.runtime.agent.run_turn(text)
+        try:
+            async with aclosing(turn) as events:
+                async for event in events:
+                    for update in updates.of(event):
+                        await self.send(update)
+                    if isinstance(event, TurnFinished):
+                        finished = event
+                    await self._tell_state()
+        except asyncio.CancelledError:  # the loop ended the turn ("cancelled") first
+            if finished is None:
+                raise
+        assert finished is not None
+        if finished.reason == "error":
+            raise RequestError.internal_error({"message": finished.message or "the turn failed"})
+        return stop_reason(finished, updates.last_finish_reason)
+
+    async def _tell_state(self) -> None:
+        """The plan and the mode, when they changed since the editor was told."""
+        plan = self._plan()
+        if plan != self._told_plan:
+            self._told_plan = plan
+            entries = [
+                plan_entry(title, status=PLAN_STATUSES.get(s, "pending")) for title, s in plan
+            ]
+            await self.send(update_plan(entries))
+        mode = self.runtime.state.mode
+        if mode != self._told_mode:
+            self._told_mode = mode
+            await self.send(update_current_mode(mode))
+
+    def _plan(self) -> list[tuple[str, str]]:
+        task = self.runtime.state.task
+        items = plan_items(task.value if task is not None else None)
+        return [(str(item.get("title")), str(item.get("status", "pending"))) for item in items]
+
+
+__all__ = ["AcpSession", "UpdateClient"]
