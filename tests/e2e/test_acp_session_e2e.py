@@ -18,7 +18,7 @@ from acp.schema import McpServerStdio
 from acp_harness import RecordingClient, zizou_acp, zizou_program
 from conftest import cli_env
 from loopback import LoopbackServer
-from waiting import scaled, until, wait_until
+from waiting import scaled, wait_until
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:
@@ -72,10 +72,8 @@ async def test_the_editors_mcp_server_starts_and_its_tool_asks_first(
     with LoopbackServer(script) as srv:
         async with zizou_acp(client, srv.base_url, zizou_home, project) as (conn, _):
             await conn.initialize(protocol_version=1)
+            # session/new waits for the servers to start, as `zizou -p` does.
             session = await conn.new_session(cwd=str(project), mcp_servers=[server])
-            # Servers start in the background; the model is offered a tool once it is listed.
-            cache = zizou_home / "mcp-tools.json"  # written once the server listed its tools
-            await until(lambda: cache.exists() and "get_current_time" in cache.read_text(), "tools")
             answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("time")])
         told = [m["content"] for m in srv.chat_requests[-1]["messages"] if m["role"] == "tool"]
     assert answer.stop_reason == "end_turn"

@@ -185,6 +185,7 @@ class ZizouAgent:
 
     def _build(self, cwd: Path, resume: str | None, servers: Path | None) -> Runtime:
         from zizou.config.project_rules import save_prefix, save_tool_rule
+        from zizou.headless import wait_for_servers
         from zizou.runtime import build_runtime
 
         options = self._options(cwd, resume, servers)
@@ -196,6 +197,8 @@ class ZizouAgent:
         except UsageError as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         name.value = runtime.session_id
+        # As `zizou -p` does: the first prompt's request offers the servers' tools.
+        wait_for_servers(runtime, options.mcp.startup_wait_s, lambda said: log.warning("%s", said))
         return runtime
 
     def _options(self, cwd: Path, resume: str | None, servers: Path | None = None) -> RunOptions:
