@@ -204,7 +204,7 @@ def build_runtime(
         context_window=context_window,
         instructions=instructions,
         redact=redact,  # nor does the compiled prompt written to .zizou/compiled/
-        commands_note=_commands_note(status),
+        commands_note=status.commands_note(),
     )
     open_files(root, state, options.open_files)
     warnings = [*options.warnings, *opened, *task_warnings, *instructions.warnings]
@@ -575,24 +575,6 @@ def _first_job(state: SessionState) -> int:
     """The number of the session's first job: past the ids a resumed conversation names."""
     messages = state.conversation.messages
     return next_job_number(str(m.get("content") or "") for m in messages if m.get("role") == "tool")
-
-
-def _commands_note(status: SandboxStatus) -> str:
-    """How run_bash's commands run, as the model should know it before it runs one."""
-    match status.state:
-        case "on":
-            net = "with" if status.network else "without"
-            return (
-                f"commands run with bash -c in a sandbox ({status.kind}), {net} network: the "
-                "project is writable except .git/ and .zizou/, secret files are unreadable, "
-                "the rest of the disk is read-only, /tmp is private"
-            )
-        case "off":
-            return "commands run with bash -c, unsandboxed; the user approves them"
-        case _:
-            return (
-                "commands run with bash -c, unsandboxed (no sandbox here); the user approves each"
-            )
 
 
 __all__ = [

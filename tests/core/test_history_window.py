@@ -8,7 +8,7 @@ from typing import Any
 
 from scripted_agent import assert_history_valid, make_agent
 
-from zizou.core.loop import windowed
+from zizou.core.conversation import windowed
 
 
 def turn(n: int, with_tool: bool = False) -> list[dict[str, Any]]:

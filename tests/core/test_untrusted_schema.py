@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from zizou.core.loop import windowed
+from zizou.core.conversation import windowed
 from zizou.core.task_state import SchemaError, load_schema
 
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from zizou.decks.files import BUILTIN_DIR, PROJECT_DECKS
-from zizou.decks.loader import load_deck_file, load_decks, resolve
+from zizou.decks.loader import load_deck_file, load_decks
+from zizou.decks.refs import resolve
 from zizou.decks.spec import BUILTIN_TOOL_NAMES, DECK_TOOLS, STRING_SCHEMA, DeckSet
 from zizou.errors import UsageError
 from zizou.hooks.runtime import HookSource

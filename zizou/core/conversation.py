@@ -194,3 +194,21 @@ def _valid_json(arguments: str) -> str:
     except ValueError:
         return "{}"
     return arguments or "{}"
+
+
+def windowed(
+    messages: list[dict[str, Any]], window: int | None, starts: Sequence[int] | None = None
+) -> tuple[list[dict[str, Any]], int]:
+    """The history a request sends under a history window of `window` earlier turns, and how
+    many earlier turns it leaves out. Turns start at `starts` (`turn_starts` of the messages'
+    records: the wire format cannot tell a checks report from the user's words); each is sent
+    whole, so every tool call keeps its result, and the last turn always is."""
+    if window is None:
+        return messages, 0
+    if starts is None:
+        starts = turn_starts(messages)
+    earlier = len(starts) - 1  # the last start opens the turn running now
+    if earlier <= window:
+        return messages, 0
+    cut = starts[len(starts) - 1 - window]
+    return messages[cut:], earlier - window

@@ -18,15 +18,15 @@ import dataclasses
 import logging
 import time
 import traceback
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from zizou.core.calls import CallRunner, ParsedCall, model_text
-from zizou.core.conversation import Conversation, turn_starts
+from zizou.core.conversation import Conversation, turn_starts, windowed
 from zizou.core.events import (
     AgentError,
     AnyEvent,
@@ -573,24 +573,6 @@ def _with_unique_ids(reply: ModelReply, taken: set[str]) -> ModelReply:
         seen.add(call_id)
         calls.append(call if call_id == call.id else dataclasses.replace(call, id=call_id))
     return dataclasses.replace(reply, tool_calls=tuple(calls))
-
-
-def windowed(
-    messages: list[dict[str, Any]], window: int | None, starts: Sequence[int] | None = None
-) -> tuple[list[dict[str, Any]], int]:
-    """The history a request sends under a history window of `window` earlier turns, and how
-    many earlier turns it leaves out. Turns start at `starts` (`turn_starts` of the messages'
-    records: the wire format cannot tell a checks report from the user's words); each is sent
-    whole, so every tool call keeps its result, and the last turn always is."""
-    if window is None:
-        return messages, 0
-    if starts is None:
-        starts = turn_starts(messages)
-    earlier = len(starts) - 1  # the last start opens the turn running now
-    if earlier <= window:
-        return messages, 0
-    cut = starts[len(starts) - 1 - window]
-    return messages[cut:], earlier - window
 
 
 def _reminders(reminders: tuple[tuple[str, str], ...]) -> str:

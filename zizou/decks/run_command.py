@@ -75,7 +75,7 @@ def run_deck(
     model: Any = None,
 ) -> int:
     """Run the deck `deck_ref` names as `options` say; the exit code."""
-    from zizou.decks.loader import resolve_or_load
+    from zizou.decks.refs import resolve_or_load
     from zizou.decks.tools import Caller, action_of, input_from_text
     from zizou.headless import open_runtime
     from zizou.hooks.sources import TrustStore

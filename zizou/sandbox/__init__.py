@@ -62,6 +62,24 @@ class SandboxStatus:
             case _:
                 return f"sandbox: none ({self.problem})"
 
+    def commands_note(self) -> str:
+        """How run_bash's commands run, as the model should know it before it runs one."""
+        match self.state:
+            case "on":
+                net = "with" if self.network else "without"
+                return (
+                    f"commands run with bash -c in a sandbox ({self.kind}), {net} network: the "
+                    "project is writable except .git/ and .zizou/, secret files are unreadable, "
+                    "the rest of the disk is read-only, /tmp is private"
+                )
+            case "off":
+                return "commands run with bash -c, unsandboxed; the user approves them"
+            case _:
+                return (
+                    "commands run with bash -c, unsandboxed (no sandbox here); "
+                    "the user approves each"
+                )
+
     def warning(self) -> str | None:
         """What the user is told once when commands cannot be sandboxed, or None."""
         if self.state != "missing":

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from zizou.decks.command import signature
 from zizou.decks.display import nested_line
-from zizou.decks.loader import resolve_or_load
+from zizou.decks.refs import resolve_or_load
 from zizou.decks.tools import Caller, action_of, input_from_text, short_input
 from zizou.decks.tools import Outcome as DeckOutcome
 from zizou.errors import UsageError
