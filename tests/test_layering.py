@@ -61,7 +61,16 @@ def test_headless_path_imports_neither_litellm_nor_textual() -> None:
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "base",
-        ("zizou", "errors", "env", "secret_files", "skipped_dirs", "redact", "terminal_text"),
+        (
+            "zizou",
+            "errors",
+            "env",
+            "secret_files",
+            "skipped_dirs",
+            "redact",
+            "terminal_text",
+            "plural",
+        ),
     ),
     ("system", ("confined", "paths", "git", "ignore", "sandbox", "process_groups")),
     (
