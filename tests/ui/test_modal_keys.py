@@ -6,6 +6,7 @@ from __future__ import annotations
 from ui_harness import MakeApp, send, settle
 
 from zizou.ui.screens.confirm import ConfirmScreen
+from zizou.ui.screens.picker import PickerScreen
 from zizou.ui.screens.text_viewer import TextViewerScreen
 
 
@@ -46,3 +47,17 @@ async def test_a_key_that_answers_nothing_in_a_question_goes_to_the_prompt(
         await pilot.press("n")
         await settle(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
         assert app.composer.area.text == "what"
+
+
+async def test_typing_over_a_list_that_does_not_filter_goes_to_the_prompt(
+    make_app: MakeApp,
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "/permissions")
+        await settle(pilot, lambda: isinstance(app.screen, PickerScreen))
+        await pilot.press("h", "i")
+        assert isinstance(app.screen, PickerScreen)
+        await pilot.press("escape")
+        await settle(pilot, lambda: not isinstance(app.screen, PickerScreen))
+        assert app.composer.area.text == "hi"

@@ -21,6 +21,7 @@ from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from zizou.ui.fuzzy import fuzzy_score
+from zizou.ui.screens.guarded import pass_typing_on
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,8 @@ class PickerScreen(ModalScreen[str | None]):
         return Text.assemble(("filter: ", "dim"), (self.query_text, "bold"))
 
     def on_key(self, event: Key) -> None:
-        if not self.filtering:
+        if not self.filtering:  # a key that does nothing here goes on to the prompt
+            pass_typing_on(self, event, frozenset({"q", "d"}))
             return
         if event.key == "backspace":
             query = self.query_text[:-1]
