@@ -87,6 +87,7 @@ def test_ignored_entries_are_watched_and_zizous_own_files_are_not(tmp_path: Path
     (root / "new.log").write_text("made\n")
     (root / "cache" / "b.bin").write_text("b\n")  # the directory's entries changed
     (root / "zizou-debug.log").write_text("zizou's own\n")
+    (root / "zizou-debug.4242.log").write_text("a second zizou's own\n")
     after = shadow.snapshot()
     assert ignored_changes(root, before, after) == [
         ("cache/", "changed"),
@@ -121,3 +122,14 @@ def test_a_damaged_index_is_made_again_from_the_files(tmp_path: Path) -> None:
     first = shadow.snapshot()
     (tmp_path / SHADOW_DIR / "index").write_bytes(b"DIRC garbage")
     assert ShadowRepo(tmp_path).snapshot().tree == first.tree
+
+
+def test_a_second_processs_debug_log_is_not_in_a_snapshot(tmp_path: Path) -> None:
+    shadow = ShadowRepo(tmp_path)
+    (tmp_path / "a.txt").write_text("a\n")
+    before = shadow.snapshot()
+    (tmp_path / "zizou-debug.4242.log").write_text("a second zizou's own\n")
+    (tmp_path / "b.txt").write_text("b\n")
+    after = shadow.snapshot()
+    assert "zizou-debug.4242.log" not in after.ignored
+    assert set(blob_bytes(shadow, before, after)) == {"b.txt"}

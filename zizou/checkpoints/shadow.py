@@ -19,6 +19,7 @@ switched off by the repository's own `info/attributes`, so the bytes kept are th
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import shutil
 import subprocess
@@ -42,7 +43,7 @@ from zizou.checkpoints.snapshot_diff import (
 )
 from zizou.errors import PathError
 from zizou.git import Repository, git_command, git_environment
-from zizou.paths import DEBUG_LOG_NAME, PROJECT_DIR_NAME, project_dir
+from zizou.paths import DEBUG_LOG_NAME, OWN_DEBUG_LOG_NAME, PROJECT_DIR_NAME, project_dir
 from zizou.skipped_dirs import SKIPPED_DIRS
 from zizou.trace.git_exclude import exclude_file
 
@@ -74,13 +75,18 @@ CONFIG = b"""[core]
 """
 # Highest precedence of all attributes: the bytes are kept as they are on disk.
 ATTRIBUTES = b"* -text -eol -filter -ident -working-tree-encoding -diff -merge\n"
-OWN = (f"{PROJECT_DIR_NAME}/", DEBUG_LOG_NAME)
+OWN = (f"{PROJECT_DIR_NAME}/", DEBUG_LOG_NAME, OWN_DEBUG_LOG_NAME)  # a pattern, as git reads it
 EXCLUDE = "".join(f"/{name}\n" for name in OWN) + "".join(
     f"{name}/\n" for name in sorted(SKIPPED_DIRS)
 )
 IGNORED = ("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
 _locks: dict[Path, threading.Lock] = {}
 _locks_lock = threading.Lock()
+
+
+def _own_log(name: str) -> bool:
+    """A debug log of a second zizou process in the project (`zizou-debug.PID.log`)."""
+    return fnmatch.fnmatchcase(name, OWN_DEBUG_LOG_NAME)
 
 
 class ShadowRepo:
@@ -221,7 +227,7 @@ class ShadowRepo:
         for name in listed.decode("utf-8", "surrogateescape").split("\0"):
             if len(found) == MAX_IGNORED:
                 break
-            if name and name not in OWN and not name.startswith(OWN[0]):
+            if name and name not in OWN and not name.startswith(OWN[0]) and not _own_log(name):
                 found[name] = stamp_of(f"{base}/{name}")
         return found
 
