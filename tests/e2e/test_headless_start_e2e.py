@@ -51,7 +51,7 @@ def test_without_a_terminal_the_app_refuses_in_one_line_naming_zizou_p(
 
 
 @pytest.mark.parametrize(
-    ("word", "hint"), [("acp", "did you mean `zizou mcp`?"), ("mpc", "`zizou mcp`"), ("serve", "")]
+    ("word", "hint"), [("acpp", "did you mean `zizou acp`?"), ("mpc", "`zizou mcp`"), ("serve", "")]
 )
 @pytest.mark.parametrize("terminal", [False, True], ids=["pipes", "terminal"])
 def test_a_word_shaped_like_a_command_is_refused_not_sent_as_a_message(
