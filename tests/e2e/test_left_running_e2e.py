@@ -94,6 +94,8 @@ def test_the_next_zizou_ends_what_a_dead_zizou_left_running_and_says_so(
         proc = start_zizou(project, zizou_home, srv)
         try:
             wait_until(lambda: running(command), "the command to run", START_S)
+            # zizou writes the group down just after starting it: wait for that, not the clock
+            wait_until(lambda: recorded(project), "the command's group to be recorded")
             [watchdog] = [p for p in children_of(proc.pid) if b"watchdog_script.py" in _cmdline(p)]
             os.kill(watchdog, signal.SIGKILL)  # the watchdog dies first: nobody ends it now
             wait_until(lambda: b"watchdog_script" not in _cmdline(watchdog), "the watchdog to die")
@@ -112,6 +114,12 @@ def test_the_next_zizou_ends_what_a_dead_zizou_left_running_and_says_so(
             proc.kill()
             for pid in running(command):
                 os.kill(pid, signal.SIGKILL)
+
+
+def recorded(project: Path) -> bool:
+    """Some zizou of the project has written down a process group it started."""
+    folder = project / ".zizou" / "jobs"
+    return folder.is_dir() and any(p.stat().st_size > 0 for p in folder.iterdir())
 
 
 def _cmdline(pid: int) -> bytes:
