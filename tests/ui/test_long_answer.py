@@ -65,6 +65,12 @@ async def test_a_long_answer_shows_its_end_before_the_rest_is_rendered(make_app:
         assert shown.index("paragraph 0:") < shown.index("paragraph 700:")
 
 
+def read_text(app: object) -> list[str]:
+    """The paragraphs in view, without the scrollbar's column: its thumb moves as the heights
+    below the view settle, the text being read must not."""
+    return [line[:-1].rstrip() for line in screen_lines(app)[5:15] if "paragraph" in line]
+
+
 async def test_text_being_read_stays_put_while_the_rest_settles(
     make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -77,7 +83,7 @@ async def test_text_being_read_stays_put_while_the_rest_settles(
         frozen, chat = app.query_one(FrozenMarkdown), app.query_one(ChatView)
         chat.scroll_to(y=chat.max_scroll_y * 0.6, animate=False, immediate=True)
         await pilot.pause()
-        before = [line for line in screen_lines(app)[5:15] if "paragraph" in line]
+        before = read_text(app)
         assert before and frozen.rendered < len(frozen.pieces)
         pieces = len(frozen.pieces)  # all rendered, and the guessed heights replaced
         await settle(
@@ -85,7 +91,7 @@ async def test_text_being_read_stays_put_while_the_rest_settles(
         )
 
         def read_now() -> list[str]:
-            return [line for line in screen_lines(app)[5:15] if "paragraph" in line]
+            return read_text(app)
 
         # The last heights land on a refresh of their own: the text is back where it was read
         # once they have (on a loaded machine that can be a frame after the count is reached).
