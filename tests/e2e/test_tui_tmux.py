@@ -282,10 +282,11 @@ def test_command_output_quit_and_continue_from_a_subdirectory(tmux: Tmux, projec
         bye = tmux.wait_for(lambda s: "Continue it with" in s, "how to come back", limit_s=20)
         hint = next(line for line in bye.splitlines() if "Continue it with" in line)
         assert hint.startswith("Session ") and "Continue it with: zizou -c  (or zizou -r " in hint
-        tmux.run("kill-session", "-t", "main")
         argv = [sys.executable, "-m", "zizou", "--api-base", srv.base_url, "-c"]
         argv += ["--model", "openai/test-model", "--no-debug-log"]
-        tmux.run("new-session", "-d", "-s", "main", "-x", "100", "-y", "40", "-c", str(project))
+        # A fresh shell in the same pane: killing the last session would end the tmux server,
+        # and a new session started as it goes away can fail.
+        tmux.run("respawn-pane", "-k", "-t", "main", "-c", str(project))
         tmux.run("send-keys", "-t", "main", "-l", f"cd sub && exec {shlex.join(argv)}")
         tmux.run("send-keys", "-t", "main", "Enter")
         again = tmux.wait_for(lambda s: "Resumed session" in s, "the resumed session")
