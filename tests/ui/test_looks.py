@@ -41,7 +41,8 @@ async def test_hiding_the_sidebar_gives_the_mascot_room_for_its_full_form(
 ) -> None:
     app = make_app()
     async with app.run_test(size=(112, 34)) as pilot:
-        await settle(pilot)  # opened and idle: a key pressed before would find no binding yet
+        # opened and idle: a key pressed before would find no binding yet
+        await settle(pilot, lambda: app.opening.ready and not app.busy)
         mascot = app.query_one(Mascot)
         await pilot.press("ctrl+b")
         await settle(pilot, lambda: mascot.has_class("-compact"))

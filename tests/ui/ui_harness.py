@@ -6,6 +6,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from waiting import scaled
+
 from zizou.config.options import RunOptions, with_saved_rules
 from zizou.config.project_rules import save_prefix
 from zizou.core.permissions import Rules
@@ -109,10 +111,12 @@ def build_app(
     )
 
 
-async def settle(pilot: Any, until: Callable[[], bool] | None = None, limit_s: float = 15) -> None:
-    """Let the app work until `until()` holds (or it is idle), within a generous limit."""
+async def settle(pilot: Any, until: Callable[[], bool] | None = None, limit_s: float = 30) -> None:
+    """Let the app work until `until()` holds (or it is idle), within a generous limit (longer
+    with ZIZOU_TEST_TIMEOUT_SCALE): it returns as soon as the condition holds, so a busy
+    machine only makes it wait longer."""
     app: ZizouApp = pilot.app
-    steps = int(limit_s / 0.02)
+    steps = int(scaled(limit_s) / 0.02)
     for _ in range(steps):
         await pilot.pause(0.02)
         done = until() if until is not None else not app.busy and not _running(app)
