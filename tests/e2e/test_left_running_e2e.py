@@ -77,6 +77,8 @@ def test_kill_9_of_zizou_ends_its_command_and_its_background_job(
         proc = start_zizou(project, zizou_home, srv)
         try:
             wait_until(lambda: running(job) and running(command), "both commands to run", START_S)
+            # zizou tells the watchdog of a group just after starting it: wait for that
+            wait_until(lambda: recorded(project, 2), "both groups to be recorded")
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=30)
             wait_until(lambda: not running(job) and not running(command), "them to end")
@@ -116,10 +118,13 @@ def test_the_next_zizou_ends_what_a_dead_zizou_left_running_and_says_so(
                 os.kill(pid, signal.SIGKILL)
 
 
-def recorded(project: Path) -> bool:
-    """Some zizou of the project has written down a process group it started."""
+def recorded(project: Path, groups: int = 1) -> bool:
+    """The zizous of the project have written down at least `groups` process groups."""
     folder = project / ".zizou" / "jobs"
-    return folder.is_dir() and any(p.stat().st_size > 0 for p in folder.iterdir())
+    if not folder.is_dir():
+        return False
+    added = sum(p.read_text().count("+ ") for p in folder.iterdir() if p.is_file())
+    return added >= groups
 
 
 def _cmdline(pid: int) -> bytes:
