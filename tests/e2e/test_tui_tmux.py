@@ -404,17 +404,24 @@ def test_shift_tab_plans_and_the_gate_switches_to_build_and_goes_ahead(
         auto = tmux.wait_for(lambda s: "AUTO" in _status_line(s), "the AUTO badge")
         assert _status_line(auto).split()[:2] == ["BUILD", "AUTO"]
         tmux.run("send-keys", "-t", "main", "BTab", "BTab")  # build, ask; then plan
-        planning = tmux.wait_for(lambda s: _status_line(s).startswith("PLAN"), "the PLAN badge")
-        assert "Plan mode: zizou reads and plans, and changes nothing." in planning
+        notice = "Plan mode: zizou reads and plans, and changes nothing."
+        # The badge and the notice are drawn in two refreshes: wait for both.
+        tmux.wait_for(
+            lambda s: _status_line(s).startswith("PLAN") and notice in s,
+            "the PLAN badge and its notice",
+        )
         tmux.run("send-keys", "-t", "main", "-l", "make greet take a name")
         tmux.run("send-keys", "-t", "main", "Enter")
         gate = tmux.wait_for(lambda s: "Switch to build and carry it out?" in s, "the plan gate")
         assert "☑ Read greet.py" in gate and "☐ Add a name parameter" in gate
         time.sleep(1.0)  # the gate takes no key typed on as it opens: a pause arms it
         tmux.run("send-keys", "-t", "main", "y")
-        done = tmux.wait_for(lambda s: "Carried out the plan." in s, "the plan carried out")
-        assert _status_line(done).startswith("BUILD")
-        assert "Build mode: zizou carries out the plan." in done
+        tmux.wait_for(
+            lambda s: "Carried out the plan." in s
+            and _status_line(s).startswith("BUILD")
+            and "Build mode: zizou carries out the plan." in s,
+            "the plan carried out in build mode",
+        )
     requests = [json.loads(line)["body"] for line in log.read_text().splitlines()]
     assert len(requests) == 3
 
