@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from loopback import LoopbackServer  # noqa: E402
 
 from zizou.config.options import RunOptions  # noqa: E402
-from zizou.core.protocols import ModelEvent, ModelRequest  # noqa: E402
+from zizou.contracts.protocols import ModelEvent, ModelRequest  # noqa: E402
 from zizou.decks.tools import Caller, action_of  # noqa: E402
 from zizou.headless import HeadlessApprover  # noqa: E402
 from zizou.providers import make_model  # noqa: E402

@@ -26,10 +26,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from scripted_agent import make_agent  # noqa: E402
 
-from zizou.core.events import ToolCallFinished, ToolCallStarted  # noqa: E402
-from zizou.core.protocols import StepInput  # noqa: E402
-from zizou.core.state import SessionState  # noqa: E402
-from zizou.core.task_state import TaskState, builtin_schema  # noqa: E402
+from zizou.contracts.events import ToolCallFinished, ToolCallStarted  # noqa: E402
+from zizou.contracts.protocols import StepInput  # noqa: E402
+from zizou.contracts.state import SessionState  # noqa: E402
+from zizou.contracts.task_state import TaskState, builtin_schema  # noqa: E402
 from zizou.hooks.modes import modes_hook  # noqa: E402
 from zizou.hooks.runtime import HookRuntime, HookSource  # noqa: E402
 from zizou.tools import default_registry  # noqa: E402

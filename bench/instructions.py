@@ -27,7 +27,7 @@ SKILL_FILES = 100
 CHILD = """
 import json, sys, time
 started = time.perf_counter()
-from zizou.core.instructions import InstructionSet
+from zizou.contracts.instructions import InstructionSet
 imported = time.perf_counter()
 items = InstructionSet.load(__import__("pathlib").Path(sys.argv[1]))
 loaded = time.perf_counter()

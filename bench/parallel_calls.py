@@ -27,14 +27,14 @@ import time
 from pathlib import Path
 from typing import Any, ClassVar
 
-from zizou.core.approvers import ScriptedApprover
-from zizou.core.calls import CallRunner
-from zizou.core.conversation import Conversation
-from zizou.core.events import StepFinished, StepStarted
-from zizou.core.loop import Agent, AgentConfig
-from zizou.core.permissions import Rules
-from zizou.core.prompt import PromptBuilder
-from zizou.core.state import SessionState
+from zizou.agent.approvers import ScriptedApprover
+from zizou.agent.calls import CallRunner
+from zizou.agent.loop import Agent, AgentConfig
+from zizou.agent.permissions import Rules
+from zizou.agent.prompt import PromptBuilder
+from zizou.contracts.conversation import Conversation
+from zizou.contracts.events import StepFinished, StepStarted
+from zizou.contracts.state import SessionState
 from zizou.providers.fake import ScriptedModel
 from zizou.tools import Access, Registry, Tool, ToolArgs, ToolContext, ToolResult
 

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from zizou.checkpoints import Checkpoints
 from zizou.checkpoints.shadow import SHADOW_DIR, ShadowRepo
-from zizou.core.conversation import Conversation
+from zizou.contracts.conversation import Conversation
 from zizou.sessions import SessionStore
 from zizou.skipped_dirs import SKIPPED_DIRS
 

@@ -53,7 +53,7 @@ def wall(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
 
 def import_time() -> tuple[float, list[str]]:
     code = (
-        "import sys,time;t=time.perf_counter();import zizou.core.loop, zizou.core.prompt;"
+        "import sys,time;t=time.perf_counter();import zizou.agent.loop, zizou.agent.prompt;"
         "print(time.perf_counter()-t);"
         "print(','.join(m for m in sys.modules if m.split('.')[0] in ('litellm','textual')))"
     )

@@ -18,14 +18,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from zizou.agent.approvers import ScriptedApprover
+from zizou.agent.calls import CallRunner
+from zizou.agent.permissions import Rules
 from zizou.checks.checkers import CheckSettings
 from zizou.checks.service import EditChecks
-from zizou.core.approvers import ScriptedApprover
-from zizou.core.calls import CallRunner
-from zizou.core.conversation import Conversation
-from zizou.core.permissions import Rules
-from zizou.core.protocols import ToolCall
-from zizou.core.state import SessionState
+from zizou.contracts.conversation import Conversation
+from zizou.contracts.protocols import ToolCall
+from zizou.contracts.state import SessionState
 from zizou.tools import ToolContext, ToolResult, default_registry
 
 TARGET_MS = 20.0

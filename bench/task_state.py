@@ -22,7 +22,7 @@ from typing import Any
 import jsonpatch
 from jsonschema import Draft202012Validator
 
-from zizou.core.task_state import TaskSchema, TaskState, compact
+from zizou.contracts.task_state import TaskSchema, TaskState, compact
 
 ITEM = {
     "type": "object",

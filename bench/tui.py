@@ -177,8 +177,8 @@ def long_answer(size: int = 100_000) -> str:
 
 
 async def headless_time(reply: dict[str, object]) -> float:
+    from zizou.agent.approvers import ScriptedApprover
     from zizou.config.options import RunOptions
-    from zizou.core.approvers import ScriptedApprover
     from zizou.headless import HeadlessRun
     from zizou.providers.fake import ScriptedModel
     from zizou.runtime import build_runtime

@@ -28,9 +28,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from scripted_agent import make_agent  # noqa: E402
 
-from zizou.core.state import SessionState  # noqa: E402
-from zizou.core.windows import Anchor, WindowError, WindowSpec, resolve  # noqa: E402
-from zizou.core.workspace_layer import WorkspaceLayer  # noqa: E402
+from zizou.agent.workspace_layer import WorkspaceLayer  # noqa: E402
+from zizou.contracts.state import SessionState  # noqa: E402
+from zizou.contracts.windows import Anchor, WindowError, WindowSpec, resolve  # noqa: E402
 
 FILES = 5
 LINES = 5_000

@@ -8,17 +8,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from zizou.core.approvers import ScriptedApprover
-from zizou.core.calls import CallRunner
-from zizou.core.conversation import Conversation
-from zizou.core.events import AnyEvent
-from zizou.core.gates import CallGates
-from zizou.core.loop import Agent, AgentConfig
-from zizou.core.permissions import Rules
-from zizou.core.prompt import PromptBuilder
-from zizou.core.protocols import Approver, ChangeRecorder, StepEffects, TurnRecorder
-from zizou.core.spending import Spending
-from zizou.core.state import SessionState
+from zizou.agent.approvers import ScriptedApprover
+from zizou.agent.calls import CallRunner
+from zizou.agent.gates import CallGates
+from zizou.agent.loop import Agent, AgentConfig
+from zizou.agent.permissions import Rules
+from zizou.agent.prompt import PromptBuilder
+from zizou.agent.spending import Spending
+from zizou.contracts.conversation import Conversation
+from zizou.contracts.events import AnyEvent
+from zizou.contracts.protocols import Approver, ChangeRecorder, StepEffects, TurnRecorder
+from zizou.contracts.state import SessionState
 from zizou.providers.fake import ScriptedModel
 from zizou.tools import ToolContext, default_registry
 

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from zizou.config.options import RunOptions
-from zizou.core.events import (
+from zizou.contracts.events import (
     EVENT_TYPES,
     AgentError,
     AnyEvent,
@@ -35,8 +35,8 @@ from zizou.core.events import (
     TurnStarted,
     Usage,
 )
-from zizou.core.messages import UserMessage
-from zizou.core.protocols import ModelRequest
+from zizou.contracts.messages import UserMessage
+from zizou.contracts.protocols import ModelRequest
 from zizou.headless import HeadlessApprover, HeadlessRun
 from zizou.providers.fake import ScriptedModel
 from zizou.redact import Redactor

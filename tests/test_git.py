@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from zizou.core.git_info import git_summary
+from zizou.agent.git_info import git_summary
 from zizou.git import Repository, find_repository, git_command, git_environment, run_git
 from zizou.ignore import project_files
 from zizou.trace.git_exclude import ensure_excluded

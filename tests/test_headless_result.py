@@ -8,9 +8,9 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from zizou.agent.approvers import ScriptedApprover
 from zizou.config.options import RunOptions
-from zizou.core.approvers import ScriptedApprover
-from zizou.core.protocols import Model, ModelEvent, ModelRequest, TextPiece
+from zizou.contracts.protocols import Model, ModelEvent, ModelRequest, TextPiece
 from zizou.headless import HeadlessRun
 from zizou.runtime import build_runtime
 

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from zizou.core.events import StepStarted, ToolCallFinished, ToolCallStarted
-from zizou.core.protocols import StepChanges, StepInput
-from zizou.core.state import SessionState
+from zizou.contracts.events import StepStarted, ToolCallFinished, ToolCallStarted
+from zizou.contracts.protocols import StepChanges, StepInput
+from zizou.contracts.state import SessionState
 from zizou.hooks.markdown import check_markdown
 from zizou.hooks.runtime import HookRuntime, HookSource
 from zizou.tools import default_registry

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from zizou.core.events import StepStarted, ToolCallFinished, ToolCallStarted
-from zizou.core.protocols import StepChanges, StepInput
-from zizou.core.state import SessionState
-from zizou.core.task_state import TaskState, builtin_schema
+from zizou.contracts.events import StepStarted, ToolCallFinished, ToolCallStarted
+from zizou.contracts.protocols import StepChanges, StepInput
+from zizou.contracts.state import SessionState
+from zizou.contracts.task_state import TaskState, builtin_schema
 from zizou.hooks.api import HookError
 from zizou.hooks.markdown import check_markdown, compile_markdown
 from zizou.hooks.runtime import HookRuntime, HookSource

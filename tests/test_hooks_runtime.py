@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from zizou.core.events import StepStarted, ToolCallFinished, ToolCallStarted
-from zizou.core.protocols import StepInput
-from zizou.core.state import HookStateChanged, ModeChanged, SessionState, StateEvent
-from zizou.core.task_state import TaskState, builtin_schema
+from zizou.contracts.events import StepStarted, ToolCallFinished, ToolCallStarted
+from zizou.contracts.protocols import StepInput
+from zizou.contracts.state import HookStateChanged, ModeChanged, SessionState, StateEvent
+from zizou.contracts.task_state import TaskState, builtin_schema
 from zizou.hooks import api as hooks_api
 from zizou.hooks.modes import modes_hook, next_mode, plan_text
 from zizou.hooks.runtime import HookRuntime, HookSource
@@ -451,10 +451,10 @@ def test_open_plan_items_are_reminded_every_n_steps() -> None:
 
 
 def test_a_hidden_tool_called_anyway_is_refused_naming_the_hook(tmp_path: Path) -> None:
-    from zizou.core.calls import CallRunner
-    from zizou.core.gates import CallGates
-    from zizou.core.permissions import Rules
-    from zizou.core.protocols import Approval, PermissionRequest, ToolCall
+    from zizou.agent.calls import CallRunner
+    from zizou.agent.gates import CallGates
+    from zizou.agent.permissions import Rules
+    from zizou.contracts.protocols import Approval, PermissionRequest, ToolCall
     from zizou.tools import ToolContext, ToolResult
 
     class Yes:

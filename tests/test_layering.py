@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "zizou"
-CORE_PACKAGES = ("core", "tools", "repomap", "sessions", "trace")
+CORE_PACKAGES = ("contracts", "agent", "tools", "repomap", "sessions", "trace")
 FORBIDDEN = ("textual", "zizou.ui", "litellm")
 
 
@@ -48,7 +48,7 @@ def test_providers_import_litellm_lazily(path: Path) -> None:
 
 def test_headless_path_imports_neither_litellm_nor_textual() -> None:
     code = (
-        "import sys, zizou.cli, zizou.headless, zizou.runtime, zizou.core.loop, zizou.providers;"
+        "import sys, zizou.cli, zizou.headless, zizou.runtime, zizou.agent.loop, zizou.providers;"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('litellm', 'textual')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -56,8 +56,7 @@ def test_headless_path_imports_neither_litellm_nor_textual() -> None:
 
 
 # The layers, lowest first: a module may import its own layer and those below, never above.
-# A module is placed by the longest prefix listed; the subcommands (`zizou keys`, `zizou map`...)
-# sit with the front ends whatever package holds them.
+# A module is placed by the longest prefix listed: the folders are the layers.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "base",
@@ -73,42 +72,17 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("system", ("confined", "paths", "git", "ignore", "sandbox", "process_groups")),
-    (
-        "contracts",
-        (
-            "core.events",
-            "core.protocols",
-            "core.compaction",
-            "core.messages",
-            "core.conversation",
-            "core.state",
-            "core.windows",
-            "core.workspace",
-            "core.task_state",
-            "core.json_patches",
-            "core.schema_ts",
-            "core.instructions",
-            "core.shell_policy",
-        ),
-    ),
+    ("contracts", ("contracts",)),
     ("services", ("providers", "repomap")),
     ("tools", ("tools", "checks")),
-    ("agent", ("core",)),
+    ("agent", ("agent",)),
     ("hooks", ("hooks",)),
     ("decks", ("decks",)),
     ("mcp", ("mcp",)),
     ("records", ("sessions", "trace", "checkpoints")),
     ("config", ("config",)),
     ("assembly", ("runtime", "headless")),
-    ("front", ("ui", "cli", "__main__", "launcher", "acp")),
-)
-COMMAND_MODULES = (
-    "command",
-    "keys_command",
-    "models_command",
-    "config_command",
-    "run_command",
-    "trace_command",
+    ("front", ("ui", "cli", "__main__", "launcher", "acp", "commands")),
 )
 
 
@@ -120,8 +94,6 @@ def _module_name(path: Path, package: Path = PACKAGE) -> str:
 def _layer(module: str) -> tuple[int, str]:
     """(rank, unit) of a `zizou...` module: its layer's rank and the prefix that placed it."""
     inner = module.removeprefix("zizou").removeprefix(".") or "zizou"
-    if inner.rsplit(".", 1)[-1] in COMMAND_MODULES:
-        return len(LAYERS) - 1, inner
     best: tuple[int, int, str] | None = None
     for rank, (_, prefixes) in enumerate(LAYERS):
         for prefix in prefixes:
@@ -133,9 +105,10 @@ def _layer(module: str) -> tuple[int, str]:
     return best[0], best[2]
 
 
-def _zizou_imports(path: Path, package: Path) -> set[str]:
+def _zizou_imports(path: Path, package: Path, modules: set[str]) -> set[str]:
     """Every module of `package` that `path` imports, anywhere in it (lazy and type-only
-    imports count; `from a import b` counts `a.b` when `b` is a module)."""
+    imports count). `from a import b` counts `a.b` when `b` is a module, and `a` only when
+    something else is taken from it."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
@@ -146,14 +119,18 @@ def _zizou_imports(path: Path, package: Path) -> set[str]:
                 base = _module_name(path, package).split(".")
                 base = base[: len(base) - node.level + (path.name == "__init__.py")]
                 module = ".".join([*base, module] if module else base)
-            names |= {module, *(f"{module}.{alias.name}" for alias in node.names)}
+            taken = {f"{module}.{alias.name}" for alias in node.names}
+            names |= taken & modules
+            if taken - modules:
+                names.add(module)
     return names
 
 
 def _graph(package: Path) -> dict[str, set[str]]:
     """module -> the modules of `package` it imports."""
     modules = {_module_name(p, package): p for p in package.rglob("*.py")}
-    return {m: _zizou_imports(p, package) & modules.keys() - {m} for m, p in modules.items()}
+    names = set(modules)
+    return {m: _zizou_imports(p, package, names) & names - {m} for m, p in modules.items()}
 
 
 def back_arrows(package: Path) -> list[str]:
@@ -190,12 +167,47 @@ def circles(package: Path) -> list[list[str]]:
     return found
 
 
+def module_circles(package: Path) -> list[list[str]]:
+    """The modules that import each other, directly or round a longer circle (each group of
+    modules that reach one another, Tarjan's strongly connected components)."""
+    graph = _graph(package)
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        order[module] = low[module] = len(order)
+        stack.append(module)
+        for target in sorted(graph.get(module, ())):
+            if target not in order:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], order[target])
+        if low[module] == order[module]:
+            group = []
+            while (member := stack.pop()) != module:
+                group.append(member)
+            if group:
+                found.append(sorted([module, *group]))
+
+    for module in sorted(graph):
+        if module not in order:
+            visit(module)
+    return found
+
+
 def test_every_import_points_down_the_layers() -> None:
     assert back_arrows(PACKAGE) == []
 
 
 def test_no_circle_among_the_units() -> None:
     assert circles(PACKAGE) == []
+
+
+def test_no_two_modules_import_each_other() -> None:
+    assert module_circles(PACKAGE) == []
 
 
 def test_the_checks_catch_a_back_arrow_and_a_circle(tmp_path: Path) -> None:
@@ -205,13 +217,14 @@ def test_the_checks_catch_a_back_arrow_and_a_circle(tmp_path: Path) -> None:
         "repomap/__init__.py": "",
         "repomap/files.py": "from zizou.tools import base\n",  # services -> tools: upward
         "tools/__init__.py": "",
-        "tools/base.py": "from ..repomap import files\n",  # and back: a circle
+        # and back, if only for the type checker: a circle
+        "tools/base.py": (
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..repomap import files\n"
+        ),
         "ui/app.py": "import zizou.tools.base\n",  # downward: fine
     }.items():
         (package / name).parent.mkdir(parents=True, exist_ok=True)
         (package / name).write_text(text)
-    assert back_arrows(package) == [
-        "zizou.repomap.files (services) -> zizou.tools (tools)",
-        "zizou.repomap.files (services) -> zizou.tools.base (tools)",
-    ]
+    assert back_arrows(package) == ["zizou.repomap.files (services) -> zizou.tools.base (tools)"]
     assert ["repomap", "tools", "repomap"] in circles(package)
+    assert module_circles(package) == [["zizou.repomap.files", "zizou.tools.base"]]

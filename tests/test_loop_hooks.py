@@ -10,8 +10,8 @@ from typing import Any
 
 from scripted_agent import collect, make_agent
 
-from zizou.core.events import Retrying
-from zizou.core.protocols import ModelEvent, ModelReply, ModelRequest, StepChanges, StepInput
+from zizou.contracts.events import Retrying
+from zizou.contracts.protocols import ModelEvent, ModelReply, ModelRequest, StepChanges, StepInput
 from zizou.providers.fake import ScriptedModel
 
 

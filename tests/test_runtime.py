@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from zizou.agent.approvers import ScriptedApprover
+from zizou.agent.permissions import Rules
 from zizou.config.keys import save_key
 from zizou.config.options import RunOptions, SessionChoice
-from zizou.core.approvers import ScriptedApprover
-from zizou.core.permissions import Rules
 from zizou.providers.fake import ScriptedModel
 from zizou.runtime import Runtime, build_runtime
 from zizou.trace import MARKER

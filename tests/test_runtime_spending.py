@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from zizou.agent.approvers import ScriptedApprover
+from zizou.agent.guards import GuardSettings
+from zizou.agent.spending import OverCap
 from zizou.config.options import RunOptions
-from zizou.core.approvers import ScriptedApprover
-from zizou.core.guards import GuardSettings
-from zizou.core.spending import OverCap
 from zizou.errors import UsageError
 from zizou.headless import HeadlessApprover
 from zizou.providers.fake import ScriptedModel

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from scripted_agent import assert_history_valid, call, collect, make_agent
 
-from zizou.core.events import AgentError, Compacted, TurnFinished
-from zizou.core.loop import Agent, AgentConfig
-from zizou.core.summary import ACKNOWLEDGEMENT, SUMMARY_HEADER, transcript
+from zizou.agent.loop import Agent, AgentConfig
+from zizou.agent.summary import ACKNOWLEDGEMENT, SUMMARY_HEADER, transcript
+from zizou.contracts.events import AgentError, Compacted, TurnFinished
 from zizou.errors import ProviderError
 from zizou.providers.fake import ScriptedModel
 
@@ -119,8 +119,8 @@ def test_the_transcript_keeps_the_newest_part_when_it_is_too_long() -> None:
 def test_the_summary_is_kept_in_the_session_file_and_continue_goes_on_from_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from zizou.agent.approvers import ScriptedApprover
     from zizou.config.options import RunOptions
-    from zizou.core.approvers import ScriptedApprover
     from zizou.runtime import build_runtime
     from zizou.sessions import SessionStore
 

@@ -285,18 +285,18 @@ def cli(
 COMMAND_SHAPED = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 # Subcommands, imported only when used so the main path stays fast.
 SUBCOMMANDS: dict[str, str] = {
-    "sessions": "zizou.sessions.command:sessions",
-    "keys": "zizou.config.keys_command:keys",
-    "map": "zizou.repomap.command:map_command",
-    "models": "zizou.providers.models_command:models",
-    "config": "zizou.config.config_command:config_command",
-    "hooks": "zizou.hooks.command:hooks",
-    "undo": "zizou.checkpoints.command:undo",
-    "run": "zizou.decks.run_command:run_command",
-    "decks": "zizou.decks.command:decks",
-    "trace": "zizou.decks.trace_command:trace",
-    "mcp": "zizou.mcp.command:mcp",
-    "acp": "zizou.acp.command:acp",
+    "sessions": "zizou.commands.sessions:sessions",
+    "keys": "zizou.commands.keys:keys",
+    "map": "zizou.commands.map:map_command",
+    "models": "zizou.commands.models:models",
+    "config": "zizou.commands.config:config_command",
+    "hooks": "zizou.commands.hooks:hooks",
+    "undo": "zizou.commands.undo:undo",
+    "run": "zizou.commands.run:run_command",
+    "decks": "zizou.commands.decks:decks",
+    "trace": "zizou.commands.trace:trace",
+    "mcp": "zizou.commands.mcp:mcp",
+    "acp": "zizou.commands.acp:acp",
 }
 
 

@@ -27,7 +27,7 @@ from typing import Any, TextIO, assert_never
 
 from zizou import confined
 from zizou.config.options import OutputFormat, RunOptions
-from zizou.core.events import (
+from zizou.contracts.events import (
     AgentError,
     AnyEvent,
     BudgetWarning,
@@ -51,10 +51,10 @@ from zizou.core.events import (
     TurnStarted,
     Usage,
 )
-from zizou.core.file_commands import message_for
-from zizou.core.protocols import Approval, Model, PermissionRequest
-from zizou.core.task_state import merge_patch
-from zizou.core.workspace import WindowInfo
+from zizou.contracts.file_commands import message_for
+from zizou.contracts.protocols import Approval, Model, PermissionRequest
+from zizou.contracts.task_state import merge_patch
+from zizou.contracts.workspace import WindowInfo
 from zizou.errors import PathError, ProviderError, UsageError, ZizouError
 from zizou.hooks.modes import plan_text
 from zizou.mcp.status import ServerStatus

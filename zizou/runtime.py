@@ -17,23 +17,23 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+from zizou.agent.calls import CallRunner
+from zizou.agent.gates import CallGates
+from zizou.agent.loop import Agent, AgentConfig
+from zizou.agent.prompt import PromptBuilder
+from zizou.agent.spending import CapGate, SpendCaps, Spending, costs_of
 from zizou.checkpoints import Checkpoints
 from zizou.checks.checkers import narrowed
 from zizou.checks.service import EditChecks
 from zizou.checks.syntax import what_breaks
 from zizou.config.options import RunOptions, SessionChoice
 from zizou.confined import open_handle
-from zizou.core.calls import CallRunner
-from zizou.core.conversation import Conversation
-from zizou.core.gates import CallGates
-from zizou.core.instructions import InstructionSet
-from zizou.core.loop import Agent, AgentConfig
-from zizou.core.messages import Message
-from zizou.core.prompt import PromptBuilder
-from zizou.core.protocols import Approver, Model, TurnRecorder
-from zizou.core.spending import CapGate, SpendCaps, Spending, costs_of
-from zizou.core.state import MAX_STICKY, SessionState
-from zizou.core.task_state import (
+from zizou.contracts.conversation import Conversation
+from zizou.contracts.instructions import InstructionSet
+from zizou.contracts.messages import Message
+from zizou.contracts.protocols import Approver, Model, TurnRecorder
+from zizou.contracts.state import MAX_STICKY, SessionState
+from zizou.contracts.task_state import (
     SCHEMA_FILE,
     SchemaError,
     SchemaUnreadable,
@@ -41,8 +41,8 @@ from zizou.core.task_state import (
     builtin_schema,
     load_schema,
 )
-from zizou.core.windows import WindowError, parse_cli_spec
-from zizou.core.workspace import Window
+from zizou.contracts.windows import WindowError, parse_cli_spec
+from zizou.contracts.workspace import Window
 from zizou.decks.loader import load_decks
 from zizou.decks.run import DeckEnv, Models, main_tools
 from zizou.env import scrubbed_env

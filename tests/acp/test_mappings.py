@@ -12,8 +12,8 @@ from zizou.acp.client_servers import server_entries
 from zizou.acp.permissions import options_for
 from zizou.acp.prompt_text import prompt_text
 from zizou.acp.updates import stop_reason
-from zizou.core.events import TurnFinished
-from zizou.core.protocols import PermissionRequest
+from zizou.contracts.events import TurnFinished
+from zizou.contracts.protocols import PermissionRequest
 
 ROOT = Path("/work/project")
 

@@ -20,5 +20,5 @@ def test_the_cli_imports_neither_zizou_acp_nor_the_sdk() -> None:
 def test_zizou_acp_is_a_subcommand() -> None:
     from zizou.cli import SUBCOMMANDS, _command_for
 
-    assert SUBCOMMANDS["acp"] == "zizou.acp.command:acp"
+    assert SUBCOMMANDS["acp"] == "zizou.commands.acp:acp"
     assert _command_for(["acp"]).name == "acp"

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from zizou.checkpoints import Checkpoints
 from zizou.confined import open_handle
-from zizou.core.conversation import Conversation
-from zizou.core.messages import ToolMessage
-from zizou.core.protocols import ToolCall
+from zizou.contracts.conversation import Conversation
+from zizou.contracts.messages import ToolMessage
+from zizou.contracts.protocols import ToolCall
 from zizou.sessions import SessionStore, SessionWriter
 
 Changes = dict[str, bytes | None]  # path -> its new bytes; None: deleted

@@ -8,12 +8,12 @@ from pathlib import Path
 
 from scripted_agent import call, collect, make_agent
 
+from zizou.agent.approvers import ScriptedApprover
+from zizou.agent.permissions import Rules
 from zizou.config.options import RunOptions
 from zizou.confined import PathHandle
-from zizou.core.approvers import ScriptedApprover
-from zizou.core.events import ToolCallFinished, ToolProgress
-from zizou.core.permissions import Rules
-from zizou.core.protocols import Approval
+from zizou.contracts.events import ToolCallFinished, ToolProgress
+from zizou.contracts.protocols import Approval
 from zizou.providers.fake import ScriptedModel
 from zizou.runtime import build_runtime
 

@@ -15,9 +15,9 @@ from zizou.checkpoints.blobs import BLOBS_DIR
 from zizou.checkpoints.history import FileChange
 from zizou.checkpoints.plans import plan_file
 from zizou.confined import open_handle
-from zizou.core.conversation import Conversation
-from zizou.core.events import Compacted
-from zizou.core.messages import ShellRun
+from zizou.contracts.conversation import Conversation
+from zizou.contracts.events import Compacted
+from zizou.contracts.messages import ShellRun
 
 BINARY = bytes(range(256)) * 4
 CRLF = b"one\r\ntwo\r\nthree\r\n"

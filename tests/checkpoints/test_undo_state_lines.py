@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from checkpoint_session import Session
 
-from zizou.core.events import Compacted
-from zizou.core.state import HookStateChanged, StateChanged, StateEvent
+from zizou.contracts.events import Compacted
+from zizou.contracts.state import HookStateChanged, StateChanged, StateEvent
 
 
 def told(session: Session, event: StateEvent) -> None:

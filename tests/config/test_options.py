@@ -200,7 +200,7 @@ def test_zizou_version_imports_no_option_machinery() -> None:
         "import sys\nfrom zizou.cli import main\n"
         "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
         "print(sorted(m for m in ('pydantic', 'asyncio', 'zizou.config.options',"
-        " 'zizou.config.config_command', 'zizou.config.settings') if m in sys.modules))"
+        " 'zizou.commands.config', 'zizou.config.settings') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -8,11 +8,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from zizou.agent.approvers import ScriptedApprover
+from zizou.agent.permissions import Rules
 from zizou.config.options import RunOptions
-from zizou.core.approvers import ScriptedApprover
-from zizou.core.events import TurnFinished
-from zizou.core.permissions import Rules
-from zizou.core.protocols import Approval
+from zizou.contracts.events import TurnFinished
+from zizou.contracts.protocols import Approval
 from zizou.decks.compute import tool_runner
 from zizou.decks.tools import Caller, action_of
 from zizou.headless import HeadlessApprover

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from zizou.config.options import RunOptions
-from zizou.core.events import Nested, ToolCallFinished, ToolCallStarted
+from zizou.contracts.events import Nested, ToolCallFinished, ToolCallStarted
 from zizou.decks.tools import Caller, action_of
 from zizou.headless import HeadlessApprover
 from zizou.providers.fake import ScriptedModel

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from zizou.config.options import RunOptions
-from zizou.core.events import DeckSuspense, Nested
+from zizou.contracts.events import DeckSuspense, Nested
 from zizou.decks.tools import Caller, action_of
 from zizou.headless import HeadlessApprover
 from zizou.providers.fake import ScriptedModel

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
+from zizou.agent.guards import GuardSettings
+from zizou.agent.permissions import Rules
 from zizou.config.options import RunOptions
-from zizou.core.events import Nested, PermissionDecided, ToolCallFinished, TurnFinished
-from zizou.core.guards import GuardSettings
-from zizou.core.permissions import Rules
-from zizou.core.protocols import Approval, PermissionRequest
+from zizou.contracts.events import Nested, PermissionDecided, ToolCallFinished, TurnFinished
+from zizou.contracts.protocols import Approval, PermissionRequest
 from zizou.decks.display import INTO, nested_line
 from zizou.decks.run import MAX_DECK_TOOLS, NUDGE
 from zizou.decks.tools import Caller, action_of, input_from_text
@@ -267,8 +267,8 @@ def test_input_from_text_reads_json_for_objects_and_text_for_strings(tmp_path: P
 
 
 async def test_a_root_state_is_not_a_childs(tmp_path: Path) -> None:
-    from zizou.core.schema_ts import TaskSchema
-    from zizou.core.task_state import TaskState
+    from zizou.contracts.schema_ts import TaskSchema
+    from zizou.contracts.task_state import TaskState
 
     state = {"type": "object", "properties": {"note": {"type": "string"}}}
     deck(tmp_path, "inner", tools=["update_state"])

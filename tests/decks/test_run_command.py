@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from zizou.commands.run import run_deck
 from zizou.config.options import RunOptions
-from zizou.decks.run_command import run_deck
 from zizou.headless import HeadlessRun, open_runtime
 from zizou.providers.fake import ScriptedModel
 

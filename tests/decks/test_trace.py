@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+from zizou.commands.trace import describe, trace
 from zizou.decks.trace import (
     TRACES_DIR,
     Trace,
@@ -20,7 +21,6 @@ from zizou.decks.trace import (
     read_trace,
     trace_ids,
 )
-from zizou.decks.trace_command import describe, trace
 from zizou.errors import UsageError
 from zizou.redact import Redactor
 
@@ -309,7 +309,7 @@ def test_one_run_as_a_tree(tmp_path: Path) -> None:
 
 
 def test_nested_actions_indent_under_their_parent() -> None:
-    from zizou.decks.trace_command import tree_lines
+    from zizou.commands.trace import tree_lines
 
     events = [
         {"type": "action.start", "actionCallId": "a", "actionName": "outer", "depth": 1},

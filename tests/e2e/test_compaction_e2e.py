@@ -12,8 +12,8 @@ from typing import Any
 from conftest import CliResult, run_cli
 from loopback import LoopbackServer
 
-from zizou.core.compaction import TURN_PLACEHOLDER
-from zizou.core.messages import from_wire, to_wire
+from zizou.contracts.compaction import TURN_PLACEHOLDER
+from zizou.contracts.messages import from_wire, to_wire
 from zizou.sessions import SessionStore
 
 CONFIG = "[retry]\nbase_delay_s = 0.05\n"

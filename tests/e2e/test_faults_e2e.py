@@ -18,7 +18,7 @@ from typing import Any
 from conftest import CliResult, run_cli
 from loopback import LoopbackServer
 
-from zizou.core.compaction import TOOL_PLACEHOLDER
+from zizou.contracts.compaction import TOOL_PLACEHOLDER
 from zizou.sessions import SessionStore
 
 PROMPT = "fix the flaky test"

@@ -41,7 +41,7 @@ def test_misnamed_tool_calls_are_repaired_run_and_logged(project: Path, zizou_ho
     assert results[1].startswith('(called as read_file{"path": "notes.txt"}; ran read_file)\n')
     assert "remember the milk" in results[1]
     log = (project / LOG).read_text(encoding="utf-8")
-    assert "LOG WARNING zizou.core.calls: repaired the tool call" in log
+    assert "LOG WARNING zizou.agent.calls: repaired the tool call" in log
     assert "called as 'readFile', ran read_file" in log
     assert 'called as \'read_file{"path": "notes.txt"}\', ran read_file' in log
 

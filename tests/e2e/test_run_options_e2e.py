@@ -14,11 +14,11 @@ import pytest
 from conftest import run_cli
 from loopback import LoopbackServer
 
+from zizou.agent.approvers import ScriptedApprover
 from zizou.config.options import Flags, RunOptions, resolve_options
 from zizou.config.project_rules import save_prefix
-from zizou.core.approvers import ScriptedApprover
-from zizou.core.events import PermissionDecided, TurnFinished
-from zizou.core.protocols import Model
+from zizou.contracts.events import PermissionDecided, TurnFinished
+from zizou.contracts.protocols import Model
 from zizou.headless import open_runtime
 from zizou.providers import LiteLLMModel, RetryingModel
 from zizou.providers.fake import ScriptedModel

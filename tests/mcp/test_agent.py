@@ -10,12 +10,12 @@ from typing import Any
 
 from scripted_agent import call, collect, make_agent
 
-from zizou.core.approvers import ScriptedApprover
-from zizou.core.events import PermissionDecided, ToolCallFinished
-from zizou.core.images import NOT_SHOWN
-from zizou.core.messages import ImagePart
-from zizou.core.permissions import Rules
-from zizou.core.protocols import Approval
+from zizou.agent.approvers import ScriptedApprover
+from zizou.agent.permissions import Rules
+from zizou.contracts.events import PermissionDecided, ToolCallFinished
+from zizou.contracts.images import NOT_SHOWN
+from zizou.contracts.messages import ImagePart
+from zizou.contracts.protocols import Approval
 from zizou.headless import HeadlessApprover
 from zizou.mcp.tool import McpTool, mcp_tool
 from zizou.providers.fake import ScriptedModel

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from waiting import until
 
-from zizou.core.protocols import Model, ModelReply, ModelRequest, TextPiece
+from zizou.contracts.protocols import Model, ModelReply, ModelRequest, TextPiece
 from zizou.errors import ProviderError
 from zizou.providers import ScriptedModel
 from zizou.providers.fake import split_text

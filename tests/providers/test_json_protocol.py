@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from loopback import LoopbackServer
 
-from zizou.core.protocols import ModelReply, ModelRequest, TextPiece, ToolCall
+from zizou.contracts.protocols import ModelReply, ModelRequest, TextPiece, ToolCall
 from zizou.providers import LiteLLMModel, make_model
 from zizou.providers.json_protocol import JsonProtocolModel, uses_json_protocol, with_protocol
 from zizou.providers.retry import RetryingModel

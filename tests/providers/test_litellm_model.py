@@ -11,7 +11,7 @@ from typing import Any, cast
 import pytest
 from loopback import LoopbackServer  # tests/ is on sys.path (tests/conftest.py)
 
-from zizou.core.protocols import Model, ModelReply, ModelRequest, TextPiece
+from zizou.contracts.protocols import Model, ModelReply, ModelRequest, TextPiece
 from zizou.errors import ProviderError
 from zizou.providers import LiteLLMModel, env_var_for, key_from_env, make_model, provider_of
 from zizou.providers.errors import mask_key, retry_after_of

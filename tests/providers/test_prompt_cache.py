@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from loopback import LoopbackServer  # tests/ is on sys.path (tests/conftest.py)
 
-from zizou.core.events import Usage
-from zizou.core.protocols import ModelReply, ModelRequest
+from zizou.contracts.events import Usage
+from zizou.contracts.protocols import ModelReply, ModelRequest
 from zizou.providers import LiteLLMModel
 from zizou.providers.litellm_model import _litellm, _marks_cache, _usage
 

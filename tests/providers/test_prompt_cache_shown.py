@@ -4,7 +4,7 @@ caching read as before."""
 
 from __future__ import annotations
 
-from zizou.core.events import StepFinished, TurnFinished, Usage
+from zizou.contracts.events import StepFinished, TurnFinished, Usage
 from zizou.headless import result_object
 from zizou.trace.event_records import event_record, usage_summary
 from zizou.ui.widgets.sidebar import SidebarInfo, sidebar_text

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from zizou.core.compaction import TOOL_PLACEHOLDER, TURN_PLACEHOLDER
-from zizou.core.events import Retrying
-from zizou.core.protocols import Model, ModelReply, ModelRequest, TextPiece
+from zizou.contracts.compaction import TOOL_PLACEHOLDER, TURN_PLACEHOLDER
+from zizou.contracts.events import Retrying
+from zizou.contracts.protocols import Model, ModelReply, ModelRequest, TextPiece
 from zizou.errors import ProviderError, ShorteningRefused
 from zizou.providers import ScriptedModel
 from zizou.providers.errors import ContextOverflowError

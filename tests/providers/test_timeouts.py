@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from loopback import LoopbackServer  # tests/ is on sys.path (tests/conftest.py)
 
-from zizou.core.protocols import ModelReply, ModelRequest, TextPiece
+from zizou.contracts.protocols import ModelReply, ModelRequest, TextPiece
 from zizou.errors import ProviderError
 from zizou.providers import LiteLLMModel
 from zizou.providers.settings import TimeoutSettings

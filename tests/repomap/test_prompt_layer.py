@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from zizou.core.prompt import MAP_TOKENS_BY_LEVEL, PromptBuilder
-from zizou.core.protocols import ToolCall
-from zizou.core.state import SessionState
-from zizou.core.windows import WHOLE_FILE, WindowSpec
-from zizou.core.workspace import line_spec
+from zizou.agent.prompt import MAP_TOKENS_BY_LEVEL, PromptBuilder
+from zizou.contracts.protocols import ToolCall
+from zizou.contracts.state import SessionState
+from zizou.contracts.windows import WHOLE_FILE, WindowSpec
+from zizou.contracts.workspace import line_spec
 from zizou.tools import default_registry
 
 

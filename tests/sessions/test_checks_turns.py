@@ -3,7 +3,7 @@ turns counted when a session is loaded match the turns its checkpoints name."""
 
 from __future__ import annotations
 
-from zizou.core.conversation import turn_start
+from zizou.contracts.conversation import turn_start
 from zizou.sessions.turns import users_asked
 
 REPORT = {"role": "user", "content": "The checks ... found", "checks": True}

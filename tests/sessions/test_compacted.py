@@ -10,10 +10,10 @@ from typing import Any
 
 from scripted_agent import call, collect, make_agent
 
-from zizou.core.conversation import Conversation
-from zizou.core.events import Retrying
-from zizou.core.messages import ToolMessage, from_wire
-from zizou.core.protocols import ModelEvent, ModelRequest
+from zizou.contracts.conversation import Conversation
+from zizou.contracts.events import Retrying
+from zizou.contracts.messages import ToolMessage, from_wire
+from zizou.contracts.protocols import ModelEvent, ModelRequest
 from zizou.providers.fake import ScriptedModel
 from zizou.sessions import SessionStore, SessionWriter
 

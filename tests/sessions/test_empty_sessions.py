@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from zizou.agent.approvers import ScriptedApprover
 from zizou.config.options import RunOptions, SessionChoice
-from zizou.core.approvers import ScriptedApprover
-from zizou.core.conversation import Conversation
+from zizou.contracts.conversation import Conversation
 from zizou.providers.fake import ScriptedModel
 from zizou.runtime import build_runtime
 from zizou.sessions import SessionStore

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import run_cli
 
-from zizou.core.conversation import Conversation
+from zizou.contracts.conversation import Conversation
 from zizou.sessions import SessionStore
 
 SUMMARY = "Summary of the conversation so far: the user asked to read big.txt."

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from zizou.agent.approvers import ScriptedApprover
 from zizou.config.options import RunOptions
-from zizou.core.approvers import ScriptedApprover
-from zizou.core.conversation import Conversation
-from zizou.core.events import TurnFinished, Usage
-from zizou.core.messages import AssistantMessage, ToolMessage, from_wire
-from zizou.core.protocols import ToolCall
+from zizou.contracts.conversation import Conversation
+from zizou.contracts.events import TurnFinished, Usage
+from zizou.contracts.messages import AssistantMessage, ToolMessage, from_wire
+from zizou.contracts.protocols import ToolCall
 from zizou.errors import UsageError
 from zizou.paths import UnsafeProjectDir
 from zizou.providers.fake import ScriptedModel

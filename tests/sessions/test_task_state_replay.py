@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from zizou.agent.approvers import ScriptedApprover
 from zizou.config.options import RunOptions, SessionChoice
-from zizou.core.approvers import ScriptedApprover
 from zizou.providers.fake import ScriptedModel
 from zizou.runtime import Runtime, build_runtime
 

@@ -11,9 +11,9 @@ from scripted_agent import make_agent
 from turn_story import ONE, SESSION, TWO, write_session
 
 from zizou.checkpoints.history import History
-from zizou.core.compaction import TURN_PLACEHOLDER, compact
-from zizou.core.conversation import user_messages
-from zizou.core.messages import UserMessage
+from zizou.contracts.compaction import TURN_PLACEHOLDER, compact
+from zizou.contracts.conversation import user_messages
+from zizou.contracts.messages import UserMessage
 from zizou.sessions import SessionStore
 
 NOW = {"role": "user", "content": "now"}

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from zizou.core.messages import from_wire
-from zizou.core.state import SessionState
+from zizou.contracts.messages import from_wire
+from zizou.contracts.state import SessionState
 from zizou.sessions import SessionStore
 
 

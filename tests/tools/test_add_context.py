@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from zizou.core.prompt import PromptBuilder
-from zizou.core.state import SessionState
-from zizou.core.workspace_layer import WorkspaceLayer
+from zizou.agent.prompt import PromptBuilder
+from zizou.agent.workspace_layer import WorkspaceLayer
+from zizou.contracts.state import SessionState
 from zizou.errors import PathError
 from zizou.tools import default_registry
 from zizou.tools.add_context import TOOL, AddContextArgs

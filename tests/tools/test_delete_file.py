@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from zizou.core.calls import CallRunner
-from zizou.core.gates import CallGates
-from zizou.core.permissions import Rules
-from zizou.core.protocols import ToolCall
+from zizou.agent.calls import CallRunner
+from zizou.agent.gates import CallGates
+from zizou.agent.permissions import Rules
+from zizou.contracts.protocols import ToolCall
 from zizou.errors import PathError
 from zizou.headless import HeadlessApprover
 from zizou.tools import ToolResult, default_registry

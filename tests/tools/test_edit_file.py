@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from zizou.core.state import FileView
+from zizou.contracts.state import FileView
 from zizou.errors import PathError
 from zizou.tools.base import ToolContext, ToolResult
 from zizou.tools.edit_file import TOOL, EditFileArgs

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from zizou.core.permissions import is_protected
-from zizou.core.state import SessionState
-from zizou.core.windows import WHOLE_FILE
-from zizou.core.workspace_layer import WorkspaceLayer
+from zizou.agent.permissions import is_protected
+from zizou.agent.workspace_layer import WorkspaceLayer
+from zizou.contracts.state import SessionState
+from zizou.contracts.windows import WHOLE_FILE
 from zizou.errors import PathError
 from zizou.tools.add_context import TOOL as ADD_CONTEXT
 from zizou.tools.add_context import AddContextArgs

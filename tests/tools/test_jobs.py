@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from zizou.core.approvers import ScriptedApprover
-from zizou.core.calls import CallRunner
-from zizou.core.gates import CallGates
-from zizou.core.permissions import Rules
-from zizou.core.protocols import Approval, ToolCall
+from zizou.agent.approvers import ScriptedApprover
+from zizou.agent.calls import CallRunner
+from zizou.agent.gates import CallGates
+from zizou.agent.permissions import Rules
+from zizou.contracts.protocols import Approval, ToolCall
 from zizou.tools import default_registry
 from zizou.tools.base import ToolContext, ToolResult
 from zizou.tools.job_kill import TOOL as JOB_KILL

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from zizou.core.permissions import READ_ONLY_REASON, Rules, decide
+from zizou.agent.permissions import READ_ONLY_REASON, Rules, decide
 from zizou.tools.base import Access
 from zizou.tools.read_only_command import reads_only_inside
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from zizou.core.state import SessionState
-from zizou.core.workspace_layer import WorkspaceLayer
+from zizou.agent.workspace_layer import WorkspaceLayer
+from zizou.contracts.state import SessionState
 from zizou.tools.base import ToolContext, ToolResult
 from zizou.tools.open_in_workspace import TOOL as OPEN
 from zizou.tools.open_in_workspace import OpenArgs

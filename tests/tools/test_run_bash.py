@@ -11,11 +11,11 @@ from pathlib import Path
 import pydantic
 import pytest
 
-from zizou.core.approvers import ScriptedApprover
-from zizou.core.calls import CallRunner
-from zizou.core.gates import CallGates
-from zizou.core.permissions import Rules
-from zizou.core.protocols import ToolCall
+from zizou.agent.approvers import ScriptedApprover
+from zizou.agent.calls import CallRunner
+from zizou.agent.gates import CallGates
+from zizou.agent.permissions import Rules
+from zizou.contracts.protocols import ToolCall
 from zizou.sandbox import Sandbox, detect
 from zizou.tools import default_registry
 from zizou.tools.base import ToolContext, ToolResult

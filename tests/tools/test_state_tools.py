@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from zizou.core.instructions import InstructionSet
-from zizou.core.state import InstructionsLoaded, SessionState, StateChanged
-from zizou.core.task_state import TaskState
+from zizou.contracts.instructions import InstructionSet
+from zizou.contracts.state import InstructionsLoaded, SessionState, StateChanged
+from zizou.contracts.task_state import TaskState
 from zizou.tools.base import ToolContext
 from zizou.tools.get_instructions import TOOL as GET
 from zizou.tools.get_instructions import GetInstructionsArgs

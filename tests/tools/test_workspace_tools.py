@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from zizou.core.state import SessionState
-from zizou.core.workspace import MAX_WINDOWS, MAX_WINDOWS_PER_FILE
+from zizou.contracts.state import SessionState
+from zizou.contracts.workspace import MAX_WINDOWS, MAX_WINDOWS_PER_FILE
 from zizou.tools._windows import WindowArgs
 from zizou.tools.base import ToolContext, ToolResult
 from zizou.tools.close_in_workspace import TOOL as CLOSE

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from scripted_agent import make_agent
 
-from zizou.core.loop import Agent
+from zizou.agent.loop import Agent
 from zizou.providers.fake import ScriptedModel
 from zizou.trace import open_debug_log
 from zizou.trace.debug_log import DebugLog

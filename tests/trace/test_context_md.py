@@ -8,10 +8,10 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from zizou.core.loop import Agent
-from zizou.core.prompt import PromptBuilder
-from zizou.core.state import SessionState
-from zizou.core.windows import WHOLE_FILE
+from zizou.agent.loop import Agent
+from zizou.agent.prompt import PromptBuilder
+from zizou.contracts.state import SessionState
+from zizou.contracts.windows import WHOLE_FILE
 from zizou.tools import default_registry
 from zizou.tools.base import SUMMARY_MAX_CHARS
 from zizou.trace.debug_log import DebugLog

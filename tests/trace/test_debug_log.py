@@ -12,7 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from zizou.core.events import (
+from zizou.agent.loop import Agent
+from zizou.contracts.events import (
     Event,
     Retrying,
     StepFinished,
@@ -22,8 +23,7 @@ from zizou.core.events import (
     TurnFinished,
     TurnStarted,
 )
-from zizou.core.loop import Agent
-from zizou.core.protocols import ModelRequest
+from zizou.contracts.protocols import ModelRequest
 from zizou.errors import ProviderError
 from zizou.redact import Redactor
 from zizou.tools import default_registry
@@ -349,5 +349,5 @@ async def test_a_tool_that_raises_fails_its_call_and_its_traceback_is_logged(
     assert not finished.ok and "broken failed unexpectedly: KeyError" in finished.output
     assert isinstance(events[-1], TurnFinished) and events[-1].reason == "done"
     log = section(read_log(tmp_path), 6)
-    assert "LOG ERROR zizou.core.calls: the tool broken raised" in log
+    assert "LOG ERROR zizou.agent.calls: the tool broken raised" in log
     assert "Traceback (most recent call last)" in log and "a bug in the tool" in log

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zizou.core.protocols import Model
+from zizou.contracts.protocols import Model
 from zizou.providers import make_model
 from zizou.providers.settings import RetrySettings, TimeoutSettings
 from zizou.trace import model_call_parameters, session_secrets

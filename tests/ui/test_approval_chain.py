@@ -9,8 +9,8 @@ from pathlib import Path
 
 from ui_harness import MakeApp, send, settle
 
+from zizou.agent.permissions import Rules
 from zizou.config.project_rules import load_prefixes
-from zizou.core.permissions import Rules
 from zizou.ui.screens.approval import ApprovalScreen
 
 CHAIN = "sleep 0; echo finished"

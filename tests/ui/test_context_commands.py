@@ -9,8 +9,8 @@ from pathlib import Path
 
 from ui_harness import MakeApp, send, settle
 
-from zizou.core.events import Compacted
-from zizou.core.summary import SUMMARY_HEADER
+from zizou.agent.summary import SUMMARY_HEADER
+from zizou.contracts.events import Compacted
 from zizou.providers.fake import ScriptedModel
 from zizou.ui.app import ZizouApp
 from zizou.ui.screens.approval import ApprovalScreen

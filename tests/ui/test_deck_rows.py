@@ -13,8 +13,8 @@ from typing import Any
 
 from ui_harness import MakeApp, send, settle
 
-from zizou.core.events import DeckSuspense, Nested, ToolCallFinished, ToolCallStarted
-from zizou.core.protocols import PermissionRequest
+from zizou.contracts.events import DeckSuspense, Nested, ToolCallFinished, ToolCallStarted
+from zizou.contracts.protocols import PermissionRequest
 from zizou.decks.display import INTO
 from zizou.providers.fake import ScriptedModel
 from zizou.ui.app import ZizouApp

@@ -8,7 +8,7 @@ from typing import Any
 
 from ui_harness import MakeApp, send, settle
 
-from zizou.core.permissions import Rules
+from zizou.agent.permissions import Rules
 from zizou.ui.screens.picker import PickerScreen
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from ui_harness import MakeApp, settle
 
-from zizou.core.events import (
+from zizou.contracts.events import (
     ModelReplied,
     StepFinished,
     TextDelta,

@@ -13,9 +13,9 @@ from textual import events
 from textual.widget import Widget
 from ui_harness import MakeApp, scripted_factory, send, settle
 
+from zizou.agent.permissions import Rules
 from zizou.config.options import RunOptions, SessionChoice
 from zizou.config.project_rules import save_prefix
-from zizou.core.permissions import Rules
 from zizou.providers.fake import ScriptedModel
 from zizou.ui.app import ZizouApp
 from zizou.ui.approver import TuiApprover

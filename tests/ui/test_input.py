@@ -9,7 +9,7 @@ from pathlib import Path
 from textual.widgets import Markdown, OptionList
 from ui_harness import MakeApp, send, settle
 
-from zizou.core.messages import UserMessage as CoreUserMessage
+from zizou.contracts.messages import UserMessage as CoreUserMessage
 from zizou.ui.screens.link_confirm import LinkConfirmScreen
 from zizou.ui.shell import shell_note
 from zizou.ui.widgets.chat_view import ChatView

@@ -10,7 +10,7 @@ from typing import Any
 from textual.widgets import Log
 from ui_harness import MakeApp, send, settle
 
-from zizou.core.permissions import Rules
+from zizou.agent.permissions import Rules
 from zizou.ui.screens.text_viewer import TextViewerScreen
 from zizou.ui.widgets.messages import Notice
 from zizou.ui.widgets.tool_row import ToolRow

@@ -9,7 +9,7 @@ from pathlib import Path
 from mcp_harness import config_text, fault
 from ui_harness import MakeApp, send, settle
 
-from zizou.core.permissions import Rules
+from zizou.agent.permissions import Rules
 from zizou.ui.widgets.tool_row import ToolRow
 
 YES = Rules(yes=True)

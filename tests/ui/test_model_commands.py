@@ -8,7 +8,7 @@ from typing import Any
 
 from ui_harness import MakeApp, send, settle
 
-from zizou.core.messages import from_wire
+from zizou.contracts.messages import from_wire
 from zizou.sessions.store import SessionStore
 from zizou.ui.key_setup import KeyServices
 from zizou.ui.screens.key_wizard import KeyWizardScreen

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from zizou.core.messages import Message, ToolMessage, UserMessage
+from zizou.contracts.messages import Message, ToolMessage, UserMessage
 from zizou.ui.outcome import Outcome, command_preview, outcome_of, recorded_result
 
 OUTCOMES = [

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from zizou.core.task_state import TaskState
+from zizou.contracts.task_state import TaskState
 from zizou.ui.plan_edits import (
     PlanItem,
     add_ops,

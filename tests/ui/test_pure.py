@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from zizou.core.protocols import PermissionRequest
+from zizou.contracts.protocols import PermissionRequest
 from zizou.ui.approval_view import approval_view
 from zizou.ui.completion import completion_context
 from zizou.ui.fuzzy import fuzzy_score, rank

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from ui_harness import MakeApp, send, settle
 
-from zizou.core.loop import CUT_REPLY
-from zizou.core.permissions import Rules
+from zizou.agent.loop import CUT_REPLY
+from zizou.agent.permissions import Rules
 from zizou.providers.fake import ScriptedModel
 from zizou.ui.widgets.messages import AssistantMessage, Notice, UserMessage
 from zizou.ui.widgets.queue_panel import QueueList, QueuePanel

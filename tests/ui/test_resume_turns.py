@@ -11,7 +11,7 @@ from test_first_hour_app import persisted_app
 from turn_story import ONE, write_session
 from ui_harness import settle
 
-from zizou.core.messages import Message, to_wire
+from zizou.contracts.messages import Message, to_wire
 from zizou.sessions.records import TurnRecord
 from zizou.ui.resumed import session_records
 

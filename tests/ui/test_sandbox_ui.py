@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from ui_harness import scripted_factory, send, settle
 
+from zizou.agent.permissions import Rules
 from zizou.config.options import RunOptions
 from zizou.config.project_rules import save_prefix
-from zizou.core.permissions import Rules
 from zizou.providers.fake import ScriptedModel
 from zizou.sandbox import SandboxStatus, detect
 from zizou.ui.app import ZizouApp

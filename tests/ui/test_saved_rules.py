@@ -9,9 +9,9 @@ from typing import Any
 
 from ui_harness import SESSION_ID, scripted_factory, send, settle
 
+from zizou.agent.permissions import Rules
 from zizou.config.options import Flags, resolve_options, with_saved_rules
 from zizou.config.project_rules import load_prefixes, load_tool_rules, save_prefix, save_tool_rule
-from zizou.core.permissions import Rules
 from zizou.providers.fake import ScriptedModel
 from zizou.ui.app import ZizouApp
 from zizou.ui.approver import TuiApprover

@@ -8,8 +8,8 @@ from textual.app import App
 from textual.command import CommandList, CommandPalette
 from ui_harness import SESSION_ID, MakeApp, send, settle
 
+from zizou.agent.permissions import Rules
 from zizou.config.project_rules import load_prefixes, save_prefix
-from zizou.core.permissions import Rules
 from zizou.ui.screens.picker import PickerScreen
 from zizou.ui.screens.text_viewer import TextViewerScreen
 from zizou.ui.widgets.messages import AssistantMessage, Notice, UserMessage

@@ -10,7 +10,7 @@ from typing import Any
 
 from ui_harness import MakeApp, send, settle
 
-from zizou.core.task_state import TaskState
+from zizou.contracts.task_state import TaskState
 from zizou.ui.app import ZizouApp
 from zizou.ui.plan_edits import PlanItem
 from zizou.ui.screens.confirm import ConfirmScreen

@@ -11,10 +11,10 @@ from pathlib import Path
 from textual.widgets import Static
 from ui_harness import MakeApp, send, settle
 
-from zizou.core.events import Retrying
-from zizou.core.messages import ShellRun, from_wire
-from zizou.core.messages import UserMessage as CoreUserMessage
-from zizou.core.protocols import Model, ModelEvent, ModelReply, ModelRequest, TextPiece
+from zizou.contracts.events import Retrying
+from zizou.contracts.messages import ShellRun, from_wire
+from zizou.contracts.messages import UserMessage as CoreUserMessage
+from zizou.contracts.protocols import Model, ModelEvent, ModelReply, ModelRequest, TextPiece
 from zizou.ui.shell import shell_note
 from zizou.ui.widgets.diff_view import DiffView
 from zizou.ui.widgets.messages import AssistantMessage, Notice, RetryNotice, UserMessage

@@ -14,6 +14,7 @@ from typing import Any, cast
 
 from ui_harness import MakeApp, send, settle
 
+from zizou.agent.permissions import Rules
 from zizou.checkpoints import (
     CHECKPOINTS_DIR,
     Checkpoints,
@@ -23,8 +24,7 @@ from zizou.checkpoints import (
     TurnPreview,
     UndoRefused,
 )
-from zizou.core.conversation import Conversation
-from zizou.core.permissions import Rules
+from zizou.contracts.conversation import Conversation
 from zizou.sessions import SessionStore
 from zizou.sessions.records import TurnRecord, UnkeptPath
 from zizou.ui.app import ZizouApp

@@ -10,7 +10,7 @@ from typing import Any
 
 from ui_harness import MakeApp, send, settle
 
-from zizou.core.permissions import Rules
+from zizou.agent.permissions import Rules
 from zizou.providers.fake import ScriptedModel
 from zizou.ui.app import ZizouApp
 from zizou.ui.widgets.messages import Notice

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from zizou.core.workspace import WindowInfo
+from zizou.contracts.workspace import WindowInfo
 from zizou.ui.slash import split_args
 from zizou.ui.window_text import context_use, describe, lines_of, listing, mentions, reason
 

@@ -8,10 +8,10 @@ from typing import Any
 
 from waiting import scaled
 
+from zizou.agent.permissions import Rules
 from zizou.config.options import RunOptions, with_saved_rules
 from zizou.config.project_rules import save_prefix
-from zizou.core.permissions import Rules
-from zizou.core.protocols import Model
+from zizou.contracts.protocols import Model
 from zizou.errors import UsageError
 from zizou.providers.fake import ScriptedModel
 from zizou.ui.app import ZizouApp

@@ -24,7 +24,7 @@ from acp.schema import (
 )
 
 from zizou.acp.tool_calls import ToolContent, shown, tool_kind
-from zizou.core.protocols import Approval, PermissionRequest
+from zizou.contracts.protocols import Approval, PermissionRequest
 from zizou.ui.approval_view import approval_view
 
 log = logging.getLogger(__name__)

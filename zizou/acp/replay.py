@@ -9,8 +9,8 @@ from pathlib import Path
 from acp import update_user_message_text
 
 from zizou.acp.updates import TurnUpdates, Update
-from zizou.core.events import TextDelta, ToolCallFinished, ToolCallStarted
-from zizou.core.messages import AssistantMessage, Message, ToolMessage, UserMessage
+from zizou.contracts.events import TextDelta, ToolCallFinished, ToolCallStarted
+from zizou.contracts.messages import AssistantMessage, Message, ToolMessage, UserMessage
 
 
 def replayed(root: Path, records: Iterable[Message]) -> Iterator[Update]:

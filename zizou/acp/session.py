@@ -16,7 +16,7 @@ from acp.schema import PlanEntryStatus, StopReason
 
 from zizou.acp.replay import replayed
 from zizou.acp.updates import TurnUpdates, Update, stop_reason
-from zizou.core.events import TurnFinished
+from zizou.contracts.events import TurnFinished
 from zizou.hooks.modes import plan_items
 from zizou.runtime import Runtime
 

@@ -29,7 +29,7 @@ from zizou.acp.tool_calls import (
     tool_kind,
     tool_title,
 )
-from zizou.core.events import (
+from zizou.contracts.events import (
     AgentError,
     AnyEvent,
     BudgetWarning,

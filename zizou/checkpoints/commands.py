@@ -12,7 +12,7 @@ and its changes are said to stay.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from zizou.checkpoints.history import FileChange
 from zizou.checkpoints.shadow import ShadowRepo
@@ -35,7 +35,16 @@ from zizou.sessions.records import (
 )
 
 if TYPE_CHECKING:
-    from zizou.checkpoints.recorder import ChangeLog
+    from zizou.checkpoints.blobs import BlobStore
+
+
+class CommandOwner(Protocol):
+    """Where a watched command's changes go (the session's `recorder.ChangeLog`)."""
+
+    blobs: BlobStore
+
+    def note_command(self, turn: int, changes: list[FileChange], note: CommandNote) -> None: ...
+
 
 MAX_NAMED = 200  # paths named per command as not restorable; the others are counted
 TOO_LARGE = "it is larger than 64 MB"
@@ -46,7 +55,7 @@ class CommandWatch:
     """One command of turn `turn`: the snapshot taken before it ran (None: `problem` says why
     there is none), and `finished` to keep what it changed."""
 
-    def __init__(self, owner: ChangeLog, shadow: ShadowRepo, command: str, turn: int) -> None:
+    def __init__(self, owner: CommandOwner, shadow: ShadowRepo, command: str, turn: int) -> None:
         self.owner = owner
         self.shadow = shadow
         self.command = command

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from zizou.core.conversation import user_messages
+from zizou.contracts.conversation import user_messages
 from zizou.sessions.records import (
     ChangedFile,
     CheckpointLine,

@@ -16,9 +16,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from zizou.agent.permissions import RUN_BASH
 from zizou.checkpoints.history import FileChange
-from zizou.core.messages import ERROR_PREFIX, AssistantMessage, Message, ToolMessage, UserMessage
-from zizou.core.permissions import RUN_BASH
+from zizou.contracts.messages import (
+    ERROR_PREFIX,
+    AssistantMessage,
+    Message,
+    ToolMessage,
+    UserMessage,
+)
 from zizou.errors import UsageError
 from zizou.sessions.records import CommandNote, UnkeptPath
 

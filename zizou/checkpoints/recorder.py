@@ -27,10 +27,10 @@ from zizou.checkpoints.plans import Run, users
 from zizou.checkpoints.shadow import ShadowRepo
 from zizou.checkpoints.snapshot_diff import SnapshotError
 from zizou.confined import PathHandle
-from zizou.core.conversation import Conversation
-from zizou.core.events import AnyEvent, Compacted
-from zizou.core.protocols import ModelRequest
-from zizou.core.state import StateEvent
+from zizou.contracts.conversation import Conversation
+from zizou.contracts.events import AnyEvent, Compacted
+from zizou.contracts.protocols import ModelRequest
+from zizou.contracts.state import StateEvent
 from zizou.errors import PathError
 from zizou.sessions.records import CheckpointLine, CommandNote, CommandRecord, ModeRecord, Record
 from zizou.sessions.state_lines import StateLines, state_record

@@ -10,8 +10,8 @@ so the sidebar, `/state` and the next request show the state as it was before th
 
 from __future__ import annotations
 
-from zizou.core.state import MAX_STICKY, SessionState
-from zizou.core.task_state import TaskState
+from zizou.contracts.state import MAX_STICKY, SessionState
+from zizou.contracts.task_state import TaskState
 from zizou.sessions.state_lines import StateLines
 from zizou.sessions.task_replay import replay_task_state
 

@@ -36,8 +36,8 @@ from zizou.checkpoints.plans import (
     users,
 )
 from zizou.checkpoints.recorder import ChangeLog
-from zizou.core.conversation import Conversation
-from zizou.core.messages import Message, from_wire, stored
+from zizou.contracts.conversation import Conversation
+from zizou.contracts.messages import Message, from_wire, stored
 from zizou.errors import PathError
 from zizou.sessions.records import CommandNote, RedoneRecord, UndoneRecord
 from zizou.sessions.store import SessionStore

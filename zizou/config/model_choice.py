@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
-from zizou.core.protocols import Model
+from zizou.contracts.protocols import Model
 from zizou.errors import UsageError
 from zizou.providers.settings import RetrySettings, TimeoutSettings
 

@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from zizou.agent.permissions import PermissionMode, Rules, rules_from_allow
 from zizou.checks.checkers import CheckSettings
 from zizou.config.project_rules import ignored_project_file, load_prefixes, load_tool_rules
 from zizou.config.settings import (
@@ -46,7 +47,6 @@ from zizou.config.settings import (
     Settings,
     load_settings,
 )
-from zizou.core.permissions import PermissionMode, Rules, rules_from_allow
 from zizou.env import scrubbed_env
 from zizou.errors import UsageError
 from zizou.providers.settings import RetrySettings, TimeoutSettings

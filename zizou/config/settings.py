@@ -14,9 +14,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from zizou.agent.guards import GuardSettings
+from zizou.agent.permissions import PermissionMode
 from zizou.checks.checkers import CheckSettings
-from zizou.core.guards import GuardSettings
-from zizou.core.permissions import PermissionMode
 from zizou.errors import UsageError
 from zizou.mcp.settings import McpSettings
 from zizou.paths import user_config_dir

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 from zizou import confined
-from zizou.core.file_commands import checked_front_matter
+from zizou.contracts.file_commands import checked_front_matter
 from zizou.decks.spec import (
     DECK_TOOLS,
     DEFAULT_TOOLS,

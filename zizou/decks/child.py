@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from zizou.core.conversation import Conversation
-from zizou.core.events import (
+from zizou.agent.prompt import CompiledPrompt, Section
+from zizou.contracts.conversation import Conversation
+from zizou.contracts.events import (
     AnyEvent,
     Nested,
     TextDelta,
@@ -27,9 +28,8 @@ from zizou.core.events import (
     TurnFinished,
     Usage,
 )
-from zizou.core.messages import ToolMessage
-from zizou.core.prompt import CompiledPrompt, Section
-from zizou.core.protocols import (
+from zizou.contracts.messages import ToolMessage
+from zizou.contracts.protocols import (
     Model,
     ModelEvent,
     ModelReply,
@@ -38,9 +38,9 @@ from zizou.core.protocols import (
     ToolCall,
     ToolPolicy,
 )
-from zizou.core.schema_ts import TaskSchema
-from zizou.core.state import SessionState
-from zizou.core.task_state import TaskState
+from zizou.contracts.schema_ts import TaskSchema
+from zizou.contracts.state import SessionState
+from zizou.contracts.task_state import TaskState
 from zizou.decks.spec import Deck
 from zizou.decks.tools import ActionInfo, Caller, RunBox
 from zizou.decks.trace import Trace

@@ -35,12 +35,12 @@ from collections.abc import Callable
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
-from zizou.core.calls import CallRunner
-from zizou.core.command_watch import end_watch, end_watch_now, start_watch
-from zizou.core.conversation import Conversation
-from zizou.core.events import Nested, ToolCallFinished, ToolCallStarted
-from zizou.core.protocols import ToolCall
-from zizou.core.state import SessionState
+from zizou.agent.calls import CallRunner
+from zizou.agent.command_watch import end_watch, end_watch_now, start_watch
+from zizou.contracts.conversation import Conversation
+from zizou.contracts.events import Nested, ToolCallFinished, ToolCallStarted
+from zizou.contracts.protocols import ToolCall
+from zizou.contracts.state import SessionState
 from zizou.decks.child import Forward
 from zizou.decks.spec import STRING_SCHEMA, Deck
 from zizou.decks.tools import (
@@ -59,7 +59,7 @@ from zizou.process_groups import kill_process_group
 from zizou.tools import ToolResult
 
 if TYPE_CHECKING:
-    from zizou.decks.run import DeckEnv
+    from zizou.decks.host import DeckHost
 
 WORKER_MODULE = "zizou.decks.worker"
 KILL_GRACE_S = 1.0  # between SIGTERM and SIGKILL
@@ -69,7 +69,7 @@ STDERR_KEEP = 4000  # characters of the worker's standard error kept for message
 SHOWN_STDERR_LINES = 10
 
 
-def worker_argv(env: DeckEnv, deck: Deck) -> list[str]:
+def worker_argv(env: DeckHost, deck: Deck) -> list[str]:
     """The worker's command: in the sandbox when it is on (no network), zizou's interpreter
     with `-P`, so a file of the project (its cwd) cannot shadow a module; the environment's
     PYTHONPATH and user site still hold, as they found zizou. The deck's name is for `ps`."""
@@ -78,7 +78,7 @@ def worker_argv(env: DeckEnv, deck: Deck) -> list[str]:
     return [*prefix, sys.executable, "-P", "-m", WORKER_MODULE, deck.name]
 
 
-async def start_worker(env: DeckEnv, deck: Deck) -> asyncio.subprocess.Process:
+async def start_worker(env: DeckHost, deck: Deck) -> asyncio.subprocess.Process:
     """Start the worker in a new session, from the project root, with the scrubbed environment.
     Shielded from cancellation: a worker started as the run is stopped is ended, not left."""
     environ = scrubbed_env(env.ctx.env if env.ctx.env is not None else os.environ)
@@ -117,7 +117,7 @@ async def stop_worker(proc: asyncio.subprocess.Process, *, graceful: bool) -> No
 
 
 async def run_compute(
-    env: DeckEnv,
+    env: DeckHost,
     deck: Deck,
     value: Any,
     child: Caller,
@@ -151,7 +151,7 @@ class WorkerServer:
 
     def __init__(
         self,
-        env: DeckEnv,
+        env: DeckHost,
         deck: Deck,
         child: Caller,
         nest: Callable[[Nested], None] | None,
@@ -385,7 +385,7 @@ class WorkerServer:
         return {"ok": False, "code": "tool", "message": result.output}
 
 
-def tool_runner(env: DeckEnv, deck: Deck, child: Caller) -> CallRunner:
+def tool_runner(env: DeckHost, deck: Deck, child: Caller) -> CallRunner:
     """The deck's tools, asked for and checked as its model's calls would be (see
     `DeckEnv._agent`): every gate of the parent's (`CallGates.for_child`)."""
     registry = deck_registry(deck, env.extra_tools)

@@ -1,9 +1,12 @@
 """How a deck's run shows while it runs: one line per event worth a glance, under the call
-that started the deck (the app's tool row, a terminal's status line)."""
+that started the deck (the app's tool row, a terminal's status line), and a deck's signature
+as the lists of decks show it."""
 
 from __future__ import annotations
 
-from zizou.core.events import (
+from typing import TYPE_CHECKING, Any
+
+from zizou.contracts.events import (
     AgentError,
     DeckSuspense,
     HookWarning,
@@ -16,6 +19,9 @@ from zizou.core.events import (
     ToolProgress,
     TurnFinished,
 )
+
+if TYPE_CHECKING:
+    from zizou.decks.spec import Deck
 
 LINE_CHARS = 160
 INTO = " \u203a "  # between a deck and the deck or tool it called
@@ -51,3 +57,19 @@ def nested_line(nested: Nested) -> str | None:
 
 
 __all__ = ["nested_line"]
+
+
+def signature(deck: Deck) -> str:
+    """`input → output`, each `string` or an object's property names (`?`: optional)."""
+    return f"{_short(deck.input_schema)} → {_short(deck.output_schema)}"
+
+
+def _short(schema: dict[str, Any] | None) -> str:
+    if schema is None or schema.get("type") == "string":
+        return "string"
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        required = set(schema.get("required") or ())
+        names = [name if name in required else f"{name}?" for name in properties]
+        return "{" + ", ".join(names) + "}"
+    return str(schema.get("type") or "json")

@@ -26,16 +26,16 @@ import secrets
 import time
 from typing import TYPE_CHECKING, Any
 
-from zizou.core.conversation import Conversation
-from zizou.core.events import DeckSuspense, Nested
-from zizou.core.messages import ToolMessage
-from zizou.core.protocols import ToolCall
+from zizou.contracts.conversation import Conversation
+from zizou.contracts.events import DeckSuspense, Nested
+from zizou.contracts.messages import ToolMessage
+from zizou.contracts.protocols import ToolCall
 from zizou.decks.child import ActionRun
 from zizou.decks.spec import Deck, DeckSet
 from zizou.decks.tools import ActionInfo, Caller, Outcome
 
 if TYPE_CHECKING:
-    from zizou.decks.run import DeckEnv
+    from zizou.decks.host import DeckHost
 
 ERROR_EVENT = "zizou_error_event"
 SUSPENSE_EVENT = "zizou_suspense_event"
@@ -94,7 +94,7 @@ def _as_handler(handler: Deck, kind: str) -> ActionInfo:
     return ActionInfo(handler.name, handler.description, f"handling_{kind}", str(handler.path))
 
 
-async def handle_error(env: DeckEnv, failed: ActionRun, outcome: Outcome) -> Outcome:
+async def handle_error(env: DeckHost, failed: ActionRun, outcome: Outcome) -> Outcome:
     """The failed action's outcome, after the nearest `on_error` handler (if any) was told:
     its envelope goes into the caller's conversation; if it fails too, the original error
     stays and says so."""
@@ -119,7 +119,7 @@ async def handle_error(env: DeckEnv, failed: ActionRun, outcome: Outcome) -> Out
     return outcome
 
 
-def watch_suspense(env: DeckEnv, failed: ActionRun) -> asyncio.Task[None] | None:
+def watch_suspense(env: DeckHost, failed: ActionRun) -> asyncio.Task[None] | None:
     """Once the action has run for the nearest `on_suspense` handler's delay (its deck's
     `suspense_delay_ms`), that handler is run once; its message is shown at once and goes into
     the caller's conversation. The task is cancelled when the action ends first."""

@@ -32,20 +32,20 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from zizou.core.calls import CallRunner
-from zizou.core.conversation import Conversation
-from zizou.core.events import (
+from zizou.agent.calls import CallRunner
+from zizou.agent.gates import CallGates
+from zizou.agent.loop import Agent, AgentConfig
+from zizou.agent.spending import Metered, Spending
+from zizou.contracts.conversation import Conversation
+from zizou.contracts.events import (
     AnyEvent,
     Nested,
 )
-from zizou.core.gates import CallGates
-from zizou.core.loop import Agent, AgentConfig
-from zizou.core.protocols import (
+from zizou.contracts.protocols import (
     Model,
     ModelRequest,
 )
-from zizou.core.spending import Metered, Spending
-from zizou.core.state import SessionState
+from zizou.contracts.state import SessionState
 from zizou.decks.child import (
     ActionRun,
     CountedModel,

@@ -15,8 +15,8 @@ from typing import Any, ClassVar, Protocol
 
 from pydantic import Field
 
-from zizou.core.events import Nested
-from zizou.core.task_state import TaskState
+from zizou.contracts.events import Nested
+from zizou.contracts.task_state import TaskState
 from zizou.decks.spec import Deck
 from zizou.errors import UsageError
 from zizou.tools import Access, Tool, ToolArgs, ToolContext, ToolResult

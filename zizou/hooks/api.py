@@ -21,9 +21,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, overload
 
-from zizou.core.events import Usage
-from zizou.core.protocols import PolicyVerdict
-from zizou.core.workspace import WindowInfo
+from zizou.contracts.events import Usage
+from zizou.contracts.protocols import PolicyVerdict
+from zizou.contracts.workspace import WindowInfo
 
 Aspect = Literal["tools", "systems", "messages", "variables"]
 ASPECTS: tuple[str, ...] = ("tools", "systems", "messages", "variables")

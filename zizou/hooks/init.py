@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zizou.core.protocols import PolicyVerdict
+from zizou.contracts.protocols import PolicyVerdict
 from zizou.hooks.api import Prompt, PromptContext, StepModifier, ToolCallInfo, ask, deny
 from zizou.hooks.runtime import HookSource
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from zizou.core.state import SessionState
-from zizou.core.task_state import PLAN_MARKS
+from zizou.contracts.state import SessionState
+from zizou.contracts.task_state import PLAN_MARKS
 from zizou.hooks.api import Prompt, PromptContext, StepModifier
 from zizou.hooks.runtime import HookSource
 

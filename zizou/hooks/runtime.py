@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from zizou.core.events import (
+from zizou.contracts.events import (
     AnyEvent,
     HookWarning,
     StepStarted,
@@ -38,8 +38,8 @@ from zizou.core.events import (
     ToolCallStarted,
     TurnStarted,
 )
-from zizou.core.protocols import ModelRequest, PolicyVerdict, StepChanges, StepInput
-from zizou.core.state import SessionState
+from zizou.contracts.protocols import ModelRequest, PolicyVerdict, StepChanges, StepInput
+from zizou.contracts.state import SessionState
 from zizou.hooks.api import (
     _LOADING,
     Definition,

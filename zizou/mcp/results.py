@@ -14,7 +14,7 @@ import binascii
 import json
 from typing import Any
 
-from zizou.core.messages import ImagePart
+from zizou.contracts.messages import ImagePart
 from zizou.tools.base import ToolResult
 
 MAX_MODEL_CHARS = 30_000  # as run_bash's output: head and tail, the middle counted

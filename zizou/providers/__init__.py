@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from zizou.providers.catalog import env_var_for, key_from_env, ollama_base_from_env, provider_of
 
 if TYPE_CHECKING:
-    from zizou.core.protocols import Model
+    from zizou.contracts.protocols import Model
     from zizou.providers.fake import ScriptedModel
     from zizou.providers.json_protocol import JsonProtocolModel, uses_json_protocol, with_protocol
     from zizou.providers.litellm_model import LiteLLMModel, preload

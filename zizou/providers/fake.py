@@ -17,8 +17,15 @@ from collections import deque
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
-from zizou.core.events import Usage
-from zizou.core.protocols import Model, ModelEvent, ModelReply, ModelRequest, TextPiece, ToolCall
+from zizou.contracts.events import Usage
+from zizou.contracts.protocols import (
+    Model,
+    ModelEvent,
+    ModelReply,
+    ModelRequest,
+    TextPiece,
+    ToolCall,
+)
 from zizou.errors import ProviderError
 
 REPLY_KEYS = frozenset(

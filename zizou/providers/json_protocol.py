@@ -24,8 +24,15 @@ from collections.abc import AsyncIterator, Callable
 from functools import cached_property
 from typing import Any
 
-from zizou.core.events import Retrying, Usage
-from zizou.core.protocols import Model, ModelEvent, ModelReply, ModelRequest, TextPiece, ToolCall
+from zizou.contracts.events import Retrying, Usage
+from zizou.contracts.protocols import (
+    Model,
+    ModelEvent,
+    ModelReply,
+    ModelRequest,
+    TextPiece,
+    ToolCall,
+)
 from zizou.errors import ProviderError
 from zizou.providers.catalog import model_info
 from zizou.providers.json_envelope import (

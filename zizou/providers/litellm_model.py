@@ -28,8 +28,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from zizou.core.events import Usage
-from zizou.core.protocols import ModelEvent, ModelReply, ModelRequest, TextPiece, ToolCall
+from zizou.contracts.events import Usage
+from zizou.contracts.protocols import ModelEvent, ModelReply, ModelRequest, TextPiece, ToolCall
 from zizou.errors import ProviderError
 from zizou.providers.catalog import model_info, provider_of
 from zizou.providers.errors import mask_key, to_provider_error

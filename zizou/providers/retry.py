@@ -27,9 +27,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from zizou.core.compaction import compact, estimate_tokens
-from zizou.core.events import Retrying
-from zizou.core.protocols import Model, ModelEvent, ModelRequest
+from zizou.contracts.compaction import compact, estimate_tokens
+from zizou.contracts.events import Retrying
+from zizou.contracts.protocols import Model, ModelEvent, ModelRequest
 from zizou.errors import ProviderError, ShorteningRefused
 from zizou.providers.catalog import provider_of
 from zizou.providers.errors import ContextOverflowError

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
-from zizou.core.state import (
+from zizou.contracts.state import (
     HookStateChanged,
     InstructionsLoaded,
     ModeChanged,
@@ -26,7 +26,7 @@ from zizou.core.state import (
     StateEvent,
     WorkspaceChanged,
 )
-from zizou.core.workspace import Window, line_spec
+from zizou.contracts.workspace import Window, line_spec
 from zizou.sessions.records import (
     CheckpointLine,
     CompactedRecord,

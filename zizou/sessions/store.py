@@ -28,7 +28,7 @@ from typing import IO, Any, assert_never, get_args
 from pydantic import TypeAdapter, ValidationError
 
 from zizou import confined
-from zizou.core.events import (
+from zizou.contracts.events import (
     AgentError,
     AnyEvent,
     BudgetWarning,
@@ -51,12 +51,12 @@ from zizou.core.events import (
     TurnFinished,
     TurnStarted,
 )
-from zizou.core.messages import Message, UserMessage, from_wire, stored, to_wire
-from zizou.core.protocols import ModelRequest
-from zizou.core.state import (
+from zizou.contracts.messages import Message, UserMessage, from_wire, stored, to_wire
+from zizou.contracts.protocols import ModelRequest
+from zizou.contracts.state import (
     StateEvent,
 )
-from zizou.core.workspace import Window
+from zizou.contracts.workspace import Window
 from zizou.errors import PathError, UsageError
 from zizou.paths import (
     PROJECT_DIR_NAME,

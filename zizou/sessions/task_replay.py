@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from zizou.core.task_state import TaskState
+from zizou.contracts.task_state import TaskState
 from zizou.sessions.records import StateRecord
 
 

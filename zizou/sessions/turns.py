@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zizou.core.conversation import said_by_user, turn_start
+from zizou.contracts.conversation import said_by_user, turn_start
 from zizou.sessions.records import (
     CheckpointLine,
     CompactedRecord,

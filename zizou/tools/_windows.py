@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from zizou.core.windows import Found, WindowError, WindowSpec, parse_spec, resolve
+from zizou.contracts.windows import Found, WindowError, WindowSpec, parse_spec, resolve
 from zizou.tools.base import ToolArgs
 
 

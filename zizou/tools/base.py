@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, Typ
 from pydantic import BaseModel, ConfigDict
 
 from zizou.confined import PathHandle, open_handle, relative, resolve
-from zizou.core.events import Nested
-from zizou.core.instructions import InstructionSet
-from zizou.core.messages import ImagePart
-from zizou.core.state import FileView, SessionState
-from zizou.core.task_state import PatchResult
-from zizou.core.windows import WindowSpec
-from zizou.core.workspace import Window, WindowInfo
+from zizou.contracts.events import Nested
+from zizou.contracts.instructions import InstructionSet
+from zizou.contracts.messages import ImagePart
+from zizou.contracts.state import FileView, SessionState
+from zizou.contracts.task_state import PatchResult
+from zizou.contracts.windows import WindowSpec
+from zizou.contracts.workspace import Window, WindowInfo
 from zizou.errors import PathError
 from zizou.tools.jobs import JobTable
 
@@ -247,7 +247,7 @@ class Tool(Generic[A]):
     # What its calls touch, whatever their arguments ("read", "write", "delete", "exec",
     # "open"): what hooks and plan mode read; each call still declares its own `access`.
     access_kind: ClassVar[str] = "undeclared"
-    # May run beside the other calls of its step (zizou/core/parallel.py): it only reads, and
+    # May run beside the other calls of its step (zizou/agent/parallel.py): it only reads, and
     # changes nothing of the session (no task state, no window, no deck's output).
     side_by_side: ClassVar[bool] = False
     # The same call may rightly come again and get another answer (a job's output as it runs):

@@ -7,7 +7,7 @@ import posixpath
 from pydantic import Field
 
 from zizou.confined import relative, resolve
-from zizou.core.windows import WindowError
+from zizou.contracts.windows import WindowError
 from zizou.tools._windows import WindowArgs
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
 

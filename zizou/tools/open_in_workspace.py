@@ -13,8 +13,8 @@ from pathlib import PurePosixPath
 from pydantic import Field
 
 from zizou.confined import PathHandle
-from zizou.core.windows import WHOLE_FILE, Found, WindowError, WindowSpec
-from zizou.core.workspace import Window
+from zizou.contracts.windows import WHOLE_FILE, Found, WindowError, WindowSpec
+from zizou.contracts.workspace import Window
 from zizou.errors import PathError
 from zizou.secret_files import is_secret_name
 from zizou.tools._windows import WindowArgs, locate

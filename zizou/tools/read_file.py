@@ -11,8 +11,8 @@ import stat
 from pydantic import Field
 
 from zizou.confined import PathHandle
-from zizou.core.state import FileView
-from zizou.core.windows import WindowError
+from zizou.contracts.state import FileView
+from zizou.contracts.windows import WindowError
 from zizou.errors import PathError
 from zizou.tools._atomic import split_lines, to_lf
 from zizou.tools._encoding import FileText, decode

@@ -16,7 +16,7 @@ import itertools
 from pathlib import Path
 
 from zizou import confined
-from zizou.core.shell_policy import read_only_operands
+from zizou.contracts.shell_policy import read_only_operands
 from zizou.errors import PathError
 
 MAX_GLOB_MATCHES = 1000  # past this, asking is cheaper than checking

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pydantic import Field
 
 from zizou.confined import PathHandle
-from zizou.core.state import content_hash
-from zizou.core.windows import Found, WindowError
+from zizou.contracts.state import content_hash
+from zizou.contracts.windows import Found, WindowError
 from zizou.errors import PathError
 from zizou.tools._atomic import newline_of, split_lines, to_lf, unified_diff
 from zizou.tools._encoding import EncodingProblem

@@ -19,8 +19,8 @@ from zizou.trace.git_exclude import ensure_excluded
 from zizou.trace.sections import HIDDEN_PARAMETERS
 
 if TYPE_CHECKING:
-    from zizou.core.loop import Agent
-    from zizou.core.protocols import Model
+    from zizou.agent.loop import Agent
+    from zizou.contracts.protocols import Model
 
 
 def session_secrets(

@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from zizou import confined
-from zizou.core.events import AnyEvent, Nested, Retrying, TextDelta, TurnFinished
-from zizou.core.prompt import CompiledPrompt
-from zizou.core.protocols import ModelRequest
+from zizou.agent.prompt import CompiledPrompt
+from zizou.contracts.events import AnyEvent, Nested, Retrying, TextDelta, TurnFinished
+from zizou.contracts.protocols import ModelRequest
 from zizou.errors import PathError
 from zizou.paths import debug_log_path
 from zizou.redact import Redactor

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from zizou.core.events import (
+from zizou.contracts.events import (
     AgentError,
     AnyEvent,
     BudgetWarning,

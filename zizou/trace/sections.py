@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from zizou.core.prompt import CompiledPrompt
-from zizou.core.protocols import ModelRequest
+from zizou.agent.prompt import CompiledPrompt
+from zizou.contracts.protocols import ModelRequest
 
 SECTIONS = (
     "SYSTEM PROMPT",

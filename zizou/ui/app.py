@@ -64,7 +64,7 @@ from zizou.ui.workspace_commands import WorkspaceCommands
 if TYPE_CHECKING:
     from textual.widgets import Markdown
 
-    from zizou.core.state import StateEvent
+    from zizou.contracts.state import StateEvent
     from zizou.ui.key_setup import KeyServices
     from zizou.ui.widgets.frozen_markdown import FrozenMarkdown
 

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from zizou.core.protocols import PermissionRequest
+from zizou.contracts.protocols import PermissionRequest
 from zizou.ui.text import escape_controls, parse_arguments
 
 DEFAULT_TIMEOUT_S = 120

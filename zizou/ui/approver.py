@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from zizou.core.protocols import Approval, PermissionRequest
-from zizou.core.spending import OverCap, amount
+from zizou.agent.spending import OverCap, amount
+from zizou.contracts.protocols import Approval, PermissionRequest
 from zizou.ui.host import ShowScreen
 
 if TYPE_CHECKING:

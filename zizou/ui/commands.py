@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from zizou.core.prompt import MAP_TOKENS_BY_LEVEL
+from zizou.agent.prompt import MAP_TOKENS_BY_LEVEL
 from zizou.paths import debug_log_path
 from zizou.plural import counted
 from zizou.trace import redactor_for
@@ -30,7 +30,7 @@ from zizou.ui.transcript import export_transcript, transcript_markdown
 from zizou.ui.widgets.sidebar import cost, tokens
 
 if TYPE_CHECKING:
-    from zizou.core.instructions import InstructionSet
+    from zizou.contracts.instructions import InstructionSet
     from zizou.ui.context_commands import ContextCommands
     from zizou.ui.conversations import Conversations
     from zizou.ui.host import Host, Notices

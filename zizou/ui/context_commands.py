@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from zizou.core.guards import StopTurn
+from zizou.agent.guards import StopTurn
 from zizou.errors import ProviderError
 from zizou.ui.event_renderer import compaction_notice
 from zizou.ui.host import SessionChanged

@@ -18,8 +18,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from zizou.decks.command import signature
-from zizou.decks.display import nested_line
+from zizou.decks.display import nested_line, signature
 from zizou.decks.refs import resolve_or_load
 from zizou.decks.tools import Caller, action_of, input_from_text, short_input
 from zizou.decks.tools import Outcome as DeckOutcome
@@ -31,7 +30,7 @@ from zizou.ui.outcome import Outcome
 from zizou.ui.widgets.deck_row import DeckRow
 
 if TYPE_CHECKING:
-    from zizou.core.events import Nested
+    from zizou.contracts.events import Nested
     from zizou.decks.run import DeckEnv
     from zizou.decks.spec import Deck, DeckSet
     from zizou.ui.host import Host

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
-from zizou.core.events import (
+from zizou.contracts.events import (
     AgentError,
     AnyEvent,
     BudgetWarning,
@@ -43,8 +43,8 @@ from zizou.core.events import (
     TurnStarted,
     Usage,
 )
-from zizou.core.messages import Message
-from zizou.core.task_state import plan_line
+from zizou.contracts.messages import Message
+from zizou.contracts.task_state import plan_line
 from zizou.decks.display import INTO, nested_line
 from zizou.tools.jobs import output_ref
 from zizou.ui.job_commands import kept_output

@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from zizou.agent.permissions import Rules
 from zizou.config.options import RunOptions, SessionChoice
-from zizou.core.permissions import Rules
-from zizou.core.protocols import Approver, Model
+from zizou.contracts.protocols import Approver, Model
 from zizou.errors import UsageError
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from zizou.ui.host import SessionChanged, ShowScreen
 from zizou.ui.screens.picker import Entry, PickerScreen
 
 if TYPE_CHECKING:
-    from zizou.core.protocols import Model
+    from zizou.contracts.protocols import Model
     from zizou.providers.catalog import Provider
     from zizou.ui.host import Host, Notices
     from zizou.ui.key_setup import KeyServices, SetupResult

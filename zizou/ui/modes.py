@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 from zizou.ui.host import SessionChanged, ShowScreen
 
 if TYPE_CHECKING:
-    from zizou.core.events import TurnFinished
-    from zizou.core.permissions import PermissionMode
-    from zizou.core.state import SessionState
+    from zizou.agent.permissions import PermissionMode
+    from zizou.contracts.events import TurnFinished
+    from zizou.contracts.state import SessionState
     from zizou.ui.host import Host, Notices
     from zizou.ui.opening import Opening
     from zizou.ui.screens.plan_gate import PlanGateScreen

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from zizou.core.messages import Message, ToolMessage
+from zizou.contracts.messages import Message, ToolMessage
 from zizou.ui.text import clean
 
 PREVIEW_LINES = 5  # a command's output shown under its row; more is one key or click away

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from zizou.core.task_state import PLAN_MARKS
+from zizou.contracts.task_state import PLAN_MARKS
 
 PlanAction = Literal["toggle", "block", "edit", "add", "delete"]
 Ops = list[dict[str, Any]]

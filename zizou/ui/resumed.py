@@ -19,9 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from zizou.core.conversation import turn_starts
-from zizou.core.events import Usage
-from zizou.core.messages import (
+from zizou.contracts.conversation import turn_starts
+from zizou.contracts.events import Usage
+from zizou.contracts.messages import (
     AssistantMessage,
     Message,
     ToolCallPart,
@@ -30,7 +30,7 @@ from zizou.core.messages import (
     from_wire,
     to_wire,
 )
-from zizou.core.protocols import ToolCall
+from zizou.contracts.protocols import ToolCall
 from zizou.errors import UsageError
 from zizou.sessions import SessionStore
 from zizou.sessions.records import (

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import SystemCommand
 
-from zizou.core.file_commands import FileCommand
+from zizou.contracts.file_commands import FileCommand
 from zizou.ui.slash import COMMANDS, SlashCommand, classify, file_commands, trailing_command
 
 if TYPE_CHECKING:

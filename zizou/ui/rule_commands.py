@@ -17,7 +17,7 @@ from zizou.ui.screens.picker import Entry, PickerScreen
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from zizou.core.calls import CallRunner
+    from zizou.agent.calls import CallRunner
     from zizou.ui.host import Host, Notices
     from zizou.ui.opening import Opening
 

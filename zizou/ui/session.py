@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from zizou.agent.permissions import Rules
 from zizou.config.options import SetupMode
-from zizou.core.events import Usage
-from zizou.core.permissions import Rules
-from zizou.core.protocols import Model, ModelEvent, ModelRequest
+from zizou.contracts.events import Usage
+from zizou.contracts.protocols import Model, ModelEvent, ModelRequest
 from zizou.errors import ProviderError
 
 if TYPE_CHECKING:
-    from zizou.core.state import Subscriber
+    from zizou.contracts.state import Subscriber
     from zizou.runtime import Runtime, SessionChoice
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from zizou.core.messages import ShellRun
+from zizou.contracts.messages import ShellRun
 from zizou.env import scrubbed_env
 from zizou.tools.jobs.report import finished_text
 from zizou.ui.job_commands import kept_output

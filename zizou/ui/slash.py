@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from zizou.core.file_commands import FileCommands, load_file_commands, message_for
+from zizou.contracts.file_commands import FileCommands, load_file_commands, message_for
 
 
 @dataclass(frozen=True)

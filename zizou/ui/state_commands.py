@@ -27,8 +27,8 @@ from zizou.ui.plan_edits import (
 )
 
 if TYPE_CHECKING:
-    from zizou.core.state import SessionState
-    from zizou.core.task_state import TaskState
+    from zizou.contracts.state import SessionState
+    from zizou.contracts.task_state import TaskState
     from zizou.ui.host import Host, Notices
     from zizou.ui.opening import Opening
     from zizou.ui.widgets.plan_checklist import PlanChecklist

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from textual.worker import Worker, WorkerState
 
-from zizou.core.messages import ShellRun
+from zizou.contracts.messages import ShellRun
 from zizou.ui.endings import INTERRUPTED
 from zizou.ui.event_renderer import EventRenderer
 from zizou.ui.host import SessionChanged
@@ -31,7 +31,7 @@ from zizou.ui.shell import shell_note
 from zizou.ui.widgets.queue_panel import QueuePanel
 
 if TYPE_CHECKING:
-    from zizou.core.events import TurnFinished
+    from zizou.contracts.events import TurnFinished
     from zizou.ui.attention import Attention
     from zizou.ui.host import Host
     from zizou.ui.opening import Opening

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from zizou.core.workspace import WindowInfo
+from zizou.contracts.workspace import WindowInfo
 
 REASON_CHARS = 60  # of a lost window's reason, in the sidebar
 # `@src/app.py`, `@src/app.py:10-20`, `@src/app.py#/def main/` (its regex may hold spaces), not

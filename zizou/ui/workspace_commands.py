@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING
 
 from zizou.confined import open_handle, relative
 from zizou.confined import resolve as resolve_in_root
-from zizou.core.windows import Found, WindowError, WindowSpec, parse_cli_spec
-from zizou.core.workspace import WorkspaceFull
+from zizou.contracts.windows import Found, WindowError, WindowSpec, parse_cli_spec
+from zizou.contracts.workspace import WorkspaceFull
 from zizou.errors import PathError
 from zizou.tools import open_in_workspace
 from zizou.tools.read_file import FileProblem
 from zizou.ui.window_text import listing, mentions, open_names
 
 if TYPE_CHECKING:
-    from zizou.core.state import SessionState
+    from zizou.contracts.state import SessionState
     from zizou.ui.host import Notices
     from zizou.ui.opening import Opening
     from zizou.ui.widgets.messages import NoticeKind

@@ -16,7 +16,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
-from zizou.core.protocols import Approval, PermissionRequest
+from zizou.contracts.protocols import Approval, PermissionRequest
 from zizou.decks.display import INTO
 from zizou.ui.approval_view import approval_view
 from zizou.ui.text import one_line

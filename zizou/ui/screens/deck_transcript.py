@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from zizou.core.messages import AssistantMessage, Message, ToolMessage, UserMessage
+from zizou.contracts.messages import AssistantMessage, Message, ToolMessage, UserMessage
 from zizou.decks.display import INTO
 from zizou.plural import counted
 from zizou.ui.screens.text_viewer import TextViewerScreen

@@ -26,7 +26,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
-from zizou.core.events import (
+from zizou.contracts.events import (
     DeckSuspense,
     Nested,
     PermissionDecided,

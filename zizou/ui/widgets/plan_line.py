@@ -10,7 +10,7 @@ from typing import Any
 from rich.text import Text
 from textual.widget import Widget
 
-from zizou.core.task_state import PLAN_MARKS, plan_line
+from zizou.contracts.task_state import PLAN_MARKS, plan_line
 from zizou.ui.text import clean
 from zizou.ui.widgets.plan_checklist import MARK_STYLES
 

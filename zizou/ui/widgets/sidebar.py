@@ -15,7 +15,7 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from zizou.core.workspace import WindowInfo
+from zizou.contracts.workspace import WindowInfo
 from zizou.ui.plan_edits import PlanItem, plan_items
 from zizou.ui.text import clean
 from zizou.ui.widgets.plan_checklist import KEYS_HINT, PlanChecklist

@@ -29,8 +29,8 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Log, Static
 
+from zizou.agent.permissions import MCP_PREFIX
 from zizou.checks.report import split_report
-from zizou.core.permissions import MCP_PREFIX
 from zizou.plural import counted
 from zizou.ui.outcome import Outcome, Preview, command_preview, result_preview
 from zizou.ui.text import clean, one_line, pretty_arguments

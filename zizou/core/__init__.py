@@ -1,1 +1,0 @@
-"""The agent core: loop, prompt, permissions, events. Never imports Textual or litellm."""

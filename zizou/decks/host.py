@@ -1,0 +1,39 @@
+"""What a compute deck's worker and a deck's error handlers need of the session's deck runner
+(`zizou.decks.run.DeckEnv`): its project, decks and parent parts, and a way to run one more
+deck. A narrow protocol, so that those modules do not import the runner that imports them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from zizou.agent.gates import CallGates
+    from zizou.contracts.events import Nested
+    from zizou.decks.child import NestedLog
+    from zizou.decks.spec import Deck, DeckSet
+    from zizou.decks.tools import ActionInfo, Caller, Outcome
+    from zizou.tools import ToolContext, ToolSource
+
+
+class DeckHost(Protocol):
+    """The runner a deck runs under."""
+
+    root: Path
+    decks: DeckSet
+    ctx: ToolContext
+    gates: CallGates
+    debug_log: NestedLog | None
+    extra_tools: ToolSource | None
+
+    async def call(
+        self,
+        deck: Deck,
+        action: ActionInfo,
+        value: Any,
+        caller: Caller,
+        nest: Callable[[Nested], None] | None,
+    ) -> Outcome:
+        """Run `deck` as the action `action` of `caller` on `value`."""
+        ...
