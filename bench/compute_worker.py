@@ -28,8 +28,8 @@ from zizou.decks.tools import Caller
 from zizou.decks.trace import Trace
 from zizou.headless import HeadlessApprover
 from zizou.providers.fake import ScriptedModel
-from zizou.runtime import build_runtime
 from zizou.sandbox import SandboxMode, detect
+from zizou.session import build_session
 
 DECK = """\
 from zizou.decks.api import Deck
@@ -53,7 +53,7 @@ def project() -> Path:
 
 def session(root: Path, sandbox: SandboxMode) -> tuple[DeckEnv, Deck]:
     options = RunOptions(root=root, debug_log=False, trust_hooks=True, sandbox=sandbox)
-    runtime = build_runtime(options, ScriptedModel([]), HeadlessApprover(), persist=False)
+    runtime = build_session(options, ScriptedModel([]), HeadlessApprover(), persist=False)
     env = runtime.decks
     assert env is not None
     deck = env.decks.get("quick")

@@ -34,7 +34,7 @@ from zizou.decks.tools import Caller, action_of  # noqa: E402
 from zizou.headless import HeadlessApprover  # noqa: E402
 from zizou.providers import make_model  # noqa: E402
 from zizou.providers.fake import ScriptedModel  # noqa: E402
-from zizou.runtime import build_runtime  # noqa: E402
+from zizou.session import build_session  # noqa: E402
 
 DECK = """---
 description: Says hello.
@@ -82,7 +82,7 @@ def start_up(runs: int) -> list[float]:
     root = project()
     reply = {"tool_calls": [{"name": "return_output", "arguments": {"greeting": "hi"}}]}
     model = Timed(ScriptedModel([reply] * (runs + 5)))
-    runtime = build_runtime(
+    runtime = build_session(
         RunOptions(root=root, debug_log=False), model, HeadlessApprover(), persist=False
     )
     env = runtime.decks
@@ -114,7 +114,7 @@ def timeout_overshoot(runs: int) -> list[float]:
     overshoots: list[float] = []
     with LoopbackServer(script) as srv:
         model = make_model("openai/test-model", srv.base_url, "sk-test")
-        runtime = build_runtime(
+        runtime = build_session(
             RunOptions(root=root, debug_log=False), model, HeadlessApprover(), persist=False
         )
         env = runtime.decks

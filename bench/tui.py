@@ -181,11 +181,11 @@ async def headless_time(reply: dict[str, object]) -> float:
     from zizou.config.options import RunOptions
     from zizou.headless import HeadlessRun
     from zizou.providers.fake import ScriptedModel
-    from zizou.runtime import build_runtime
+    from zizou.session import build_session
 
     project = Path(tempfile.mkdtemp(prefix="zizou-bench-"))
     options = RunOptions(root=project, debug_log=False)
-    runtime = build_runtime(options, ScriptedModel([reply]), ScriptedApprover(), persist=False)
+    runtime = build_session(options, ScriptedModel([reply]), ScriptedApprover(), persist=False)
     run = HeadlessRun(runtime, "text", out=io.StringIO(), err=io.StringIO())
     started = time.perf_counter()
     await run.run("go")

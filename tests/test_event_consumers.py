@@ -37,10 +37,11 @@ from zizou.contracts.events import (
 )
 from zizou.contracts.messages import UserMessage
 from zizou.contracts.protocols import ModelRequest
-from zizou.headless import HeadlessApprover, HeadlessRun
+from zizou.headless import HeadlessRun
 from zizou.providers.fake import ScriptedModel
 from zizou.redact import Redactor
-from zizou.runtime import build_runtime
+from zizou.session import build_session
+from zizou.session.unattended import HeadlessApprover
 from zizou.sessions import SessionStore
 from zizou.trace.debug_log import DebugLog
 
@@ -98,7 +99,7 @@ def test_the_session_file_takes_every_kind(tmp_path: Path) -> None:
 
 def test_headless_output_takes_every_kind(tmp_path: Path) -> None:
     options = RunOptions(root=tmp_path, debug_log=False)
-    runtime = build_runtime(options, ScriptedModel(), HeadlessApprover(), persist=False)
+    runtime = build_session(options, ScriptedModel(), HeadlessApprover(), persist=False)
     try:
         for output_format in ("text", "stream-json"):
             out, err = io.StringIO(), io.StringIO()

@@ -12,7 +12,7 @@ from zizou.agent.approvers import ScriptedApprover
 from zizou.config.options import RunOptions
 from zizou.contracts.protocols import Model, ModelEvent, ModelRequest, TextPiece
 from zizou.headless import HeadlessRun
-from zizou.runtime import build_runtime
+from zizou.session import build_session
 
 
 class BrokenModel(Model):
@@ -27,7 +27,7 @@ class BrokenModel(Model):
 async def test_a_bug_in_the_turn_ends_it_with_an_error_record_not_a_traceback(
     tmp_path: Path,
 ) -> None:
-    runtime = build_runtime(RunOptions(root=tmp_path), BrokenModel(), ScriptedApprover())
+    runtime = build_session(RunOptions(root=tmp_path), BrokenModel(), ScriptedApprover())
     out, err = io.StringIO(), io.StringIO()
     try:
         code = await HeadlessRun(runtime, "json", out=out, err=err).run("hi")

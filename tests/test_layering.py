@@ -48,7 +48,7 @@ def test_providers_import_litellm_lazily(path: Path) -> None:
 
 def test_headless_path_imports_neither_litellm_nor_textual() -> None:
     code = (
-        "import sys, zizou.cli, zizou.headless, zizou.runtime, zizou.agent.loop, zizou.providers;"
+        "import sys, zizou.cli, zizou.headless, zizou.session, zizou.agent.loop, zizou.providers;"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('litellm', 'textual')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -81,8 +81,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("mcp", ("mcp",)),
     ("records", ("sessions", "trace", "checkpoints")),
     ("config", ("config",)),
-    ("assembly", ("runtime", "headless")),
-    ("front", ("ui", "cli", "__main__", "launcher", "acp", "commands")),
+    ("session", ("session",)),
+    ("front", ("ui", "cli", "headless", "__main__", "launcher", "acp", "commands")),
 )
 
 

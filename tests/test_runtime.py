@@ -11,7 +11,7 @@ from zizou.agent.permissions import Rules
 from zizou.config.keys import save_key
 from zizou.config.options import RunOptions, SessionChoice
 from zizou.providers.fake import ScriptedModel
-from zizou.runtime import Runtime, build_runtime
+from zizou.session import Session, build_session
 from zizou.trace import MARKER
 
 WIZARD_KEY = "wizard-typed-key-7f3a9c2e1b"  # no credential shape: only its exact value is known
@@ -25,7 +25,7 @@ class KeyedModel(ScriptedModel):
         return (SWITCHED_KEY,)
 
 
-async def said(runtime: Runtime, text: str) -> None:
+async def said(runtime: Session, text: str) -> None:
     async for _ in runtime.agent.run_turn(text):
         pass
 
@@ -34,7 +34,7 @@ async def test_a_key_saved_after_start_up_is_masked_in_the_session_file_too(
     project: Path, zizou_home: Path
 ) -> None:
     model = ScriptedModel([{"text": "noted"}, {"text": f"you gave me {WIZARD_KEY}"}])
-    runtime = build_runtime(RunOptions(root=project), model, ScriptedApprover())
+    runtime = build_session(RunOptions(root=project), model, ScriptedApprover())
     try:
         await said(runtime, "hello")
         save_key("openai", WIZARD_KEY, "file")  # what the key wizard does mid-session
@@ -50,7 +50,7 @@ async def test_a_key_saved_after_start_up_is_masked_in_the_session_file_too(
 async def test_the_key_of_a_model_switched_to_is_masked_in_the_session_file(
     project: Path, zizou_home: Path
 ) -> None:
-    runtime = build_runtime(RunOptions(root=project), ScriptedModel(), ScriptedApprover())
+    runtime = build_session(RunOptions(root=project), ScriptedModel(), ScriptedApprover())
     switched = KeyedModel([{"text": f"my own key is {SWITCHED_KEY}"}], id="openai/other")
     runtime.agent.model = switched  # what /model does
     try:
@@ -72,13 +72,13 @@ async def test_a_resumed_session_numbers_its_jobs_past_the_ids_its_conversation_
         {"text": "counted"},
     ]
     options = RunOptions(root=project, rules=Rules(yes=True))
-    first = build_runtime(options, ScriptedModel(calls), ScriptedApprover())
+    first = build_session(options, ScriptedModel(calls), ScriptedApprover())
     try:
         await said(first, "count")
     finally:
         first.close()
     resumed = options.model_copy(update={"session": SessionChoice(continue_last=True)})
-    again = build_runtime(resumed, ScriptedModel(calls), ScriptedApprover())
+    again = build_session(resumed, ScriptedModel(calls), ScriptedApprover())
     try:
         await said(again, "count again")
         tool = [m for m in again.agent.conversation.messages if m["role"] == "tool"]

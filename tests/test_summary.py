@@ -121,14 +121,14 @@ def test_the_summary_is_kept_in_the_session_file_and_continue_goes_on_from_it(
 ) -> None:
     from zizou.agent.approvers import ScriptedApprover
     from zizou.config.options import RunOptions
-    from zizou.runtime import build_runtime
+    from zizou.session import build_session
     from zizou.sessions import SessionStore
 
     monkeypatch.setenv("ZIZOU_HOME", str(tmp_path / "home"))
     project = tmp_path / "project"
     project.mkdir()
     model = ScriptedModel([{"text": "first answer"}, {"text": "## Goal\nkeep it short"}])
-    runtime = build_runtime(RunOptions(root=project, debug_log=False), model, ScriptedApprover())
+    runtime = build_session(RunOptions(root=project, debug_log=False), model, ScriptedApprover())
     asyncio.run(collect(runtime.agent, "hello"))
     asyncio.run(runtime.agent.compact())
     runtime.close()

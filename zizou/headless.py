@@ -52,13 +52,12 @@ from zizou.contracts.events import (
     Usage,
 )
 from zizou.contracts.file_commands import message_for
-from zizou.contracts.protocols import Approval, Model, PermissionRequest
 from zizou.contracts.task_state import merge_patch
 from zizou.contracts.workspace import WindowInfo
 from zizou.errors import PathError, ProviderError, UsageError, ZizouError
 from zizou.hooks.modes import plan_text
-from zizou.mcp.status import ServerStatus
-from zizou.runtime import Runtime, build_runtime
+from zizou.session import Session
+from zizou.session.unattended import open_unattended, stopped_jobs, watch_servers
 from zizou.tools.run_bash import strip_terminal_controls as _plain
 
 EXIT_CODES = {
@@ -140,78 +139,10 @@ def _write_json(out: TextIO, obj: dict[str, Any]) -> None:
     out.flush()
 
 
-class HeadlessApprover:
-    """Nobody is there to ask: deny, and tell the model how a user could approve it."""
-
-    async def ask(self, request: PermissionRequest) -> Approval:
-        if request.kind == "commit":
-            how = f"a commit needs the user's approval: they can re-run with --allow {request.tool}"
-        elif request.protected:
-            how = "protected paths are never written or deleted without a person approving it"
-        elif request.kind == "exec" and request.suggested_rules:
-            flags = " ".join(f"--allow {_quoted(f'run_bash:{r}')}" for r in request.suggested_rules)
-            how = f"the user can re-run with {flags} added, or with --yes"
-        elif request.kind == "exec":
-            how = f"{request.reason}; the user can re-run with --yes"
-        elif request.kind == "mcp":
-            server = request.tool.split("__")[1] if request.tool.count("__") >= 2 else "it"
-            how = (
-                f"the user can re-run with --allow {request.tool} (or "
-                f"--allow {_quoted(f'mcp__{server}__*')} for every tool of {server}) or --yes"
-            )
-        else:
-            how = f"the user can re-run with --allow {request.tool} or --yes"
-        why = f"zizou is running headless and nothing approved this; {how}"
-        return Approval("deny", why, by="headless")
-
-
-def _quoted(text: str) -> str:
-    """`text` in single quotes, as a shell reads it back (`'run_bash:rm -rf '"'"'a b'"'"''`)."""
-    return "'" + text.replace("'", "'\"'\"'") + "'"
-
-
-def open_runtime(
-    options: RunOptions, model: Model | None = None, *, persist: bool = True
-) -> Runtime:
-    """The runtime `zizou -p` runs: the model `options` name (or `model`), asking nobody;
-    `persist=False` keeps no session file (`zizou run`: the trace is its record)."""
-    if model is None:
-        from zizou.config.model_choice import open_model
-
-        model = open_model(
-            options.model,
-            options.api_base,
-            options.api_key_value,
-            _warn,
-            retry=options.retry,
-            timeouts=options.timeouts,
-            protocol=options.protocol,
-        )
-    runtime = build_runtime(options, model, HeadlessApprover(), persist=persist)
-    wait_for_servers(runtime, options.mcp.startup_wait_s, _warn)
-    return runtime
-
-
-def wait_for_servers(runtime: Runtime, limit_s: float, say: Callable[[str], None]) -> None:
-    """Give the MCP servers up to `limit_s` to be ready, so the first request offers their
-    tools; `say` names those still starting, which the run goes on without."""
-    if runtime.mcp is None:
-        return
-    slow = runtime.mcp.servers.wait_started(limit_s)
-    if slow:
-        names = ", ".join(slow)
-        which = f"server {names} is" if len(slow) == 1 else f"servers {names} are"
-        them = "it" if len(slow) == 1 else "them"
-        say(
-            f"the MCP {which} not ready after {limit_s:g} s (`[mcp] startup_wait_s` in "
-            f"config.toml): the run goes on without waiting for {them}"
-        )
-
-
 def run_headless(options: RunOptions) -> int:
     """`zizou -p`: `options.prompt` as one turn, printed as `options.output_format` says; the
     exit code."""
-    runtime = open_runtime(options)
+    runtime = open_unattended(options, _warn)
     try:
         if runtime.schema_error is not None:  # a run would go on without the state it needs
             raise UsageError(f"{runtime.schema_error}; fix the file, or remove it")
@@ -247,32 +178,7 @@ async def _until_stopped(work: Coroutine[Any, Any, int]) -> int:
     return await work
 
 
-def stopped_jobs(stopped: list[str]) -> str:
-    """What the user is told of the background jobs zizou ended as it exited."""
-    jobs = "job" if len(stopped) == 1 else "jobs"
-    return f"stopped {len(stopped)} background {jobs} on exit: {', '.join(stopped)}"
-
-
-def watch_servers(runtime: Runtime, say: Callable[[str], None]) -> None:
-    """Say on stderr, once each, which MCP servers failed to start or stopped working (the
-    model reads why in the result of a call to one of their tools)."""
-    if runtime.mcp is None:
-        return
-    told: set[str] = set()
-
-    def tell(status: ServerStatus) -> None:
-        if status.state == "failed" and status.name not in told:
-            told.add(status.name)
-            tail = "".join(f"\n  {line}" for line in status.stderr[-5:])
-            say(f"the MCP server {status.name} failed: {status.message}{tail}")
-
-    servers = runtime.mcp.servers
-    servers.subscribe(tell)
-    for status in servers.statuses():
-        tell(status)
-
-
-def load_state_file(runtime: Runtime, path: Path) -> None:
+def load_state_file(runtime: Session, path: Path) -> None:
     """`--state FILE`: the task state to start from (a missing file: the zero value)."""
     task = runtime.state.task
     if task is None:
@@ -295,7 +201,7 @@ def load_state_file(runtime: Runtime, path: Path) -> None:
     runtime.state.reset_task_to(value)
 
 
-def save_state_file(runtime: Runtime, path: Path) -> None:
+def save_state_file(runtime: Session, path: Path) -> None:
     """`--state FILE`: the task state as the run left it, written whole or not at all."""
     task = runtime.state.task
     if task is None:
@@ -332,7 +238,7 @@ def _warn(message: str) -> None:
 
 @dataclass
 class HeadlessRun:
-    runtime: Runtime
+    kernel: Session
     output_format: OutputFormat = "text"
     out: TextIO = field(default_factory=lambda: sys.stdout)
     err: TextIO = field(default_factory=lambda: sys.stderr)
@@ -346,7 +252,7 @@ class HeadlessRun:
         finished: TurnFinished | None = None
         # run_turn is an async generator: closed even when interrupted, so the loop's own
         # ending (TurnFinished, the session file's end record) always runs.
-        turn = self.runtime.agent.run_turn(prompt)
+        turn = self.kernel.run_turn(prompt)
         try:
             async with aclosing(turn) as events:
                 async for event in events:
@@ -368,18 +274,18 @@ class HeadlessRun:
     def _only_the_prompt(self) -> bool:
         """Whether the session holds nothing but this run's prompt (a new session, and the
         model said nothing)."""
-        return len(self.runtime.state.conversation.messages) <= 1
+        return len(self.kernel.state.conversation.messages) <= 1
 
     def _forget_session(self) -> None:
         """Remove the new session's file: a run stopped by its own configuration (a model id
         the provider does not have) before anything was said leaves nothing to resume."""
-        writer = self.runtime.writer
+        writer = self.kernel.writer
         if writer is None:
             return
         writer.close()
         self.forgotten = True
         try:
-            fd = confined.open_dir_fd(self.runtime.ctx.root, writer.path.parent)
+            fd = confined.open_dir_fd(self.kernel.root, writer.path.parent)
         except PathError:
             return
         try:
@@ -396,7 +302,7 @@ class HeadlessRun:
         the flag that raises it and how to go on."""
         if finished.reason != "max_steps":
             return finished
-        cap = self.runtime.agent.config.max_steps
+        cap = self.kernel.max_steps
         steps = f"{finished.steps} step{'s' * (finished.steps != 1)}"
         message = (
             f"stopped after {steps} (the step cap, --max-steps {cap}); the work so far is "
@@ -485,13 +391,13 @@ class HeadlessRun:
         print(_plain(f"zizou: {message}"), file=self.err)
 
     def _finish(self, finished: TurnFinished, duration_s: float) -> None:
-        hooks = self.runtime.hooks
+        hooks = self.kernel.hooks
         for warning in hooks.pending_warnings() if hooks is not None else ():
             self._say(f"{warning.hook}: {warning.message}")
         if self.output_format == "text":
             if finished.text:  # the model's text reaches a terminal: no escape sequences
                 print(_plain(finished.text), file=self.out)
-            if self.runtime.state.mode == "plan" and (plan := self._plan()):
+            if self.kernel.state.mode == "plan" and (plan := self._plan()):
                 print(_plain(f"\nPlan:\n{plan}"), file=self.out)
             if finished.message and finished.reason != "error":
                 print(_plain(f"zizou: {finished.message}"), file=self.err)
@@ -502,8 +408,8 @@ class HeadlessRun:
         self, finished: TurnFinished, duration_s: float, kind: str | None = None
     ) -> dict[str, Any]:
         """The run's result object, with the workspace and the task state as it left them."""
-        task = self.runtime.state.task
-        decks = self.runtime.decks
+        task = self.kernel.state.task
+        decks = self.kernel.decks
         if decks is not None and decks.deck_calls.used:  # what the turn's decks spent counts too
             finished = dataclasses.replace(finished, usage=finished.usage + decks.deck_calls.usage)
         return result_object(
@@ -512,23 +418,23 @@ class HeadlessRun:
             duration_s,
             [call for call in self.tool_calls.values() if call["ok"] is not None],
             kind,
-            self.runtime.state.windows,
+            self.kernel.state.windows,
             task.value if task is not None else None,
-            self.runtime.state.mode,
-            self.runtime.agent.runner.rules.permission_mode,
+            self.kernel.state.mode,
+            self.kernel.rules.permission_mode,
         )
 
     def _plan(self) -> str:
         """The task state's plan (a plan-mode run prints it: nothing was changed to show)."""
-        task = self.runtime.state.task
+        task = self.kernel.state.task
         return plan_text(task.value if task is not None else None)
 
     @property
     def _saved_as(self) -> str | None:
         """The session to resume this run with; None when it could not be kept (an unusable
         `.zizou`: the warning on stderr says why)."""
-        kept = self.runtime.writer is not None and not self.forgotten
-        return self.runtime.session_id if kept else None
+        kept = self.kernel.writer is not None and not self.forgotten
+        return self.kernel.session_id if kept else None
 
     def _json(self, obj: dict[str, Any]) -> None:
         _write_json(self.out, obj)

@@ -9,7 +9,7 @@ import sys
 
 def test_the_cli_imports_neither_zizou_acp_nor_the_sdk() -> None:
     code = (
-        "import sys, zizou.cli, zizou.headless, zizou.runtime;"
+        "import sys, zizou.cli, zizou.headless, zizou.session;"
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'acp' or"
         " m.startswith('zizou.acp')))"
     )

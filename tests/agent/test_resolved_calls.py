@@ -18,7 +18,7 @@ from zizou.agent.gates import CallGates
 from zizou.agent.permissions import Rules
 from zizou.contracts.events import PermissionDecided, PermissionRequested, ToolProgress
 from zizou.contracts.protocols import Approval, PermissionRequest, ToolCall
-from zizou.headless import HeadlessApprover
+from zizou.session.unattended import HeadlessApprover
 from zizou.tools import Access, Registry, Tool, ToolArgs, ToolContext, ToolResult, default_registry
 from zizou.tools.base import file_access
 

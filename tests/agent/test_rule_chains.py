@@ -17,7 +17,7 @@ from zizou.agent.permissions import Rules, decide, rules_from_allow
 from zizou.contracts.events import PermissionDecided
 from zizou.contracts.protocols import Approval, PermissionRequest, ToolCall
 from zizou.contracts.shell_policy import matches_rules, suggest_rules
-from zizou.headless import HeadlessApprover
+from zizou.session.unattended import HeadlessApprover
 from zizou.tools import ToolContext, ToolResult, default_registry
 from zizou.tools.base import Access
 

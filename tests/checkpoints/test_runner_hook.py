@@ -15,7 +15,7 @@ from zizou.confined import PathHandle
 from zizou.contracts.events import ToolCallFinished, ToolProgress
 from zizou.contracts.protocols import Approval
 from zizou.providers.fake import ScriptedModel
-from zizou.runtime import build_runtime
+from zizou.session import build_session
 
 
 class Watch:
@@ -123,7 +123,7 @@ async def test_a_command_run_by_the_runtime_is_undone(project: Path, zizou_home:
         ]
     )
     options = RunOptions(root=project, rules=Rules(yes=True), debug_log=False)
-    runtime = build_runtime(options, model, ScriptedApprover())
+    runtime = build_session(options, model, ScriptedApprover())
     try:
         await collect(runtime.agent, "swap them")
         assert not (project / "keep.txt").exists() and (project / "made.txt").exists()
@@ -149,7 +149,7 @@ async def test_a_turn_run_by_the_runtime_is_undone_and_redone(
         ]
     )
     options = RunOptions(root=project, rules=Rules(yes=True), debug_log=False)
-    runtime = build_runtime(options, model, ScriptedApprover())
+    runtime = build_session(options, model, ScriptedApprover())
     try:
         await collect(runtime.agent, "three changes")
         assert (project / "keep.crlf").read_bytes() == b"a\r\nB\r\n"

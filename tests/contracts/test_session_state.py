@@ -16,7 +16,7 @@ from zizou.contracts.state import FileView, SessionState, WorkspaceChanged
 from zizou.contracts.windows import WHOLE_FILE
 from zizou.contracts.workspace import line_spec
 from zizou.providers.fake import ScriptedModel
-from zizou.runtime import build_runtime
+from zizou.session import build_session
 
 
 async def test_a_pinned_file_can_be_edited_without_reading_it_first(tmp_path: Path) -> None:
@@ -73,7 +73,7 @@ def test_a_resumed_session_opens_with_the_workspace_it_left(
     tmp_path: Path, zizou_home: Path
 ) -> None:
     (tmp_path / "a.py").write_text("A = 1\n")
-    first = build_runtime(RunOptions(root=tmp_path), ScriptedModel(), ScriptedApprover())
+    first = build_session(RunOptions(root=tmp_path), ScriptedModel(), ScriptedApprover())
     first.state.conversation.add_user("look at a.py")
     first.state.open_window("a.py", line_spec(1, 1), by="user")
     first.close()
@@ -84,7 +84,7 @@ def test_a_resumed_session_opens_with_the_workspace_it_left(
         ("w1", "a.py", {"start": {"line": 1}, "end": {"line": 1}})
     ]
     options = RunOptions(root=tmp_path, session=SessionChoice(continue_last=True))
-    resumed = build_runtime(options, ScriptedModel(), ScriptedApprover())
+    resumed = build_session(options, ScriptedModel(), ScriptedApprover())
     try:
         assert resumed.session_id == first.session_id
         assert [(w.id, w.path, w.spec) for w in resumed.state.windows] == [

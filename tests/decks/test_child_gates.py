@@ -15,9 +15,9 @@ from zizou.contracts.events import TurnFinished
 from zizou.contracts.protocols import Approval
 from zizou.decks.compute import tool_runner
 from zizou.decks.tools import Caller, action_of
-from zizou.headless import HeadlessApprover
 from zizou.providers.fake import ScriptedModel
-from zizou.runtime import Runtime, build_runtime
+from zizou.session import Session, build_session
+from zizou.session.unattended import HeadlessApprover
 
 STRING = {"type": "string"}
 GUARD = """
@@ -43,12 +43,12 @@ def tool_call(name: str, **arguments: Any) -> dict[str, Any]:
     return {"tool_calls": [{"name": name, "arguments": arguments}]}
 
 
-def session(root: Path, model: ScriptedModel, approver: Any = None, **options: Any) -> Runtime:
+def session(root: Path, model: ScriptedModel, approver: Any = None, **options: Any) -> Session:
     opts = RunOptions(root=root, debug_log=False, **options)
-    return build_runtime(opts, model, approver or HeadlessApprover(), persist=False)
+    return build_session(opts, model, approver or HeadlessApprover(), persist=False)
 
 
-async def run(runtime: Runtime, name: str, value: str) -> Any:
+async def run(runtime: Session, name: str, value: str) -> Any:
     env = runtime.decks
     assert env is not None
     found = env.decks.get(name)

@@ -18,9 +18,9 @@ import pytest
 from zizou.config.options import RunOptions
 from zizou.contracts.events import Nested, ToolCallFinished, ToolCallStarted
 from zizou.decks.tools import Caller, action_of
-from zizou.headless import HeadlessApprover
 from zizou.providers.fake import ScriptedModel
-from zizou.runtime import Runtime, build_runtime
+from zizou.session import Session, build_session
+from zizou.session.unattended import HeadlessApprover
 
 OUT = {"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]}
 HEAD = """\
@@ -57,12 +57,12 @@ def model_deck(root: Path, name: str) -> None:
     (folder(root) / f"{name}.deck.md").write_text(f"---\n{json.dumps(front)}\n---\nSum it up.\n")
 
 
-def session(root: Path, model: ScriptedModel | None = None, **options: Any) -> Runtime:
+def session(root: Path, model: ScriptedModel | None = None, **options: Any) -> Session:
     opts = RunOptions(root=root, debug_log=False, trust_hooks=True, **options)
-    return build_runtime(opts, model or ScriptedModel([]), HeadlessApprover(), persist=False)
+    return build_session(opts, model or ScriptedModel([]), HeadlessApprover(), persist=False)
 
 
-async def run(runtime: Runtime, name: str, value: Any, nest: Any = None) -> Any:
+async def run(runtime: Session, name: str, value: Any, nest: Any = None) -> Any:
     env = runtime.decks
     assert env is not None
     found = env.decks.get(name)
@@ -290,7 +290,7 @@ async def test_an_untrusted_project_compute_deck_never_runs(tmp_path: Path) -> N
     compute_deck(tmp_path, name, "return {'summary': 'x'}")
     path = folder(tmp_path) / f"{name}.deck.py"
     path.write_text(f"open({str(marker)!r}, 'w').close()\n" + path.read_text())
-    runtime = build_runtime(
+    runtime = build_session(
         RunOptions(root=tmp_path, debug_log=False), ScriptedModel([]), HeadlessApprover()
     )
     assert runtime.decks is not None and runtime.decks.decks.get(name) is None

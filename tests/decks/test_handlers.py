@@ -11,9 +11,9 @@ from typing import Any
 from zizou.config.options import RunOptions
 from zizou.contracts.events import DeckSuspense, Nested
 from zizou.decks.tools import Caller, action_of
-from zizou.headless import HeadlessApprover
 from zizou.providers.fake import ScriptedModel
-from zizou.runtime import Runtime, build_runtime
+from zizou.session import Session, build_session
+from zizou.session.unattended import HeadlessApprover
 
 IN = {"type": "object", "properties": {"topic": {"type": "string"}}, "required": ["topic"]}
 OUT = {"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]}
@@ -32,12 +32,12 @@ def call(tool: str, /, **arguments: Any) -> dict[str, Any]:
     return {"name": tool, "arguments": arguments}
 
 
-def session(root: Path, model: ScriptedModel) -> Runtime:
+def session(root: Path, model: ScriptedModel) -> Session:
     options = RunOptions(root=root, debug_log=False)
-    return build_runtime(options, model, HeadlessApprover(), persist=False)
+    return build_session(options, model, HeadlessApprover(), persist=False)
 
 
-async def run(runtime: Runtime, name: str, nest: Any = None) -> Any:
+async def run(runtime: Session, name: str, nest: Any = None) -> Any:
     env = runtime.decks
     assert env is not None
     found = env.decks.get(name)

@@ -20,9 +20,9 @@ from zizou.decks.display import INTO, nested_line
 from zizou.decks.run import MAX_DECK_TOOLS, NUDGE
 from zizou.decks.tools import Caller, action_of, input_from_text
 from zizou.errors import UsageError
-from zizou.headless import HeadlessApprover
 from zizou.providers.fake import ScriptedModel
-from zizou.runtime import Runtime, build_runtime
+from zizou.session import Session, build_session
+from zizou.session.unattended import HeadlessApprover
 
 IN = {"type": "object", "properties": {"topic": {"type": "string"}}, "required": ["topic"]}
 OUT = {"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]}
@@ -39,12 +39,12 @@ def call(tool: str, /, **arguments: Any) -> dict[str, Any]:
     return {"name": tool, "arguments": arguments}
 
 
-def session(root: Path, model: ScriptedModel, approver: Any = None, **options: Any) -> Runtime:
+def session(root: Path, model: ScriptedModel, approver: Any = None, **options: Any) -> Session:
     opts = RunOptions(root=root, debug_log=False, **options)
-    return build_runtime(opts, model, approver or HeadlessApprover(), persist=False)
+    return build_session(opts, model, approver or HeadlessApprover(), persist=False)
 
 
-async def run(runtime: Runtime, name: str, value: Any, nest: Any = None) -> Any:
+async def run(runtime: Session, name: str, value: Any, nest: Any = None) -> Any:
     env = runtime.decks
     assert env is not None
     found = env.decks.get(name)

@@ -11,8 +11,9 @@ import pytest
 
 from zizou.commands.run import run_deck
 from zizou.config.options import RunOptions
-from zizou.headless import HeadlessRun, open_runtime
+from zizou.headless import HeadlessRun
 from zizou.providers.fake import ScriptedModel
+from zizou.session.unattended import open_unattended
 
 FRONT = {"description": "Echoes.", "input": {"type": "string"}, "output": {"type": "string"}}
 ECHO = f"---\n{json.dumps({**FRONT, 'tools': []})}\n---\nEcho.\n"
@@ -45,7 +46,7 @@ async def test_a_headless_results_usage_counts_its_decks(project: Path) -> None:
     )
     options = RunOptions(root=project, debug_log=False, output_format="json")
     out = io.StringIO()
-    runtime = open_runtime(options, model, persist=False)
+    runtime = open_unattended(options, print, model, persist=False)
     await HeadlessRun(runtime, "json", out=out).run("go")
     result = json.loads(out.getvalue().splitlines()[-1])
     assert result["result"] == "all done"

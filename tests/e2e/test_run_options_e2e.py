@@ -19,11 +19,11 @@ from zizou.config.options import Flags, RunOptions, resolve_options
 from zizou.config.project_rules import save_prefix
 from zizou.contracts.events import PermissionDecided, TurnFinished
 from zizou.contracts.protocols import Model
-from zizou.headless import open_runtime
 from zizou.providers import LiteLLMModel, RetryingModel
 from zizou.providers.fake import ScriptedModel
-from zizou.runtime import Runtime
-from zizou.ui.launch import build_session, model_factory
+from zizou.session import Session
+from zizou.session.unattended import open_unattended
+from zizou.ui.launch import build_ui_session, model_factory
 from zizou.ui.session import ModelFactory, UiSession
 
 KEY = "sk-test-loopback"  # what the CLI's environment has (conftest.cli_env)
@@ -49,14 +49,14 @@ def sessions() -> Iterator[list[UiSession]]:
     opened: list[UiSession] = []
     yield opened
     for session in opened:
-        session.runtime.close()
+        session.kernel.close()
 
 
 def app_session(
     options: RunOptions, opened: list[UiSession], models: ModelFactory | None = None
 ) -> UiSession:
     """The app's session as `run_tui` builds it, asking nobody (every question is denied)."""
-    session = build_session(options, ScriptedApprover(), models=models)
+    session = build_ui_session(options, ScriptedApprover(), models=models)
     opened.append(session)
     return session
 
@@ -68,7 +68,7 @@ def scripted(replies: list[dict[str, Any]]) -> ModelFactory:
     return open_it
 
 
-async def turn(runtime: Runtime, text: str) -> list[Any]:
+async def turn(runtime: Session, text: str) -> list[Any]:
     return [event async for event in runtime.agent.run_turn(text)]
 
 
@@ -90,7 +90,7 @@ async def test_max_steps_in_config_toml_stops_the_apps_turn_at_step_3(
     (home / "config.toml").write_text("max_steps = 3\n")
     options = resolve_options(Flags(cwd=project, debug_log=False))
     session = app_session(options, sessions, scripted(globs(5)))
-    events = await turn(session.runtime, "look around")
+    events = await turn(session.kernel, "look around")
     finished = events[-1]
     assert isinstance(finished, TurnFinished)
     assert (finished.reason, finished.steps) == ("max_steps", 3)
@@ -124,7 +124,7 @@ async def test_a_rule_saved_for_the_project_applies_in_the_app(
     options = resolve_options(Flags(cwd=project, debug_log=False))
     script = [{"tool_calls": [call("run_bash", command="wc -l notes.txt")]}, {"text": "2"}]
     session = app_session(options, sessions, scripted(script))
-    events = await turn(session.runtime, "count")
+    events = await turn(session.kernel, "count")
     [decided] = [e for e in events if isinstance(e, PermissionDecided)]
     assert (decided.verdict, decided.by, decided.rules) == ("allow", "saved rule", ("run_bash:wc",))
 
@@ -162,9 +162,9 @@ def test_both_front_ends_build_the_same_runtime_from_the_same_options(
         allow=("read_file",),
     )
     options = resolve_options(flags, environ={})
-    headless = open_runtime(options)
+    headless = open_unattended(options, print)
     try:
-        app = app_session(options, sessions).runtime
+        app = app_session(options, sessions).kernel
         assert headless.prompt.render_text().encode() == app.prompt.render_text().encode()
         assert headless.agent.runner.registry.schemas() == app.agent.runner.registry.schemas()
         assert headless.agent.config == app.agent.config

@@ -16,9 +16,9 @@ from zizou.contracts.events import PermissionDecided, ToolCallFinished
 from zizou.contracts.images import NOT_SHOWN
 from zizou.contracts.messages import ImagePart
 from zizou.contracts.protocols import Approval
-from zizou.headless import HeadlessApprover
 from zizou.mcp.tool import McpTool, mcp_tool
 from zizou.providers.fake import ScriptedModel
+from zizou.session.unattended import HeadlessApprover
 from zizou.tools.base import ToolResult
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n0000").decode()

@@ -9,7 +9,7 @@ import sys
 
 def test_starting_either_front_end_imports_no_part_of_the_mcp_sdk() -> None:
     code = (
-        "import sys, zizou.cli, zizou.runtime, zizou.headless, zizou.ui.app, zizou.commands.mcp;"
+        "import sys, zizou.cli, zizou.session, zizou.headless, zizou.ui.app, zizou.commands.mcp;"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('mcp', 'mcp_types', 'anyio', 'httpx2')))"
     )

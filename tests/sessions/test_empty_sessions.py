@@ -11,7 +11,7 @@ from zizou.agent.approvers import ScriptedApprover
 from zizou.config.options import RunOptions, SessionChoice
 from zizou.contracts.conversation import Conversation
 from zizou.providers.fake import ScriptedModel
-from zizou.runtime import build_runtime
+from zizou.session import build_session
 from zizou.sessions import SessionStore
 
 
@@ -25,7 +25,7 @@ def _said(store: SessionStore, session_id: str, text: str) -> None:
 def test_a_run_that_said_nothing_leaves_no_session(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
     _said(store, "20260101-old", "the real work")
-    runtime = build_runtime(
+    runtime = build_session(
         RunOptions(root=tmp_path, debug_log=False), ScriptedModel([]), ScriptedApprover()
     )
     runtime.close()
@@ -57,6 +57,6 @@ def test_an_empty_session_file_is_not_listed_nor_continued(tmp_path: Path) -> No
     assert [s.id for s in store.list()] == ["20260101-old"]
     assert store.active_id() == "20260101-old"
     options = RunOptions(root=tmp_path, session=SessionChoice(continue_last=True), debug_log=False)
-    runtime = build_runtime(options, ScriptedModel([]), ScriptedApprover())
+    runtime = build_session(options, ScriptedModel([]), ScriptedApprover())
     runtime.close()
     assert runtime.session_id == "20260101-old"

@@ -16,7 +16,7 @@ from zizou.contracts.protocols import ToolCall
 from zizou.errors import UsageError
 from zizou.paths import UnsafeProjectDir
 from zizou.providers.fake import ScriptedModel
-from zizou.runtime import build_runtime
+from zizou.session import build_session
 from zizou.sessions import SessionStore
 
 
@@ -148,7 +148,7 @@ def test_the_runtime_skips_the_session_with_a_warning_when_zizou_dir_is_unsafe(
 ) -> None:
     (project / ".zizou").symlink_to(outside, target_is_directory=True)
     options = RunOptions(root=project, debug_log=False)
-    runtime = build_runtime(options, ScriptedModel(["hi"]), ScriptedApprover())
+    runtime = build_session(options, ScriptedModel(["hi"]), ScriptedApprover())
     runtime.prompt.render()
     runtime.close()
     assert runtime.writer is None

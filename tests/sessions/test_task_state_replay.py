@@ -10,7 +10,7 @@ from pathlib import Path
 from zizou.agent.approvers import ScriptedApprover
 from zizou.config.options import RunOptions, SessionChoice
 from zizou.providers.fake import ScriptedModel
-from zizou.runtime import Runtime, build_runtime
+from zizou.session import Session, build_session
 
 
 def schema(root: Path, maximum: int | None = None) -> None:
@@ -23,9 +23,9 @@ def schema(root: Path, maximum: int | None = None) -> None:
     (folder / "state.schema.json").write_text(json.dumps(body))
 
 
-def runtime(root: Path, resume: bool = False) -> Runtime:
+def runtime(root: Path, resume: bool = False) -> Session:
     options = RunOptions(root=root, session=SessionChoice(continue_last=resume))
-    return build_runtime(options, ScriptedModel(), ScriptedApprover())
+    return build_session(options, ScriptedModel(), ScriptedApprover())
 
 
 def test_changes_are_kept_as_patches_and_replayed(tmp_path: Path, zizou_home: Path) -> None:

@@ -15,7 +15,7 @@ from zizou.agent.gates import CallGates
 from zizou.agent.permissions import Rules
 from zizou.contracts.protocols import ToolCall
 from zizou.errors import PathError
-from zizou.headless import HeadlessApprover
+from zizou.session.unattended import HeadlessApprover
 from zizou.tools import ToolResult, default_registry
 from zizou.tools.base import ToolContext
 from zizou.tools.delete_file import TOOL, DeleteFileArgs

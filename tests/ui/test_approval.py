@@ -27,7 +27,7 @@ async def _ask(make_app: MakeApp, key: str, *more: str) -> tuple[object, list[st
         assert isinstance(screen, ApprovalScreen)
         await pilot.press(key, *more)
         await settle(pilot)
-        model = app.session.runtime.agent.model
+        model = app.session.kernel.agent.model
         tool_results = [
             m["content"]
             for m in model.requests[-1].messages
@@ -87,7 +87,7 @@ async def test_a_saved_rule_lets_the_next_command_run_unasked(
         await pilot.press("a")
         await settle(pilot)
         assert (project / "one.txt").exists() and (project / "two.txt").exists()
-        assert app.session.runtime.agent.runner.rules.bash_prefixes == ("touch",)
+        assert app.session.kernel.agent.runner.rules.bash_prefixes == ("touch",)
 
 
 async def test_a_where_line_wider_than_the_dialog_wraps_instead_of_being_cut(

@@ -40,10 +40,10 @@ async def test_always_saves_a_rule_for_every_program_in_the_chain(
         await settle(pilot)
         assert not isinstance(app.screen, ApprovalScreen)  # the second run did not ask
         assert load_prefixes(project) == ["sleep", "echo"]
-        assert app.session.runtime.agent.runner.rules.bash_prefixes == ("sleep", "echo")
+        assert app.session.kernel.agent.runner.rules.bash_prefixes == ("sleep", "echo")
         results = [
             m["content"]
-            for m in app.session.runtime.agent.conversation.messages
+            for m in app.session.kernel.agent.conversation.messages
             if m["role"] == "tool"
         ]
         assert len(results) == 2 and all("finished" in r for r in results), results

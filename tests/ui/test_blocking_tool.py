@@ -50,7 +50,7 @@ async def test_keys_echo_while_a_tool_blocks_its_thread(make_app: MakeApp, proje
     call = {"name": "block", "arguments": json.dumps({})}
     app = make_app([{"tool_calls": [call]}, {"text": "finished"}])
     block = Block()
-    app.session.runtime.agent.runner.registry.register(block)
+    app.session.kernel.agent.runner.registry.register(block)
     async with app.run_test(size=(100, 30)) as pilot:
         await send(pilot, "go")
         await settle(pilot, lambda: block.started.is_set() and bool(app.query(ToolRow)))
@@ -83,7 +83,7 @@ class Quiet(Tool[BlockArgs]):
 async def test_a_tool_that_declares_no_access_is_asked_for_in_the_app(make_app: MakeApp) -> None:
     call = {"name": "quiet", "arguments": "{}"}
     app = make_app([{"tool_calls": [call]}, {"text": "ok"}])
-    app.session.runtime.agent.runner.registry.register(Quiet())
+    app.session.kernel.agent.runner.registry.register(Quiet())
     async with app.run_test(size=(120, 30)) as pilot:
         await send(pilot, "go")
         await settle(pilot, lambda: isinstance(app.screen, ApprovalScreen))

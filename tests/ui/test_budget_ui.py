@@ -37,7 +37,7 @@ async def test_the_status_bar_shows_the_spend_and_warns_at_80_percent(
         await send(pilot, "/cost")
         await settle(pilot)
         assert any("of 40,000 tokens spent in this run." in n for n in notices(app))
-    assert app.session.runtime.spending.tokens >= 16_000
+    assert app.session.kernel.spending.tokens >= 16_000
 
 
 async def test_a_call_that_would_pass_the_cap_asks_and_yes_raises_it(
@@ -54,9 +54,9 @@ async def test_a_call_that_would_pass_the_cap_asks_and_yes_raises_it(
         assert any("% of the spending cap is used" in n for n in notices(app))
         await pilot.press("y")
         await settle(pilot)
-        spending = app.session.runtime.spending
+        spending = app.session.kernel.spending
         assert spending.caps.max_tokens is not None and spending.caps.max_tokens > CAP
-        assert app.session.runtime.agent.conversation.messages[-1]["content"] == "done"
+        assert app.session.kernel.agent.conversation.messages[-1]["content"] == "done"
 
 
 async def test_no_stops_the_turn_at_the_cap(make_app: MakeApp, project: Path) -> None:
@@ -70,6 +70,6 @@ async def test_no_stops_the_turn_at_the_cap(make_app: MakeApp, project: Path) ->
         assert any(
             "stopped before a model call that would pass the spending cap" in n for n in said
         )
-        model = app.session.runtime.agent.model
+        model = app.session.kernel.agent.model
         assert len(model.requests) == 1  # type: ignore[attr-defined]
-        assert app.session.runtime.spending.caps.max_tokens == CAP
+        assert app.session.kernel.spending.caps.max_tokens == CAP

@@ -37,7 +37,7 @@ def said(app: ZizouApp) -> str:
 
 
 def model(app: ZizouApp) -> ScriptedModel:
-    found = app.session.runtime.agent.model
+    found = app.session.kernel.agent.model
     assert isinstance(found, ScriptedModel)
     return found
 
@@ -55,7 +55,7 @@ async def test_compact_shows_the_summary_and_the_next_request_starts_from_it(
     recorded: list[object] = []
     async with app.run_test(size=(120, 34)) as pilot:
         await settle(pilot)
-        app.session.runtime.agent.recorders.append(Listener(recorded))  # type: ignore[arg-type]
+        app.session.kernel.agent.recorders.append(Listener(recorded))  # type: ignore[arg-type]
         await send(pilot, "make greet take a name")
         await settle(pilot, lambda: len(model(app).requests) == 1)
         await settle(pilot)
@@ -85,7 +85,7 @@ async def test_a_failed_compaction_says_so_and_keeps_the_conversation(make_app: 
         await settle(pilot)
         await send(pilot, "/compact")
         await settle(pilot, lambda: "was not compacted" in said(app))
-        messages = app.session.runtime.agent.conversation.messages
+        messages = app.session.kernel.agent.conversation.messages
         assert [m["content"] for m in messages] == ["hello", "first"]
 
 
@@ -126,7 +126,7 @@ async def test_init_in_plan_mode_says_to_build_first(make_app: MakeApp) -> None:
     app = make_app()
     async with app.run_test(size=(120, 34)) as pilot:
         await settle(pilot)
-        app.session.runtime.state.set_mode("plan", "user")
+        app.session.kernel.state.set_mode("plan", "user")
         await send(pilot, "/init")
         await settle(pilot, lambda: "Shift+Tab to build first" in said(app))
         assert model(app).requests == []

@@ -54,7 +54,7 @@ def ui(project: Path, zizou_home: Path) -> Controllers:
 
 
 async def test_context_sets_the_repo_map_budget_by_level(ui: Controllers) -> None:
-    prompt = ui.session.runtime.prompt
+    prompt = ui.session.kernel.prompt
     await ui.commands.run("context", [])
     assert "Repo map budget: 1024 tokens." in ui.notices.text
     await ui.commands.run("context", ["MAX"])
@@ -85,10 +85,10 @@ async def test_prompt_is_rendered_in_a_worker_then_shown(ui: Controllers) -> Non
 async def test_add_drop_and_cost_speak_through_notices(ui: Controllers, project: Path) -> None:
     (project / "a.py").write_text("A = 1\n")
     await ui.commands.run("add", ["@a.py", "missing.py"])
-    assert [w.path for w in ui.session.runtime.state.windows] == ["a.py"]
+    assert [w.path for w in ui.session.kernel.state.windows] == ["a.py"]
     assert [kind for kind, _, _ in ui.notices.said] == ["success", "error"]
     await ui.commands.run("drop", ["./a.py"])
-    assert ui.session.runtime.state.windows == ()
+    assert ui.session.kernel.state.windows == ()
     await ui.commands.run("cost", [])
     assert "This session: 0 tokens in, 0 out" in ui.notices.said[-1][1]
 

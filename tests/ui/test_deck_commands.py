@@ -68,7 +68,7 @@ def said(app: ZizouApp) -> str:
 
 
 def model_of(app: ZizouApp) -> ScriptedModel:
-    model = app.session.runtime.agent.model
+    model = app.session.kernel.agent.model
     assert isinstance(model, ScriptedModel)
     return model
 
@@ -103,7 +103,7 @@ async def test_run_shows_the_output_and_the_row_done(make_app: MakeApp, project:
         assert '"greeting": "Hello, Ada!"' in said(app)
         [request] = model_of(app).requests
         assert request.messages[-1] == {"role": "user", "content": "Ada"}
-        assert not app.session.runtime.agent.conversation.messages  # not the main conversation
+        assert not app.session.kernel.agent.conversation.messages  # not the main conversation
         assert app.opening.ready  # the session is released for the next message
 
 

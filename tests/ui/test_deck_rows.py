@@ -40,7 +40,7 @@ def call(tool: str, /, **arguments: Any) -> dict[str, Any]:
 
 
 def model_of(app: ZizouApp) -> ScriptedModel:
-    model = app.session.runtime.agent.model
+    model = app.session.kernel.agent.model
     assert isinstance(model, ScriptedModel)
     return model
 

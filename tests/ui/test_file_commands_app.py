@@ -51,7 +51,7 @@ async def test_a_command_file_sends_its_body_with_the_arguments(
     command_files(project)
     app = make_app([{"text": "looks good"}])
     async with app.run_test(size=(120, 40)) as pilot:
-        model = app.session.runtime.agent.model
+        model = app.session.kernel.agent.model
         await send(pilot, "/review 42")
         await settle(pilot, lambda: len(model.requests) == 1)  # type: ignore[attr-defined]
         await settle(pilot)

@@ -20,7 +20,7 @@ from zizou.providers.fake import ScriptedModel
 from zizou.ui.app import ZizouApp
 from zizou.ui.approver import TuiApprover
 from zizou.ui.key_setup import KeyServices
-from zizou.ui.launch import build_session
+from zizou.ui.launch import build_ui_session
 from zizou.ui.screens.approval import ApprovalScreen
 from zizou.ui.widgets.messages import AssistantMessage, Notice, UserMessage
 from zizou.ui.widgets.queue_panel import QueueList, QueuePanel
@@ -107,7 +107,7 @@ async def test_tab_walks_through_the_rows_and_shift_tab_walks_back(make_app: Mak
         await pilot.press("tab", "shift+tab")  # from a row, Shift+Tab walks back
         assert app.focused is prompt
         await pilot.press("shift+tab")  # in the prompt it switches the mode instead
-        runner = app.session.runtime.agent.runner
+        runner = app.session.kernel.agent.runner
         await settle(pilot, lambda: runner.rules.permission_mode == "auto")
         assert app.focused is prompt
 
@@ -187,8 +187,8 @@ def persisted_app(root: Path, replies: list[dict[str, Any]], *, resume: bool) ->
     approver = TuiApprover(root, save_prefix)
     session_choice = SessionChoice(continue_last=resume)
     options = RunOptions(root=root, model="scripted", debug_log=False, session=session_choice)
-    session = build_session(options, approver, models=scripted_factory(model))
-    session.runtime.prompt.write_compiled = False
+    session = build_ui_session(options, approver, models=scripted_factory(model))
+    session.kernel.prompt.write_compiled = False
     return ZizouApp(session, approver, fade=False, keys=KeyServices(environ={}))
 
 

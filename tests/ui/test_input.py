@@ -65,8 +65,8 @@ async def test_at_completes_a_file_name_and_opens_the_file(
         assert app.composer.suggestions[0].label == "src/parser.py"
         await pilot.press("tab")
         assert app.composer.text == "look at @src/parser.py "
-        await settle(pilot, lambda: bool(app.session.runtime.state.windows))
-        assert [w.path for w in app.session.runtime.state.windows] == ["src/parser.py"]
+        await settle(pilot, lambda: bool(app.session.kernel.state.windows))
+        assert [w.path for w in app.session.kernel.state.windows] == ["src/parser.py"]
 
 
 async def test_slash_completes_commands(make_app: MakeApp) -> None:
@@ -93,7 +93,7 @@ async def test_bang_runs_the_users_own_command_and_shows_its_output(
         body = str(row.query_one(".tool-body").render())
         assert "exit code 0" in body and "hello from bash" in body and "red" in body
         assert "\x1b" not in body and "shared with the model" in body
-        (note,) = app.session.runtime.state.conversation.records
+        (note,) = app.session.kernel.state.conversation.records
         assert isinstance(note, CoreUserMessage) and note.shell is not None
         assert (note.shell.command, note.shell.result, note.shell.ok) == (
             "echo hello from bash; printf '\\033[31mred\\033[0m'",
@@ -112,7 +112,7 @@ async def test_the_model_reads_the_command_output_with_the_next_message(
         await settle(pilot)
         await send(pilot, "what did it print?")
         await settle(pilot)
-        (request,) = app.session.runtime.agent.model.requests  # type: ignore[attr-defined]
+        (request,) = app.session.kernel.agent.model.requests  # type: ignore[attr-defined]
         said = [m["content"] for m in request.messages if m["role"] == "user"]
         assert said == [shell_note("echo 42", "exit code 0\n42"), "what did it print?"]
 
@@ -127,7 +127,7 @@ async def test_output_of_a_command_run_during_a_turn_waits_for_the_turn_to_end(
         await settle(pilot, lambda: app.busy and bool(app.query(AssistantMessage)))
         await send(pilot, "!echo during")
         await settle(pilot, lambda: any(r.ok for r in app.query(ToolRow)))
-        conversation = app.session.runtime.agent.conversation
+        conversation = app.session.kernel.agent.conversation
         assert [m["content"] for m in conversation.messages] == ["go"]  # the turn is untouched
         answered.set()
         await settle(pilot, lambda: not app.busy, limit_s=30)

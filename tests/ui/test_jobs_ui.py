@@ -47,14 +47,14 @@ async def test_jobs_lists_reads_and_stops_a_background_job(make_app: MakeApp) ->
             await pilot.press("escape")
             await send(pilot, "/jobs kill c1")
             await settle(pilot, lambda: "Stopped job c1" in said(app))
-            job = app.session.runtime.jobs.get("c1")
+            job = app.session.kernel.jobs.get("c1")
             assert job is not None and job.state == "killed"
             await send(pilot, "/jobs kill c1")
             await settle(pilot, lambda: "has already ended" in said(app))
             await send(pilot, "/jobs kill c9")
             await settle(pilot, lambda: "There is no background job 'c9' (jobs: c1)" in said(app))
     finally:
-        app.session.runtime.close()
+        app.session.kernel.close()
 
 
 async def test_jobs_says_when_there_are_none(make_app: MakeApp) -> None:
@@ -70,14 +70,14 @@ async def test_a_background_job_outlives_clear(make_app: MakeApp) -> None:
         async with app.run_test(size=(110, 40)) as pilot:
             await send(pilot, "start it")
             await settle(pilot)
-            old = app.session.runtime
+            old = app.session.kernel
             await send(pilot, "/clear")
-            await settle(pilot, lambda: app.session.runtime is not old)
-            job = app.session.runtime.jobs.get("c1")
+            await settle(pilot, lambda: app.session.kernel is not old)
+            job = app.session.kernel.jobs.get("c1")
             assert job is not None and not job.done
             assert old.jobs.get("c1") is None
     finally:
-        assert app.session.runtime.close() == ["c1 (sleep 600)"]
+        assert app.session.kernel.close() == ["c1 (sleep 600)"]
 
 
 async def test_a_cut_output_expands_to_every_line(make_app: MakeApp) -> None:
@@ -95,7 +95,7 @@ async def test_a_cut_output_expands_to_every_line(make_app: MakeApp) -> None:
             assert log.lines[149_999] == "150000" and log.lines[-1] == "200000"
             assert log.region.height <= 20  # scrolled inside the row, not the whole chat
     finally:
-        app.session.runtime.close()
+        app.session.kernel.close()
 
 
 async def test_an_output_shown_whole_expands_as_before(make_app: MakeApp) -> None:
@@ -118,19 +118,19 @@ async def test_a_long_output_of_the_users_own_command_is_shared_with_the_rest_na
             await send(pilot, "!seq 1 200000")
             await settle(pilot)
             [row] = app.query(ToolRow)
-            [note] = app.session.runtime.state.conversation.records
+            [note] = app.session.kernel.state.conversation.records
             shared = note.shell.result  # type: ignore[attr-defined]
             assert shared.splitlines()[:2] == [
                 "exit code 0",
                 "[2,000 of 200,000 lines shown (head and tail); read the rest with "
                 'read_output(id="c1", start_line=1001, end_line=199000)]',
             ]
-            job = app.session.runtime.jobs.get("c1")
+            job = app.session.kernel.jobs.get("c1")
             assert job is not None and job.spool.lines == 200_000
             await settle(pilot, lambda: bool(row.query(Log)) and row.query_one(Log).line_count > 0)
             assert row.query_one(Log).line_count == 200_000  # the row opens expanded
     finally:
-        app.session.runtime.close()
+        app.session.kernel.close()
 
 
 async def test_a_background_jobs_row_says_when_it_ended(make_app: MakeApp) -> None:
@@ -141,9 +141,9 @@ async def test_a_background_jobs_row_says_when_it_ended(make_app: MakeApp) -> No
             await settle(pilot)
             (row,) = app.query(ToolRow)
             assert "job c1: running in the background" in str(row._header())
-            job = app.session.runtime.jobs.get("c1")
+            job = app.session.kernel.jobs.get("c1")
             assert job is not None and await job.wait(30)
             await settle(pilot, lambda: "job c1 ended · exit code 0" in str(row._header()))
             assert "running in the background" not in str(row._header())
     finally:
-        app.session.runtime.close()
+        app.session.kernel.close()

@@ -84,7 +84,7 @@ async def test_first_run_opens_the_wizard_and_keeps_a_good_key_in_the_keyring(
             assert screen.step == "key"
             await type_key(pilot, GOOD_KEY)
             await settle(pilot, lambda: "Model: openai/gpt-4o" in said(app))
-            model = app.session.runtime.agent.model
+            model = app.session.kernel.agent.model
             assert isinstance(model, OpenedModel) and model.api_key == GOOD_KEY
             assert app.session.model_problem is None
             assert "Saved the key for OpenAI in the OS keyring (MemoryKeyring)" in said(app)
@@ -129,7 +129,7 @@ async def test_without_a_keyring_the_env_var_saves_nothing(make_app: MakeApp) ->
             await settle(pilot, lambda: screen.step == "store" and idle(screen))
             await pilot.press("down", "enter")
             await settle(pilot, lambda: "Model: openai/gpt-4o" in said(app))
-            model = app.session.runtime.agent.model
+            model = app.session.kernel.agent.model
             assert isinstance(model, OpenedModel) and model.api_key == GOOD_KEY
             assert "Nothing was saved" in said(app)
             assert "export OPENAI_API_KEY=<your key>" in said(app) and GOOD_KEY not in said(app)
@@ -195,7 +195,7 @@ async def test_ollama_lists_the_servers_models_to_pick_from(
         await settle(pilot, lambda: "2 models at" in wizard_text(app) and idle(screen))
         await pilot.press("down", "enter")
         await settle(pilot, lambda: "Model: ollama_chat/llama3:8b" in said(app))
-        model = app.session.runtime.agent.model
+        model = app.session.kernel.agent.model
         assert isinstance(model, OpenedModel) and model.api_base == key_stub.base
         assert app.session.model_id == "ollama_chat/llama3:8b"
         assert f"--api-base {key_stub.base}" in said(app)

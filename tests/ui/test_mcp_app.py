@@ -25,7 +25,7 @@ async def test_mcp_lists_servers_and_a_prompt_and_a_resource_reach_the_model(
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
-            servers = app.session.runtime.mcp.servers  # type: ignore[union-attr]
+            servers = app.session.kernel.mcp.servers  # type: ignore[union-attr]
             await settle(pilot, lambda: servers.statuses()[0].state == "ready", limit_s=60)
             await send(pilot, "/mcp")
             await settle(pilot)
@@ -43,7 +43,7 @@ async def test_mcp_lists_servers_and_a_prompt_and_a_resource_reach_the_model(
             resources = completer.suggest(Context("file", "fault:no", 0, 9))
             assert resources[0].value == "@fault:note://readme " and not resources[0].file
 
-            model = app.session.runtime.agent.model
+            model = app.session.kernel.agent.model
             await send(pilot, "/mcp__fault__review the parser")
             await settle(pilot, lambda: len(model.requests) == 1)  # type: ignore[attr-defined]
             await settle(pilot)
@@ -59,7 +59,7 @@ async def test_mcp_lists_servers_and_a_prompt_and_a_resource_reach_the_model(
             assert "The readme says: ship it." in sent
             assert "Attached fault:note://readme." in said(app)
     finally:
-        app.session.runtime.close_servers()
+        app.session.kernel.close_servers()
 
 
 async def test_a_server_that_fails_is_said_with_the_fix(
@@ -77,4 +77,4 @@ async def test_a_server_that_fails_is_said_with_the_fix(
             await settle(pilot)
             assert "No MCP prompt /mcp__gone__x." in said(app)
     finally:
-        app.session.runtime.close_servers()
+        app.session.kernel.close_servers()

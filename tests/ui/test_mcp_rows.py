@@ -27,7 +27,7 @@ async def test_an_mcp_row_shows_its_result_and_ctrl_o_expands_it(
     app = make_app(replies, rules=YES)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
-            servers = app.session.runtime.mcp.servers  # type: ignore[union-attr]
+            servers = app.session.kernel.mcp.servers  # type: ignore[union-attr]
             await settle(pilot, lambda: servers.statuses()[0].state == "ready", limit_s=60)
             await send(pilot, "count")
             await settle(pilot)
@@ -44,4 +44,4 @@ async def test_an_mcp_row_shows_its_result_and_ctrl_o_expands_it(
             await pilot.press("ctrl+o")
             await settle(pilot, lambda: not row.expanded)
     finally:
-        app.session.runtime.close()
+        app.session.kernel.close()

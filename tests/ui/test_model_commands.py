@@ -84,13 +84,13 @@ async def test_sessions_lists_and_resumes_with_the_history(
         assert re.fullmatch(rf"\d{{4}}-\d\d-\d\d \d\d:\d\d · 1 turn · {OLD_ID}", entry.note)
         await pilot.press("enter")
         await settle(pilot, lambda: f"Resumed session {OLD_ID}." in said(app))
-        assert app.session.runtime.session_id == OLD_ID
+        assert app.session.kernel.session_id == OLD_ID
         assert [m.text for m in app.query(UserMessage)] == ["what does app.py do?"]
         assert app.query_one(AssistantMessage).source == "It prints **hi**."
         assert app.query_one(ToolRow).tool == "read_file"
         await send(pilot, "and now?")
         await settle(pilot)
-        request = app.session.runtime.agent.model.requests[-1]  # type: ignore[attr-defined]
+        request = app.session.kernel.agent.model.requests[-1]  # type: ignore[attr-defined]
         contents = [m.get("content") for m in request.messages]
         assert contents[-5:] == [
             "what does app.py do?",
@@ -108,7 +108,7 @@ async def test_sessions_says_when_there_are_none(make_app: MakeApp) -> None:
         screen = await picker(pilot)
         assert screen.entries == []
         await pilot.press("escape")
-        assert app.session.runtime.session_id != OLD_ID
+        assert app.session.kernel.session_id != OLD_ID
 
 
 class OllamaKeys(KeyServices):
@@ -141,14 +141,14 @@ async def test_ollama_keeps_the_address_for_the_next_ollama_model(make_app: Make
         assert "ollama_chat/llama3.2, ollama_chat/qwen2.5-coder" in last
         assert app.session.model_id == "scripted"
         await send(pilot, "/model ollama_chat/llama3.2")
-        model = app.session.runtime.agent.model
+        model = app.session.kernel.agent.model
         assert model.id == "ollama_chat/llama3.2"
         assert model.api_base == "http://10.0.0.7:11434"  # type: ignore[attr-defined]
         await send(pilot, "/modelid")
         last = app.query(Notice).last().message
         assert last == "Model: ollama_chat/llama3.2 at http://10.0.0.7:11434"
         await send(pilot, "/ollama http://10.0.0.8:11434")  # the model in use moves with it
-        assert app.session.runtime.agent.model.api_base == "http://10.0.0.8:11434"  # type: ignore[attr-defined]
+        assert app.session.kernel.agent.model.api_base == "http://10.0.0.8:11434"  # type: ignore[attr-defined]
         assert "ollama_chat/llama3.2 is reached at http://10.0.0.8:11434" in said(app)
 
 

@@ -105,7 +105,7 @@ async def test_esc_kills_a_long_command_and_its_process_group(
         assert not _running(f"sleep\0{marker}")
         assert not (project / "finished.txt").exists()
         assert any("Interrupted" in n.message for n in app.query(Notice))
-        messages = app.session.runtime.agent.conversation.messages
+        messages = app.session.kernel.agent.conversation.messages
         assert messages[-1]["role"] == "tool"  # it ran: how long, not that it did not
         assert re.match(r"Error: \[interrupted after \d+\.\d s", messages[-1]["content"])
 
@@ -133,12 +133,12 @@ async def test_a_reply_cut_by_esc_stays_in_the_history_marked_interrupted(
         shown = app.query(AssistantMessage)[-1].source
         await pilot.press("escape")
         await settle(pilot)
-        messages = app.session.runtime.agent.conversation.messages
+        messages = app.session.kernel.agent.conversation.messages
         assert [m["role"] for m in messages] == ["user", "assistant"]
         assert messages[-1]["content"] == f"{shown}{CUT_REPLY}"
         await send(pilot, "again")
         await settle(pilot)
-        model = app.session.runtime.agent.model
+        model = app.session.kernel.agent.model
         assert isinstance(model, ScriptedModel)
         sent = model.requests[-1].messages
         assert sent[1]["content"].endswith("[interrupted: the user stopped this reply here]")

@@ -52,8 +52,8 @@ async def test_a_shortened_session_resumes_with_its_story_and_totals(project: Pa
         await settle(pilot, lambda: app.opening.ready)
         await settle(pilot)
         session = app.session
-        assert session.runtime.session_id == SESSION
-        assert [m["content"] for m in session.runtime.agent.conversation.messages] == [
+        assert session.kernel.session_id == SESSION
+        assert [m["content"] for m in session.kernel.agent.conversation.messages] == [
             "read the big file",
             "now summarise it",
             "A summary.",

@@ -26,7 +26,7 @@ async def test_the_undone_turn_is_not_shown(project: Path, version: int) -> None
         shown = session_records(app.session)
         messages: list[Message] = [r for r in shown if not isinstance(r, TurnRecord)]
         kept = len(ONE) if version >= 2 else len(ONE) - 1  # format 1 had no checks report
-        assert [to_wire(m) for m in messages] == app.session.runtime.state.conversation.messages
+        assert [to_wire(m) for m in messages] == app.session.kernel.state.conversation.messages
         assert len(messages) == kept
         marks = [r.event for r in shown if isinstance(r, TurnRecord)]
         assert marks == ["started", "finished"]

@@ -20,7 +20,7 @@ from zizou.sandbox import SandboxStatus, detect
 from zizou.ui.app import ZizouApp
 from zizou.ui.approver import TuiApprover
 from zizou.ui.key_setup import KeyServices
-from zizou.ui.launch import build_session
+from zizou.ui.launch import build_ui_session
 from zizou.ui.screens.approval import ApprovalScreen
 from zizou.ui.widgets.messages import Notice
 from zizou.ui.widgets.status_bar import StatusBar
@@ -35,8 +35,8 @@ def app_with(root: Path, replies: list[dict[str, object]], sandbox: SandboxStatu
     options = RunOptions(
         root=root, model="scripted", debug_log=False, sandbox_status=sandbox, rules=rules
     )
-    session = build_session(options, approver, models=scripted_factory(model), persist=False)
-    session.runtime.prompt.write_compiled = False
+    session = build_ui_session(options, approver, models=scripted_factory(model), persist=False)
+    session.kernel.prompt.write_compiled = False
     return ZizouApp(session, approver, fade=False, keys=KeyServices(environ={}))
 
 
@@ -98,7 +98,7 @@ async def test_w_lets_one_command_use_the_network(project: Path, listener: int) 
         await settle(pilot, lambda: isinstance(app.screen, ApprovalScreen))
         await pilot.press("y")
         await settle(pilot)
-        model = app.session.runtime.agent.model
+        model = app.session.kernel.agent.model
         results = [
             str(m["content"])
             for m in model.requests[-1].messages  # type: ignore[attr-defined]

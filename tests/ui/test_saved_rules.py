@@ -16,7 +16,7 @@ from zizou.providers.fake import ScriptedModel
 from zizou.ui.app import ZizouApp
 from zizou.ui.approver import TuiApprover
 from zizou.ui.key_setup import KeyServices
-from zizou.ui.launch import build_session
+from zizou.ui.launch import build_ui_session
 from zizou.ui.screens.approval import ApprovalScreen
 from zizou.ui.screens.picker import PickerScreen
 from zizou.ui.widgets.messages import Notice
@@ -37,9 +37,9 @@ def launched_app(root: Path, replies: list[dict[str, Any]]) -> ZizouApp:
     model = ScriptedModel(replies, id="scripted")
     approver = TuiApprover(root, save_prefix)
     options = resolve_options(Flags(cwd=root, model="scripted", debug_log=False))
-    session = build_session(options, approver, models=scripted_factory(model), persist=False)
-    session.runtime.session_id = SESSION_ID
-    session.runtime.prompt.write_compiled = False
+    session = build_ui_session(options, approver, models=scripted_factory(model), persist=False)
+    session.kernel.session_id = SESSION_ID
+    session.kernel.prompt.write_compiled = False
     return ZizouApp(session, approver, fade=False, keys=KeyServices(environ={}))
 
 
@@ -62,7 +62,7 @@ async def test_a_shipped_rules_file_approves_nothing_and_is_named_once(
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert said(app).count(".zizou/permissions.json in this project is ignored") == 1
-        assert app.session.runtime.agent.runner.rules.bash_prefixes == ()
+        assert app.session.kernel.agent.runner.rules.bash_prefixes == ()
         await send(pilot, "make the file")
         await settle(pilot, lambda: isinstance(app.screen, ApprovalScreen))  # it asks
         await pilot.press("n", "enter")
@@ -98,7 +98,7 @@ async def test_permissions_lists_a_saved_mcp_rule_and_removes_it(
     app = launched_app(project, [])
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        assert app.session.runtime.agent.runner.rules.saved_tools == ("mcp__git__git_log",)
+        assert app.session.kernel.agent.runner.rules.saved_tools == ("mcp__git__git_log",)
         await send(pilot, "/permissions")
         await settle(pilot, lambda: isinstance(app.screen, PickerScreen))
         picker = app.screen
@@ -111,5 +111,5 @@ async def test_permissions_lists_a_saved_mcp_rule_and_removes_it(
         )
         await pilot.press("d")
         await settle(pilot, lambda: "asks again" in said(app))
-        assert app.session.runtime.agent.runner.rules.saved_tools == ()
+        assert app.session.kernel.agent.runner.rules.saved_tools == ()
     assert load_tool_rules(project) == []

@@ -74,8 +74,8 @@ async def test_clear_starts_a_new_conversation(make_app: MakeApp) -> None:
         await send(pilot, "/clear")  # the new session's file is made in a worker
         await settle(pilot, lambda: "New conversation" in said(app))
         assert not app.query(AssistantMessage)
-        assert app.session.runtime.agent.conversation.messages == []
-        assert app.session.runtime.session_id != SESSION_ID
+        assert app.session.kernel.agent.conversation.messages == []
+        assert app.session.kernel.session_id != SESSION_ID
         assert "New conversation" in said(app)
 
 
@@ -90,7 +90,7 @@ async def test_a_message_sent_while_clear_runs_goes_to_the_new_conversation(
         await send(pilot, "again")  # queued while the new session is made, then sent to it
         await settle(pilot, lambda: "New conversation" in said(app))
         await settle(pilot)
-        messages = app.session.runtime.agent.conversation.messages
+        messages = app.session.kernel.agent.conversation.messages
         assert [m["content"] for m in messages] == ["again", "two"]
         assert [m.text for m in app.query(UserMessage)] == ["again"]
 
@@ -135,7 +135,7 @@ async def test_context_sets_the_repo_map_budget_or_says_it_is_missing(
 ) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        prompt = app.session.runtime.prompt
+        prompt = app.session.kernel.prompt
         await send(pilot, "/context huge")
         assert "Use light, default or max" in said(app)
         if not hasattr(prompt, "map_tokens"):
@@ -151,7 +151,7 @@ async def test_add_and_drop_open_and_close_windows(make_app: MakeApp, project: P
     (project / "a.py").write_text("A = 1\n")
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        state = app.session.runtime.state
+        state = app.session.kernel.state
         await send(pilot, "/add a.py")
         assert [w.path for w in state.windows] == ["a.py"]
         await send(pilot, "/add ../outside.py")
@@ -213,7 +213,7 @@ async def test_permissions_lists_saved_rules_and_removes_them(
         assert [e.label for e in screen.entries] == ["run_bash: pytest"]
         await pilot.press("d")
         await settle(pilot, lambda: not load_prefixes(project))
-        assert app.session.runtime.agent.runner.rules.bash_prefixes == ()
+        assert app.session.kernel.agent.runner.rules.bash_prefixes == ()
 
 
 def listed(app: App[object]) -> bool:
@@ -244,8 +244,8 @@ async def test_reset_starts_a_new_conversation_as_clear_does(make_app: MakeApp) 
         await send(pilot, "/reset")
         await settle(pilot, lambda: "New conversation" in said(app))
         assert not app.query(AssistantMessage)
-        assert app.session.runtime.agent.conversation.messages == []
-        assert app.session.runtime.session_id != SESSION_ID
+        assert app.session.kernel.agent.conversation.messages == []
+        assert app.session.kernel.session_id != SESSION_ID
 
 
 async def test_instructions_and_skills_list_them_and_show_one(
@@ -272,7 +272,7 @@ async def test_instructions_and_skills_list_them_and_show_one(
 async def test_history_shows_and_sets_the_window(make_app: MakeApp) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        agent = app.session.runtime.agent
+        agent = app.session.kernel.agent
         await send(pilot, "/history")
         assert "History window: all" in said(app)
         await send(pilot, "/history 1")

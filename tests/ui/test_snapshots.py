@@ -110,7 +110,7 @@ def test_sidebar_with_the_workspace(snap_compare: Any, snap_project: Path) -> No
         await send(pilot, "look at @util.py")
         await settle(pilot)
         (snap_project / "util.py").write_text("def renamed():\n    return 1\n")
-        await asyncio.to_thread(pilot.app.session.runtime.prompt.render)
+        await asyncio.to_thread(pilot.app.session.kernel.prompt.render)
         await settle(pilot, lambda: pilot.app.sidebar.info.windows[2].status == "lost")
         # The system prompt's text changes with every edit of its instructions: not pinned here.
         sidebar = pilot.app.sidebar

@@ -38,7 +38,7 @@ def said(app: ZizouApp) -> str:
 
 
 def task_of(app: ZizouApp) -> TaskState:
-    task = app.session.runtime.state.task
+    task = app.session.kernel.state.task
     assert task is not None
     return task
 
@@ -53,7 +53,7 @@ def checklist(app: ZizouApp) -> PlanChecklist:
 
 async def with_plan(app: ZizouApp, pilot: Any) -> None:
     """The plan above, set as the model would set it, shown in the sidebar."""
-    app.session.runtime.state.update_task(merge={"plan": PLAN}, source="model")
+    app.session.kernel.state.update_task(merge={"plan": PLAN}, source="model")
     task_of(app).take_user_edits()
     await settle(pilot, lambda: len(checklist(app).items) == 3)
 
@@ -92,7 +92,7 @@ async def test_the_sidebar_lists_the_plan_and_follows_changes_from_another_threa
     async with app.run_test(size=WIDE) as pilot:
         await pilot.pause()
         assert checklist(app).display and checklist(app).items == ()
-        state = app.session.runtime.state
+        state = app.session.kernel.state
         await asyncio.to_thread(state.update_task, merge={"plan": PLAN}, source="model")
         await settle(pilot, lambda: len(checklist(app).items) == 3)
         rows = [str(checklist(app).get_option_at_index(i).prompt) for i in range(3)]

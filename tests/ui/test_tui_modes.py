@@ -44,7 +44,7 @@ def said(app: ZizouApp) -> str:
 
 
 def mode(app: ZizouApp) -> str:
-    return app.session.runtime.state.mode
+    return app.session.kernel.state.mode
 
 
 def badge(app: ZizouApp) -> str:
@@ -52,7 +52,7 @@ def badge(app: ZizouApp) -> str:
 
 
 def model(app: ZizouApp) -> ScriptedModel:
-    found = app.session.runtime.agent.model
+    found = app.session.kernel.agent.model
     assert isinstance(found, ScriptedModel)
     return found
 
@@ -77,7 +77,7 @@ async def test_the_badge_follows_the_mode_even_when_another_thread_changes_it(
         await settle(pilot)
         status = app.query_one(StatusBar)
         assert status.mode == "build" and badge(app) == "BUILD"
-        await asyncio.to_thread(app.session.runtime.state.set_mode, "plan", "user")
+        await asyncio.to_thread(app.session.kernel.state.set_mode, "plan", "user")
         await settle(pilot, lambda: status.mode == "plan")
         assert badge(app) == "PLAN"
         (span,) = [s for s in status.render().spans if s.start == 0]
@@ -89,7 +89,7 @@ async def test_shift_tab_in_the_prompt_switches_the_mode_and_says_so(make_app: M
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         status = app.query_one(StatusBar)
-        rules = app.session.runtime.agent.runner.rules
+        rules = app.session.kernel.agent.runner.rules
         assert (status.mode, status.permission, rules.permission_mode) == (
             "build",
             "accept-edits",
@@ -97,7 +97,7 @@ async def test_shift_tab_in_the_prompt_switches_the_mode_and_says_so(make_app: M
         )
         await pilot.press("shift+tab")  # build, auto: commands the sandbox holds just run
         await settle(pilot, lambda: status.permission == "auto")
-        assert app.session.runtime.agent.runner.rules.permission_mode == "auto"
+        assert app.session.kernel.agent.runner.rules.permission_mode == "auto"
         assert app.query(Notice).last().message.startswith("Build mode, auto:")
         assert " AUTO " in status.render().plain
         await pilot.press("shift+tab")  # build, ask: edits ask too
@@ -111,7 +111,7 @@ async def test_shift_tab_in_the_prompt_switches_the_mode_and_says_so(make_app: M
         await settle(pilot, lambda: app.query_one(StatusBar).mode == "build")
         assert app.query(Notice).last().message.startswith("Build mode:")
         assert len(app.query(Notice).last().message.splitlines()) == 1
-        assert app.session.runtime.agent.runner.rules.permission_mode == "accept-edits"
+        assert app.session.kernel.agent.runner.rules.permission_mode == "accept-edits"
 
 
 async def test_tab_walks_into_the_tool_rows_and_shift_tab_walks_back_home(
@@ -199,7 +199,7 @@ async def test_the_plan_gate_no_keeps_planning(make_app: MakeApp) -> None:
     app = make_app(planning_script())
     async with app.run_test(size=(120, 34)) as pilot:
         await settle(pilot)
-        app.session.runtime.state.set_mode("plan", "user")
+        app.session.kernel.state.set_mode("plan", "user")
         await send(pilot, "plan greet")
         await settle(pilot, lambda: isinstance(app.screen, PlanGateScreen))
         await armed(pilot)
@@ -215,8 +215,8 @@ async def test_no_gate_in_build_mode_or_without_a_plan(make_app: MakeApp) -> Non
         await send(pilot, "plan greet")  # build mode: the plan is just the task state
         await settle(pilot)
         assert not isinstance(app.screen, PlanGateScreen)
-        app.session.runtime.state.reset_task("user")
-        app.session.runtime.state.set_mode("plan", "user")
+        app.session.kernel.state.reset_task("user")
+        app.session.kernel.state.set_mode("plan", "user")
         await send(pilot, "anything?")
         await settle(pilot)
         assert not isinstance(app.screen, PlanGateScreen)
@@ -227,7 +227,7 @@ async def test_keys_typed_as_the_gate_opens_go_to_the_prompt(make_app: MakeApp) 
     app = make_app(planning_script())
     async with app.run_test(size=(120, 34)) as pilot:
         await settle(pilot)
-        app.session.runtime.state.set_mode("plan", "user")
+        app.session.kernel.state.set_mode("plan", "user")
         await send(pilot, "plan greet")
         await settle(pilot, lambda: isinstance(app.screen, PlanGateScreen))
         await pilot.press(*"yes ")  # typing on: a y for the prompt, not an answer
@@ -243,11 +243,11 @@ async def test_a_session_that_opens_in_plan_mode_shows_it_and_clear_keeps_it(
     make_app: MakeApp,
 ) -> None:
     app = make_app()
-    app.session.runtime.state.mode = "plan"  # as `zizou -c` or `--mode plan` leave it, untold
+    app.session.kernel.state.mode = "plan"  # as `zizou -c` or `--mode plan` leave it, untold
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, lambda: app.query_one(StatusBar).mode == "plan")
         assert "Plan mode: zizou reads and plans" in said(app)
-        before = app.session.runtime
+        before = app.session.kernel
         await send(pilot, "/clear")
-        await settle(pilot, lambda: app.session.runtime is not before and app.opening.ready)
+        await settle(pilot, lambda: app.session.kernel is not before and app.opening.ready)
         assert mode(app) == "plan" and app.query_one(StatusBar).mode == "plan"

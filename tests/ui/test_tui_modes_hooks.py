@@ -49,7 +49,7 @@ def said(app: ZizouApp) -> str:
 
 
 def model(app: ZizouApp) -> ScriptedModel:
-    found = app.session.runtime.agent.model
+    found = app.session.kernel.agent.model
     assert isinstance(found, ScriptedModel)
     return found
 
@@ -84,7 +84,7 @@ async def test_the_trust_dialog_shows_the_hook_and_y_trusts_and_loads_it(
         await settle(pilot, lambda: bool(model(app).requests))
         await settle(pilot)
         assert "the marker hook ran at step 1" in model(app).requests[0].system
-        assert app.session.runtime.untrusted == []
+        assert app.session.kernel.untrusted == []
         assert TrustStore(zizou_home).status(source) == "trusted"
 
 
@@ -158,7 +158,7 @@ async def test_keys_typed_as_the_dialog_opens_go_to_the_prompt(
         await settle(pilot, lambda: isinstance(app.screen, HookTrustScreen))
         await pilot.press(*"yes", "enter")  # typed on: the y is not an answer
         assert isinstance(app.screen, HookTrustScreen)
-        assert app.session.runtime.untrusted  # not trusted
+        assert app.session.kernel.untrusted  # not trusted
         assert [item.text for item in app.queue.items] == ["yes"]  # sent, and waiting
         await pilot.pause(2.1)
         await pilot.press("n")
@@ -181,16 +181,16 @@ async def test_a_trust_that_cannot_be_saved_says_so(
     make_app: MakeApp, hooks: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from zizou.errors import UsageError
-    from zizou.runtime import Runtime
+    from zizou.session import Session
 
-    def unwritable(self: Runtime, source: object) -> str | None:
+    def unwritable(self: Session, source: object) -> str | None:
         raise UsageError("cannot save the trusted hooks file: read-only file system")
 
-    monkeypatch.setattr(Runtime, "trust_hook", unwritable)
+    monkeypatch.setattr(Session, "trust_hook", unwritable)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await trust_dialog(pilot)
         await pilot.press("y")
         await settle(pilot, lambda: "was not trusted: cannot save" in said(app))
         assert app.query(Notice).last().has_class("-error")
-        assert app.session.runtime.untrusted and app.opening.ready
+        assert app.session.kernel.untrusted and app.opening.ready

@@ -146,7 +146,7 @@ async def test_a_retry_drops_the_partial_text_counts_down_once_and_goes(
 ) -> None:
     app = make_app()
     model = RetryThenAnswer()
-    app.session.runtime.agent.model = model
+    app.session.kernel.agent.model = model
     async with app.run_test(size=(100, 30)) as pilot:
         await send(pilot, "hi")
         await settle(pilot, lambda: bool(app.query(RetryNotice)))
@@ -194,7 +194,7 @@ async def test_a_resumed_conversation_is_shown_as_it_went(make_app: MakeApp) -> 
     app = make_app()
     calls = [{"id": "c1", "type": "function", "function": {"name": "glob", "arguments": "{}"}}]
     run = ShellRun(command="git status", result="exit code 0\nclean", ok=True)
-    app.session.runtime.state.conversation.records.extend(
+    app.session.kernel.state.conversation.records.extend(
         [
             *map(
                 from_wire,

@@ -98,7 +98,7 @@ async def test_undo_puts_the_files_back_and_the_message_in_the_prompt_and_redo_a
         assert not app.query(ToolRow)  # the turn's calls are gone with it
         assert app.composer.text == "change the three files"
         assert "restored notes.txt; deleted src/made.py; brought back picture.bin" in said(app)
-        messages = app.session.runtime.agent.conversation.messages
+        messages = app.session.kernel.agent.conversation.messages
         assert [m["content"] for m in messages] == ["say hello", "Hello."]
 
         app.composer.set_text("")  # as /redo is typed in the prompt box
@@ -107,7 +107,7 @@ async def test_undo_puts_the_files_back_and_the_message_in_the_prompt_and_redo_a
         assert_after(project)
         assert asked(app) == ["say hello", "change the three files"]
         assert app.composer.text == "" and len(app.query(ToolRow)) == 4
-        assert len(app.session.runtime.agent.conversation.messages) > 2
+        assert len(app.session.kernel.agent.conversation.messages) > 2
 
 
 async def test_redo_empties_the_prompt_the_undo_filled(make_app: MakeApp, project: Path) -> None:
@@ -183,7 +183,7 @@ async def test_rewind_to_the_first_of_three_turns(make_app: MakeApp, project: Pa
         assert not any((project / f"f{n}.txt").exists() for n in (1, 2, 3))
         assert not (project / "two.txt").exists()  # what the command made is undone too
         assert asked(app) == [] and app.composer.text == "write file 1"
-        assert app.session.runtime.agent.conversation.messages == []
+        assert app.session.kernel.agent.conversation.messages == []
         assert "deleted f3.txt, two.txt, f2.txt, f1.txt." in said(app)
         assert "outside the project's files (other directories, databases" in said(app)
         await send(pilot, "/redo")  # one turn at a time: the earliest first
@@ -223,7 +223,7 @@ async def test_what_stands_in_the_way_is_said(make_app: MakeApp, project: Path) 
         assert "Not put back — kept.txt: its saved copy is gone" in said(app)
         assert (project / "kept.txt").read_text() == "new\n" and not (project / "made.txt").exists()
 
-        app.session.runtime.agent.runner.gates.book.replace(Rules())  # the delete asks, waits
+        app.session.kernel.agent.runner.gates.book.replace(Rules())  # the delete asks, waits
         await send(pilot, "delete it")
         await settle(pilot, lambda: isinstance(app.screen, ApprovalScreen))
         await app.commands.run("undo", [])
@@ -287,7 +287,7 @@ def test_the_session_file_shows_an_undone_turn_gone_and_a_redone_one_back(projec
         UiSession,
         SimpleNamespace(
             root=project,
-            runtime=SimpleNamespace(
+            kernel=SimpleNamespace(
                 session_id="s1", state=SimpleNamespace(conversation=conversation)
             ),
         ),

@@ -29,7 +29,7 @@ def said(app: ZizouApp) -> str:
 
 def shown(app: ZizouApp) -> tuple[str | None, tuple[str, ...], tuple[str, ...]]:
     """The goal, the sidebar's plan marks and the open windows' files."""
-    state = app.session.runtime.state
+    state = app.session.kernel.state
     assert state.task is not None
     plan = app.sidebar.info.plan or ()
     paths = tuple(window.path for window in app.sidebar.info.windows)
@@ -75,7 +75,7 @@ async def test_undo_and_redo_take_back_and_bring_back_the_goal_plan_and_windows(
         app.composer.set_text("")
         await send(pilot, "go on")
         await settle(pilot)
-        model = app.session.runtime.agent.model
+        model = app.session.kernel.agent.model
         assert isinstance(model, ScriptedModel)
         system = model.requests[-1].system
         assert '"goal":"keep me"' in system and "ship it" not in system

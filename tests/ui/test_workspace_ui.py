@@ -42,7 +42,7 @@ async def test_add_opens_a_file_its_lines_or_a_regex(make_app: MakeApp, project:
     (project / "app.py").write_text(APP)
     app = make_app()
     async with app.run_test(size=(120, 30)) as pilot:
-        state = app.session.runtime.state
+        state = app.session.kernel.state
         await send(pilot, "/add app.py")
         assert last(app).endswith("Opened w1: app.py lines 1-9.")
         await send(pilot, "/add app.py:4-5 app.py:8-")
@@ -90,7 +90,7 @@ async def test_add_refuses_what_cannot_be_shown_and_opens_nothing(
             assert notice.has_class("-error") or notice.has_class("-warning"), command
             shown = str(notice.render())
             assert fix in shown if fix else "\n" not in shown, command
-        assert app.session.runtime.state.windows == ()
+        assert app.session.kernel.state.windows == ()
 
 
 async def test_drop_lists_closes_by_path_or_id_and_names_what_is_open(
@@ -100,7 +100,7 @@ async def test_drop_lists_closes_by_path_or_id_and_names_what_is_open(
     (project / "b.py").write_text("B = 1\n")
     app = make_app()
     async with app.run_test(size=(120, 30)) as pilot:
-        state = app.session.runtime.state
+        state = app.session.kernel.state
         await send(pilot, "/add app.py:1-3 app.py#/def greet/ b.py")
         await send(pilot, "/drop")
         listed = last(app)
@@ -128,7 +128,7 @@ async def test_workspace_lists_lines_anchors_and_why_a_window_is_not_shown(
     async with app.run_test(size=(120, 30)) as pilot:
         await send(pilot, "/workspace")
         assert "The workspace is empty." in last(app)
-        runtime = app.session.runtime
+        runtime = app.session.kernel
         runtime.prompt.context_window = 4_000  # a 1,000-token budget: one window must collapse
         await send(pilot, "/add big.py app.py#/def greet/ big.py:1-100")
         await asyncio.to_thread(runtime.prompt.render)
@@ -152,7 +152,7 @@ async def test_a_message_opens_the_files_it_names_before_its_turn(
     async with app.run_test(size=(120, 30)) as pilot:
         await send(pilot, "fix @app.py:4-5 (see @notes.md.) and ping me@example.com or @nobody")
         await settle(pilot)
-        state = app.session.runtime.state
+        state = app.session.kernel.state
         assert [(w.id, w.path, w.spec) for w in state.windows] == [
             ("w1", "app.py", "lines 4-5"),
             ("w2", "notes.md", "whole file"),
@@ -160,7 +160,7 @@ async def test_a_message_opens_the_files_it_names_before_its_turn(
         text = said(app)
         assert "Opened w1: app.py lines 4-5, named in your message." in text
         assert "nobody" not in text and "example.com" not in text
-        model = app.session.runtime.agent.model
+        model = app.session.kernel.agent.model
         assert isinstance(model, ScriptedModel)
         system = model.requests[0].system
         assert "## app.py · w1 · lines 4-5\n     4\tdef greet(name):" in system
@@ -174,7 +174,7 @@ async def test_the_sidebar_shows_a_window_lost_when_its_anchor_stops_matching(
     app = make_app()
     async with app.run_test(size=(160, 40)) as pilot:
         await send(pilot, "/add app.py#/def greet/ app.py:1-2")
-        runtime = app.session.runtime
+        runtime = app.session.kernel
         await asyncio.to_thread(runtime.prompt.render)  # from a thread, as a turn's step does
         await settle(pilot, lambda: app.sidebar.info.windows[0].span is not None)
         shown = sidebar_text(app.sidebar.info)
@@ -199,7 +199,7 @@ async def test_the_status_line_shows_the_share_of_the_context_in_use(
         await send(pilot, "hi")
         await settle(pilot)
         assert "○ ready · ctx 120 " in str(app.status.render())  # the window is unknown
-        model = app.session.runtime.agent.model
+        model = app.session.kernel.agent.model
         model.context_window = 2_000  # type: ignore[attr-defined]
         await send(pilot, "again")
         await settle(pilot)
@@ -217,6 +217,6 @@ async def test_clear_keeps_the_open_windows(make_app: MakeApp, project: Path) ->
         await send(pilot, "/add app.py:4-5")
         await send(pilot, "/clear")
         await settle(pilot, lambda: "New conversation" in said(app))
-        windows = app.session.runtime.state.windows
+        windows = app.session.kernel.state.windows
         assert [(w.id, w.path, w.spec) for w in windows] == [("w1", "app.py", "lines 4-5")]
         assert app.sidebar.info.windows == windows

@@ -17,7 +17,7 @@ from zizou.providers.fake import ScriptedModel
 from zizou.ui.app import ZizouApp
 from zizou.ui.approver import TuiApprover
 from zizou.ui.key_setup import KeyServices
-from zizou.ui.launch import build_session
+from zizou.ui.launch import build_ui_session
 from zizou.ui.session import ModelFactory, SetupMode, UiSession
 
 SESSION_ID = "20250101-120000-abc123"
@@ -75,9 +75,9 @@ def scripted_session(
         **(options or {}),
     )
     models = scripted_factory(model, missing)
-    session = build_session(run, approver, models=models, persist=False)
-    session.runtime.session_id = SESSION_ID
-    session.runtime.prompt.write_compiled = False
+    session = build_ui_session(run, approver, models=models, persist=False)
+    session.kernel.session_id = SESSION_ID
+    session.kernel.prompt.write_compiled = False
     return session, approver
 
 

@@ -1,7 +1,7 @@
 """The ACP agent: `initialize`, `authenticate`, sessions made, loaded, prompted, cancelled and
 switched between build and plan. Each session is built as `zizou -p` builds its run, from the
 command line's flags with the session's `cwd` as the project (`resolve_options`,
-`build_runtime`), asking the editor where the app would ask the person."""
+`build_session`), asking the editor where the app would ask the person."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ from zizou.acp.session import AcpSession, UpdateClient
 from zizou.config.options import Flags, RunOptions
 from zizou.errors import UsageError
 from zizou.hooks.modes import MODES
-from zizou.runtime import Runtime
+from zizou.session import Session
 
 log = logging.getLogger(__name__)
 KEYS_METHOD = AuthMethodAgent(
@@ -165,7 +165,7 @@ class ZizouAgent:
 
     def _modes(self, session: AcpSession) -> SessionModeState:
         return SessionModeState(
-            current_mode_id=session.runtime.state.mode, available_modes=MODE_LIST
+            current_mode_id=session.kernel.state.mode, available_modes=MODE_LIST
         )
 
     async def _open(self, cwd: str, resume: str | None, servers: list[ClientServer]) -> AcpSession:
@@ -183,17 +183,17 @@ class ZizouAgent:
         self.sessions[session.id] = session
         return session
 
-    def _build(self, cwd: Path, resume: str | None, servers: Path | None) -> Runtime:
+    def _build(self, cwd: Path, resume: str | None, servers: Path | None) -> Session:
         from zizou.config.project_rules import save_prefix, save_tool_rule
-        from zizou.headless import wait_for_servers
-        from zizou.runtime import build_runtime
+        from zizou.session import build_session
+        from zizou.session.unattended import wait_for_servers
 
         options = self._options(cwd, resume, servers)
         model = self._open_model(options)
         name = _SessionName()
         approver = ClientApprover(self.client, options.root, name, save_prefix, save_tool_rule)
         try:
-            runtime = build_runtime(options, model, approver)
+            runtime = build_session(options, model, approver)
         except UsageError as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         name.value = runtime.session_id

@@ -18,7 +18,7 @@ from zizou.acp.replay import replayed
 from zizou.acp.updates import TurnUpdates, Update, stop_reason
 from zizou.contracts.events import TurnFinished
 from zizou.hooks.modes import plan_items
-from zizou.runtime import Runtime
+from zizou.session import Session
 
 log = logging.getLogger(__name__)
 PLAN_STATUSES: dict[str, PlanEntryStatus] = {"in_progress": "in_progress", "done": "completed"}
@@ -29,8 +29,8 @@ class UpdateClient(Protocol):
 
 
 class AcpSession:
-    def __init__(self, runtime: Runtime, client: UpdateClient) -> None:
-        self.runtime = runtime
+    def __init__(self, runtime: Session, client: UpdateClient) -> None:
+        self.kernel = runtime
         self.client = client
         self.turn: asyncio.Task[StopReason] | None = None
         self._told_plan: list[tuple[str, str]] = self._plan()
@@ -38,7 +38,7 @@ class AcpSession:
 
     @property
     def id(self) -> str:
-        return self.runtime.session_id
+        return self.kernel.session_id
 
     async def send(self, update: Update) -> None:
         """Tell the editor; a client that is gone hears nothing (the turn goes on to its end)."""
@@ -49,7 +49,7 @@ class AcpSession:
 
     async def replay(self) -> None:
         """The conversation so far, told again (a loaded session)."""
-        for update in replayed(self.runtime.ctx.root, self.runtime.state.conversation.records):
+        for update in replayed(self.kernel.root, self.kernel.conversation.records):
             await self.send(update)
         self._told_plan = []  # the editor knows nothing of this session yet
         await self._tell_state()
@@ -62,7 +62,7 @@ class AcpSession:
 
     def set_mode(self, mode: str) -> None:
         """The editor switched the mode: it knows, so it is not told back."""
-        self.runtime.state.set_mode(mode, "user")
+        self.kernel.state.set_mode(mode, "user")
         self._told_mode = mode
 
     def cancel(self) -> None:
@@ -77,13 +77,13 @@ class AcpSession:
                 await self.turn
             except (asyncio.CancelledError, Exception) as exc:
                 log.debug("the turn ended as the session closed: %r", exc)
-        if stopped := await asyncio.to_thread(self.runtime.close):
+        if stopped := await asyncio.to_thread(self.kernel.close):
             log.warning("stopped background jobs on exit: %s", ", ".join(stopped))
 
     async def _run(self, text: str) -> StopReason:
-        updates = TurnUpdates(self.runtime.ctx.root)
+        updates = TurnUpdates(self.kernel.root)
         finished: TurnFinished | None = None
-        turn = self.runtime.agent.run_turn(text)
+        turn = self.kernel.run_turn(text)
         try:
             async with aclosing(turn) as events:
                 async for event in events:
@@ -109,13 +109,13 @@ class AcpSession:
                 plan_entry(title, status=PLAN_STATUSES.get(s, "pending")) for title, s in plan
             ]
             await self.send(update_plan(entries))
-        mode = self.runtime.state.mode
+        mode = self.kernel.state.mode
         if mode != self._told_mode:
             self._told_mode = mode
             await self.send(update_current_mode(mode))
 
     def _plan(self) -> list[tuple[str, str]]:
-        task = self.runtime.state.task
+        task = self.kernel.state.task
         items = plan_items(task.value if task is not None else None)
         return [(str(item.get("title")), str(item.get("status", "pending"))) for item in items]
 

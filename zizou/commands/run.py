@@ -77,16 +77,16 @@ def run_deck(
     """Run the deck `deck_ref` names as `options` say; the exit code."""
     from zizou.decks.refs import resolve_or_load
     from zizou.decks.tools import Caller, action_of, input_from_text
-    from zizou.headless import open_runtime
     from zizou.hooks.sources import TrustStore
     from zizou.paths import user_config_dir
+    from zizou.session.unattended import open_unattended
 
     out = out or sys.stdout
     started = time.monotonic()
     if options.model_force:  # every deck runs on it: no other model need be opened
         options = options.model_copy(update={"model": options.model_force})
     try:
-        runtime = open_runtime(options, model, persist=False)
+        runtime = open_unattended(options, _warn, model, persist=False)
     except ZizouError as exc:  # no model to run on: a missing key, an unknown id
         raise UsageError(f"the deck {deck_ref} cannot run: {exc}") from None
     try:
@@ -148,7 +148,7 @@ def run_deck(
         return 0 if outcome.ok else EXIT_CODES.get(outcome.code, 1)
     finally:
         if stopped := runtime.close():
-            from zizou.headless import stopped_jobs
+            from zizou.session.unattended import stopped_jobs
 
             _warn(stopped_jobs(stopped))
 

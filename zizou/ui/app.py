@@ -202,12 +202,12 @@ class ZizouApp(KeyedApp):
             await self.conversations.show_opened()
             await self.models.check_opened()
             await self.modes.opened()
-            if self.session.runtime.untrusted:
+            if self.session.kernel.untrusted:
                 self.status.state = "a project hook waits for your answer…"
                 await self.hooks.ask_untrusted()
             self.mcp.watch()
-            self.composer.completer.mcp = self.session.runtime.mcp
-            if (setup := self.session.runtime.mcp) is not None and setup.waiting is not None:
+            self.composer.completer.mcp = self.session.kernel.mcp
+            if (setup := self.session.kernel.mcp) is not None and setup.waiting is not None:
                 self.status.state = "the project's MCP servers wait for your answer…"
                 await self.mcp.ask_waiting()
         finally:
@@ -244,19 +244,19 @@ class ZizouApp(KeyedApp):
 
     def release(self) -> None:
         if (session := self.opening.session) is not None:
-            session.runtime.close()
-            session.runtime.close_servers()
+            session.kernel.close()
+            session.kernel.close_servers()
 
     @on(SessionChanged)
     def _session_changed(self) -> None:
         session = self.opening.session
         if session is not None:
-            self.status.mode = session.runtime.state.mode
-            self.status.permission = session.runtime.agent.runner.rules.permission_mode
+            self.status.mode = session.kernel.state.mode
+            self.status.permission = session.kernel.rules.permission_mode
             self.sidebar.info = sidebar_info(session)
             used = session.last_request_tokens
             self.status.context = (used, session.context_window if used else None)
-            spending = session.runtime.spending
+            spending = session.kernel.spending
             caps = spending.caps
             self.status.spend = spend_use(
                 spending.spent_usd, caps.max_usd, spending.tokens, caps.max_tokens

@@ -174,7 +174,7 @@ class SlashCommands:
     async def _show_prompt(self) -> None:
         from zizou.ui.screens.text_viewer import TextViewerScreen
 
-        compiled = await asyncio.to_thread(self.session.runtime.prompt.preview)
+        compiled = await asyncio.to_thread(self.session.kernel.prompt.preview)
         layers = ", ".join(
             f"{name} {size:,} chars" + (f" ({note})" if note else "")
             for name, size, note in compiled.breakdown()
@@ -184,7 +184,7 @@ class SlashCommands:
         self.host.post_message(SessionChanged())
 
     async def context(self, args: list[str]) -> None:
-        prompt = self.session.runtime.prompt
+        prompt = self.session.kernel.prompt
         if not args:
             budget = f"Repo map budget: {prompt.map_tokens} tokens."
             await self.say(f"{budget} /context light|default|max changes it.")
@@ -198,7 +198,7 @@ class SlashCommands:
 
     async def instructions(self, args: list[str]) -> None:
         """/instructions: name, summary and source of each; /instructions NAME: its text."""
-        found = self.session.runtime.ctx.instructions
+        found = self.session.kernel.instructions
         if not found:
             await self.say("No instructions are installed.", fix=INSTRUCTIONS_FIX)
         elif args:
@@ -226,9 +226,9 @@ class SlashCommands:
 
     async def history(self, args: list[str]) -> None:
         """/history: how many earlier turns the model is sent; /history N|all sets it."""
-        agent = self.session.runtime.agent
+        kernel = self.session.kernel
         if not args:
-            window = agent.config.history_window
+            window = kernel.history_window
             await self.say(f"History window: {window_words(window)}", fix=HISTORY_FIX)
             return
         word = args[0].lower()
@@ -236,15 +236,15 @@ class SlashCommands:
             await self.say(f"Not a number of turns: {args[0]!r}.", "warning", HISTORY_FIX)
             return
         window = None if word == "all" else int(word)
-        agent.set_history_window(window)
+        kernel.set_history_window(window)
         await self.say(f"History window for this session: {window_words(window)}", "success")
 
     async def export(self, args: list[str]) -> None:
         session = self.session
-        runtime = session.runtime
-        messages = runtime.agent.conversation.messages
+        runtime = session.kernel
+        messages = runtime.conversation.messages
         text = transcript_markdown(runtime.session_id, session.model_id, messages)
-        redact = redactor_for(runtime.agent.model).redact
+        redact = redactor_for(runtime.model).redact
         name = " ".join(args) or None
         try:
             target = await asyncio.to_thread(
@@ -271,7 +271,7 @@ class SlashCommands:
                 f"Last turn: {tokens(last.input_tokens)} in, "
                 f"{tokens(last.output_tokens)} out, cost {cost(last.cost_usd)}."
             )
-        for used in session.runtime.spending.against_caps():
+        for used in session.kernel.spending.against_caps():
             lines.append(f"Spending cap: {used} spent in this run.")
         await self.say("\n".join(lines))
 
@@ -281,7 +281,7 @@ class SlashCommands:
         await self.say(status_text(self.session))
 
     async def log(self, args: list[str]) -> None:
-        log = self.session.runtime.debug_log
+        log = self.session.kernel.debug_log
         path = log.path if log is not None else debug_log_path(self.root)
         where = f"Debug log: {path}" + ("" if path.exists() else " (not written yet)")
         last = self.session.last_turn

@@ -43,13 +43,13 @@ class ContextCommands:
         if self.turns.busy:
             await self.notices.add_notice(BUSY, "warning")
             return
-        agent = self.opening.current.runtime.agent
-        if len(agent.conversation) == 0:
+        kernel = self.opening.current.kernel
+        if len(kernel.conversation) == 0:
             await self.notices.add_notice(NOTHING)
             return
         self.turns.set_status("compacting…")
         try:
-            event = await agent.compact(" ".join(args))
+            event = await kernel.compact(" ".join(args))
         except (ProviderError, StopTurn) as exc:  # the model failed, or a spending cap held
             await self.notices.add_notice(
                 f"The conversation was not compacted: {exc}", "error", "It is unchanged."
@@ -65,7 +65,7 @@ class ContextCommands:
         """/init: explore the project and write ZIZOU.md (the write asks for approval)."""
         from zizou.hooks.init import INIT_REQUEST
 
-        if self.opening.current.runtime.state.mode == "plan":
+        if self.opening.current.kernel.state.mode == "plan":
             await self.notices.add_notice(INIT_IN_PLAN, "warning")
             return
         await self.turns.add(INIT_REQUEST)

@@ -58,8 +58,8 @@ class Conversations:
         status bar when commands cannot run sandboxed. The prompt is rendered in a thread for
         the sidebar."""
         session = self.opening.current
-        runtime = session.runtime
-        if runtime.agent.conversation.messages:
+        runtime = session.kernel
+        if runtime.conversation.messages:
             await show_resumed(self.chat, session)
             await self.chat.add_notice(f"Resumed session {runtime.session_id}.")
         for warning in runtime.warnings:
@@ -70,7 +70,7 @@ class Conversations:
         self.host.run_worker(self._render_prompt(), group="prompt", exit_on_error=False)
 
     async def _render_prompt(self) -> None:
-        await asyncio.to_thread(self.opening.current.runtime.prompt.preview)
+        await asyncio.to_thread(self.opening.current.kernel.prompt.preview)
         self.host.post_message(SessionChanged())
 
     async def clear(self, args: list[str]) -> None:
@@ -86,7 +86,7 @@ class Conversations:
 
         session = self.opening.current
         summaries = await asyncio.to_thread(SessionStore(session.root).list)
-        current = session.runtime.session_id
+        current = session.kernel.session_id
         entries = [session_entry(s, s.id == current) for s in summaries]
 
         async def picked(session_id: str | None) -> None:
@@ -108,11 +108,11 @@ class Conversations:
         session = self.opening.current
         try:
             try:
-                runtime = await asyncio.to_thread(session.open_runtime, resume)
+                runtime = await asyncio.to_thread(session.open_successor, resume)
             except ZizouError as exc:
                 await self.chat.add_notice(str(exc), "error")
                 return
-            mode = session.runtime.state.mode
+            mode = session.kernel.state.mode
             session.adopt(runtime)
             await self.chat.clear()
             self.opening.conversation_dropped()

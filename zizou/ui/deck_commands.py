@@ -57,7 +57,7 @@ class DeckCommands:
 
     @property
     def env(self) -> DeckEnv | None:
-        return self.opening.current.runtime.decks
+        return self.opening.current.kernel.decks
 
     async def decks(self, args: list[str]) -> None:
         """/decks: every deck, then each file left out and why."""

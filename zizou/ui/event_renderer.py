@@ -161,7 +161,7 @@ class EventRenderer:
                 await row.show_outcome(recorded or outcome_of(CANCELLED), row.elapsed_s)
 
     def _records(self) -> list[Message]:
-        return self.session.runtime.state.conversation.records
+        return self.session.kernel.state.conversation.records
 
     async def _end_message(self) -> None:
         self._stop_retry()
@@ -212,7 +212,7 @@ class EventRenderer:
         )
 
     def _runs(self) -> Mapping[str, RunRecord]:
-        decks = self.session.runtime.decks
+        decks = self.session.kernel.decks
         return decks.runs if decks is not None else {}
 
     def _nested(self, event: Nested) -> None:
@@ -261,10 +261,10 @@ class EventRenderer:
         outcome = recorded or Outcome(event.ok, event.output)
         duration = None if outcome.note in NO_DURATION else event.duration_s
         if row.tool in COMMAND_TOOLS and (kept := output_ref(outcome.output)) is not None:
-            row.full_output = partial(kept_output, self.session.runtime.jobs, kept)
+            row.full_output = partial(kept_output, self.session.kernel.jobs, kept)
         await row.show_outcome(outcome, duration, event.diff)
         job_id = background_job(row.preview)
-        if job_id is not None and (job := self.session.runtime.jobs.get(job_id)) is not None:
+        if job_id is not None and (job := self.session.kernel.jobs.get(job_id)) is not None:
             row.follow_job(job)
         self._after_call()
 
@@ -276,7 +276,7 @@ class EventRenderer:
         )
 
     def _state_value(self) -> Mapping[str, Any] | None:
-        task = self.session.runtime.state.task
+        task = self.session.kernel.state.task
         return task.value if task is not None else None
 
     async def _show_plan(self, called: bool = False) -> bool:
@@ -316,10 +316,10 @@ class EventRenderer:
         self.finished = event
         await self._end_message()
         self.session.record_turn(event.usage)
-        decks = self.session.runtime.decks
+        decks = self.session.kernel.decks
         if decks is not None and decks.deck_calls.used:  # what the turn's decks spent counts too
             self.session.totals += decks.deck_calls.usage
-        hooks = self.session.runtime.hooks
+        hooks = self.session.kernel.hooks
         for warning in hooks.pending_warnings() if hooks is not None else ():
             await self.chat.add_notice(f"{warning.hook}: {warning.message}", "warning")
         if event.message and event.reason in TOLD_BY_NOTICE:

@@ -3,7 +3,7 @@ user's trust), `/hooks trust NAME` shows a waiting project hook's code and asks 
 it, and once the session is open each project hook that waits for trust is asked about, one
 after the other, before the messages typed meanwhile go (so a hook trusted now runs for them).
 
-Trusting saves the hook's hash and loads it (`Runtime.trust_hook`, in a thread: it writes the
+Trusting saves the hook's hash and loads it (`Session.trust_hook`, in a thread: it writes the
 trust file and runs the hook's module); it runs from the next model step. A hook left untrusted
 stays listed by `/hooks` for the session.
 """
@@ -19,7 +19,7 @@ from zizou.ui.host import SessionChanged, ShowScreen
 
 if TYPE_CHECKING:
     from zizou.hooks.runtime import HookSource
-    from zizou.runtime import Runtime
+    from zizou.session import Session
     from zizou.ui.host import Host, Notices
     from zizou.ui.opening import Opening
     from zizou.ui.widgets.messages import NoticeKind, TypingClock
@@ -38,8 +38,8 @@ class HookCommands:
         self.typing = typing
 
     @property
-    def runtime(self) -> Runtime:
-        return self.opening.current.runtime
+    def kernel(self) -> Session:
+        return self.opening.current.kernel
 
     async def say(self, text: str, kind: NoticeKind = "info", fix: str | None = None) -> None:
         await self.notices.add_notice(text, kind, fix)
@@ -48,22 +48,22 @@ class HookCommands:
         """/hooks, /hooks trust NAME."""
         verb = args[0].lower() if args else ""
         if not verb:
-            waiting = self.runtime.untrusted
+            waiting = self.kernel.untrusted
             fix = f"{TRUST_FIX} For instance: /hooks trust {waiting[0].name}" if waiting else None
-            await self.say(hooks_listing(self.runtime), fix=fix)
+            await self.say(hooks_listing(self.kernel), fix=fix)
         elif verb != "trust":
             await self.say(f"Unknown /hooks {args[0]!r}.", "warning", USAGE)
         elif len(args) < 2:
-            names = ", ".join(s.name for s in self.runtime.untrusted) or "none"
+            names = ", ".join(s.name for s in self.kernel.untrusted) or "none"
             await self.say(f"Which hook? Waiting for your trust: {names}.", "warning", USAGE)
-        elif (source := find_untrusted(self.runtime, args[1])) is not None:
+        elif (source := find_untrusted(self.kernel, args[1])) is not None:
             self.host.run_worker(self.ask(source), group="hooks")
         else:
-            await self.say(not_waiting(self.runtime, args[1]), "warning", "/hooks lists them.")
+            await self.say(not_waiting(self.kernel, args[1]), "warning", "/hooks lists them.")
 
     async def ask_untrusted(self) -> None:
         """At start-up: each project hook waiting for trust, one dialog after the other."""
-        for source in list(self.runtime.untrusted):
+        for source in list(self.kernel.untrusted):
             await self.ask(source)
 
     async def ask(self, source: HookSource) -> None:
@@ -84,7 +84,7 @@ class HookCommands:
                 fix=f"/hooks trust {source.name} asks again.",
             )
             return
-        runtime = self.runtime  # the session now: /clear may have replaced it meanwhile
+        runtime = self.kernel  # the session now: /clear may have replaced it meanwhile
         try:
             problem = await asyncio.to_thread(runtime.trust_hook, source)
         except (ZizouError, OSError, ValueError) as exc:  # the trust file could not be saved
@@ -108,7 +108,7 @@ def changed_since_trusted(source: HookSource) -> bool:
     return TrustStore(user_config_dir()).status(source) == "changed"
 
 
-def hooks_listing(runtime: Runtime) -> str:
+def hooks_listing(runtime: Session) -> str:
     """What `/hooks` says: the loaded hooks (and why one is disabled), those not loaded and
     why, and the project hooks waiting for the user's trust."""
     hooks = runtime.hooks
@@ -136,7 +136,7 @@ def hooks_listing(runtime: Runtime) -> str:
     return "\n".join(lines)
 
 
-def find_untrusted(runtime: Runtime, name: str) -> HookSource | None:
+def find_untrusted(runtime: Session, name: str) -> HookSource | None:
     """The waiting hook named `name`: its full name, or its file name when only one has it."""
     exact = [s for s in runtime.untrusted if s.name == name]
     if exact:
@@ -145,7 +145,7 @@ def find_untrusted(runtime: Runtime, name: str) -> HookSource | None:
     return by_file[0] if len(by_file) == 1 else None
 
 
-def not_waiting(runtime: Runtime, name: str) -> str:
+def not_waiting(runtime: Session, name: str) -> str:
     """Why `/hooks trust NAME` has nothing to ask about."""
     hooks = runtime.hooks
     loaded = [h.source.name for h in hooks.hooks] if hooks is not None else []
@@ -158,7 +158,7 @@ def not_waiting(runtime: Runtime, name: str) -> str:
     return f"No hook named {name!r} waits for your trust.{waiting}"
 
 
-def untrusted_warning(runtime: Runtime, warning: str) -> bool:
+def untrusted_warning(runtime: Session, warning: str) -> bool:
     """Whether `warning` is the runtime's note that a waiting hook was not run: the app asks
     about that hook instead."""
     return any(warning.startswith(f"the hook {s.name} was not run") for s in runtime.untrusted)

@@ -41,7 +41,7 @@ class JobCommands:
 
     @property
     def jobs(self) -> JobTable:
-        return self.opening.current.runtime.jobs
+        return self.opening.current.kernel.jobs
 
     async def command(self, args: list[str]) -> None:
         if not args:

@@ -18,8 +18,8 @@ from zizou.errors import UsageError
 
 if TYPE_CHECKING:
     from zizou.mcp.setup import McpSetup
-    from zizou.runtime import Runtime
-    from zizou.ui.session import ModelFactory, RuntimeFactory, UiSession
+    from zizou.session import Session
+    from zizou.ui.session import ModelFactory, SessionFactory, UiSession
 
 
 def run_tui(options: RunOptions, *, typed_ahead: str = "") -> int:
@@ -34,7 +34,7 @@ def run_tui(options: RunOptions, *, typed_ahead: str = "") -> int:
     approver = TuiApprover(options.root, save_prefix, save_tool_rule)
 
     def open_session() -> UiSession:  # in a thread, once the first frame is up
-        return build_session(options, approver)
+        return build_ui_session(options, approver)
 
     # Resuming opens the session first, so a wrong -r / -c is reported before any screen.
     resuming = options.session.resuming
@@ -53,10 +53,10 @@ def run_tui(options: RunOptions, *, typed_ahead: str = "") -> int:
         code = app.run()
     finally:
         if app.opening.session is not None:
-            stopped = app.opening.session.runtime.close()
-            app.opening.session.runtime.close_servers()
+            stopped = app.opening.session.kernel.close()
+            app.opening.session.kernel.close_servers()
     if stopped:  # the screen is gone: what zizou ended on its way out
-        from zizou.headless import stopped_jobs
+        from zizou.session.unattended import stopped_jobs
 
         print(f"zizou: {stopped_jobs(stopped)}")
     if app.opening.session is not None and (hint := app.opening.session.resume_hint(Path.cwd())):
@@ -85,30 +85,34 @@ def model_factory(options: RunOptions) -> ModelFactory:
     return open_it
 
 
-def runtime_factory(
+def session_factory(
     options: RunOptions, approver: Approver, *, persist: bool = True
-) -> RuntimeFactory:
-    """Runtimes as `options` describe them, with the app's current rules and the session it
+) -> SessionFactory:
+    """Sessions as `options` describe them, with the app's current rules and the session it
     asks for (None: a new one)."""
 
     shared: list[McpSetup] = []  # the MCP servers, started once and kept by /clear
 
-    def build(model: Model, rules: Rules, session: SessionChoice | None = None) -> Runtime:
-        from zizou.runtime import build_runtime
+    def build(model: Model, rules: Rules, session: SessionChoice | None = None) -> Session:
+        from zizou.session import build_session
 
         chosen = options.model_copy(update={"rules": rules, "session": session or SessionChoice()})
-        runtime = build_runtime(
-            chosen, model, approver, persist=persist, mcp=shared[0] if shared else None
+        runtime = build_session(
+            chosen,
+            model,
+            approver,
+            persist=persist,
+            mcp=shared[0] if shared else None,
+            owns_mcp=False,  # the app stops the servers when it quits
         )
         if not shared and runtime.mcp is not None:
             shared.append(runtime.mcp)
-        runtime.owns_mcp = False  # the app stops the servers when it quits
         return runtime
 
     return build
 
 
-def build_session(
+def build_ui_session(
     options: RunOptions,
     approver: Approver,
     *,
@@ -127,7 +131,7 @@ def build_session(
     except UsageError as exc:
         problem, kind = str(exc), getattr(exc, "kind", "usage")
         model = UnavailableModel(options.model, problem)
-    runtimes = runtime_factory(options, approver, persist=persist)
+    runtimes = session_factory(options, approver, persist=persist)
     runtime = runtimes(model, options.rules, options.session)
     return UiSession(
         runtime, options.root, models, runtimes, model_problem=problem, model_problem_kind=kind
@@ -154,4 +158,4 @@ def _preload() -> None:
         importlib.import_module(name)
 
 
-__all__ = ["build_session", "model_factory", "run_tui", "runtime_factory"]
+__all__ = ["build_ui_session", "model_factory", "run_tui", "session_factory"]

@@ -31,7 +31,7 @@ from zizou.ui.host import SessionChanged, ShowScreen
 if TYPE_CHECKING:
     from zizou.mcp.manager import McpServers
     from zizou.mcp.setup import McpSetup
-    from zizou.runtime import Runtime
+    from zizou.session import Session
     from zizou.ui.host import Host, Notices
     from zizou.ui.opening import Opening
     from zizou.ui.widgets.messages import NoticeKind, TypingClock
@@ -63,7 +63,7 @@ class McpCommands:
 
     @property
     def setup(self) -> McpSetup | None:
-        return self.opening.current.runtime.mcp
+        return self.opening.current.kernel.mcp
 
     async def say(self, text: str, kind: NoticeKind = "info", fix: str | None = None) -> None:
         await self.notices.add_notice(text, kind, fix)
@@ -202,7 +202,7 @@ class McpCommands:
         return attached(sent, read) if read else sent
 
 
-def waiting_warning(runtime: Runtime, warning: str) -> bool:
+def waiting_warning(runtime: Session, warning: str) -> bool:
     """Whether `warning` is the note that the project's MCP servers wait for approval: the
     app asks about them instead."""
     setup = runtime.mcp

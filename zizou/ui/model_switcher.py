@@ -90,7 +90,7 @@ class ModelSwitcher:
 
     async def model_id_command(self, args: list[str]) -> None:
         """/modelid: the id, and the address the model is reached at when it has its own."""
-        base = api_base_of(self.opening.current.runtime.agent.model)
+        base = api_base_of(self.opening.current.kernel.model)
         await self.say(f"Model: {self.model_id}" + (f" at {base}" if base else ""))
 
     async def switch_model(self, model_id: str) -> None:

@@ -11,7 +11,6 @@ next message; no keeps planning.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
 from zizou.ui.host import SessionChanged, ShowScreen
@@ -65,7 +64,7 @@ class ModeController:
 
     @property
     def state(self) -> SessionState:
-        return self.opening.current.runtime.state
+        return self.opening.current.kernel.state
 
     async def say(self, text: str, kind: NoticeKind = "info", fix: str | None = None) -> None:
         await self.notices.add_notice(text, kind, fix)
@@ -73,21 +72,21 @@ class ModeController:
     async def cycle(self) -> None:
         """Shift+Tab in the prompt: build (accept edits), build (auto), build (ask), plan, and
         round again: the session's mode and its permission mode in one cycle."""
-        book = self.opening.current.runtime.agent.runner.gates.book
+        kernel = self.opening.current.kernel
         if self.state.mode == "plan":
-            book.replace(dataclasses.replace(book.rules, permission_mode="accept-edits"))
+            kernel.set_permission_mode("accept-edits")
             await self.switch("build")
             return
         cycle: tuple[PermissionMode, ...] = ("accept-edits", "auto", "ask")
-        current = book.rules.permission_mode
+        current = kernel.rules.permission_mode
         if current == cycle[-1]:
             await self.switch("plan")
             return
         wanted = cycle[cycle.index(current) + 1]
-        book.replace(dataclasses.replace(book.rules, permission_mode=wanted))
+        kernel.set_permission_mode(wanted)
         self.host.post_message(SessionChanged())
         said = PERMISSIONS[wanted]
-        if wanted == "auto" and book.rules.sandbox != "on":
+        if wanted == "auto" and kernel.rules.sandbox != "on":
             said += " There is no sandbox here, so commands still ask."
         await self.say(said)
 

@@ -61,7 +61,7 @@ class Replayed:
 def session_records(session: UiSession) -> list[Shown]:
     """The session file's messages and turn marks, when the file holds the conversation the
     session has; else (a session that is not saved) its messages alone."""
-    runtime = session.runtime
+    runtime = session.kernel
     records = runtime.state.conversation.records
     try:
         lines: list[Record] = SessionStore(session.root).records(runtime.session_id)
@@ -117,10 +117,10 @@ async def show_conversation(chat: ChatView, session: UiSession) -> Replayed:
     """Show the session's conversation (the file is read in a thread: a long session is
     megabytes of JSON); what it adds up to is returned."""
     shown = await asyncio.to_thread(session_records, session)
-    runner = session.runtime.agent.runner
+    kernel = session.kernel
 
     def label(call: ToolCallPart) -> str:  # as the live row is labelled: by the tool
-        return runner.parse(ToolCall(call.id, call.name, call.arguments)).label
+        return kernel.call_label(ToolCall(call.id, call.name, call.arguments))
 
     return await replay(chat, shown, label)
 

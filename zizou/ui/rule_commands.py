@@ -17,7 +17,7 @@ from zizou.ui.screens.picker import Entry, PickerScreen
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from zizou.agent.calls import CallRunner
+    from zizou.session import Session
     from zizou.ui.host import Host, Notices
     from zizou.ui.opening import Opening
 
@@ -38,8 +38,8 @@ class RuleCommands:
         return self.opening.current.root
 
     @property
-    def runner(self) -> CallRunner:
-        return self.opening.current.runtime.agent.runner
+    def kernel(self) -> Session:
+        return self.opening.current.kernel
 
     async def permissions(self, args: list[str]) -> None:
         from zizou.config.project_rules import load_prefixes, load_tool_rules, rules_path
@@ -49,7 +49,7 @@ class RuleCommands:
         except ZizouError as exc:
             await self.notices.add_notice(str(exc), "error", None)
             return
-        rules = self.runner.rules
+        rules = self.kernel.rules
         entries = [Entry(p, f"run_bash: {p}", SAVED, True) for p in prefixes]
         entries += [Entry(f"{SAVED_TOOL}{t}", t, SAVED, True) for t in tools]
         entries += [
@@ -69,15 +69,15 @@ class RuleCommands:
         """Forget the saved rule an entry of the list stands for; it applies no more."""
         from zizou.config.project_rules import remove_prefix, remove_tool_rule
 
-        runner = self.runner
+        kernel = self.kernel
         if value.startswith(SAVED_TOOL):
             tool = value.removeprefix(SAVED_TOOL)
             remove_tool_rule(self.root, tool)
-            runner.gates.book.forget_tool(tool)  # saved, and "always" in this session
+            kernel.forget_tool_rule(tool)  # saved, and "always" in this session
             said = f"Removed the rule `{tool}`: that tool asks again."
         else:
             remove_prefix(self.root, value)
-            runner.gates.book.forget_prefix(value)
+            kernel.forget_command_rule(value)
             said = f"Removed the rule `{value}`: such commands ask again."
         await self.notices.add_notice(said, "success", None)
 

@@ -1,9 +1,9 @@
 """What the app knows about its agent session, kept apart from any widget.
 
-The runtime (agent, tools, prompt, session file, debug log) comes from
-`zizou.runtime.build_runtime`, as in headless mode. This adds what only a long-lived front end
-needs: running totals, switching the model, going on in a new or a resumed conversation, and why
-no model is usable (the key wizard's seam).
+The session itself (agent, tools, prompt, session file, debug log, and the operations on them)
+is a `zizou.session.Session` from `build_session`, as in headless mode. This adds what only a
+long-lived front end needs: running totals, switching the model by id, going on in a new or a
+resumed conversation, and why no model is usable (the key wizard's seam).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from zizou.errors import ProviderError
 
 if TYPE_CHECKING:
     from zizou.contracts.state import Subscriber
-    from zizou.runtime import Runtime, SessionChoice
+    from zizou.session import Session, SessionChoice
 
 
 class ModelFactory(Protocol):
@@ -34,12 +34,12 @@ class ModelFactory(Protocol):
     ) -> Model: ...
 
 
-class RuntimeFactory(Protocol):
+class SessionFactory(Protocol):
     """Builds a runtime: a new session, or the one `session` names (-c / -r)."""
 
     def __call__(
         self, model: Model, rules: Rules, session: SessionChoice | None = None
-    ) -> Runtime: ...
+    ) -> Session: ...
 
 
 class UnavailableModel(Model):
@@ -58,10 +58,10 @@ class UnavailableModel(Model):
 
 @dataclass
 class UiSession:
-    runtime: Runtime
+    kernel: Session
     root: Path
     model_factory: ModelFactory
-    runtime_factory: RuntimeFactory
+    session_factory: SessionFactory
     model_problem: str | None = None  # why the model is unusable; the key wizard's seam
     model_problem_kind: str | None = None  # "missing_key" opens the wizard; an unknown id not
     totals: Usage = field(default_factory=Usage)
@@ -73,7 +73,7 @@ class UiSession:
 
     @property
     def model_id(self) -> str:
-        return self.runtime.agent.model.id
+        return self.kernel.model.id
 
     @property
     def context_window(self) -> int | None:
@@ -81,7 +81,7 @@ class UiSession:
         once, without importing litellm); None when neither knows the model."""
         from zizou.providers.catalog import model_info
 
-        model = self.runtime.agent.model
+        model = self.kernel.model
         window = getattr(model, "context_window", None)
         if window is None and (info := model_info(model.id)) is not None:
             window = info.context_window
@@ -90,7 +90,7 @@ class UiSession:
     def watch_workspace(self, subscriber: Subscriber) -> None:
         """Tell `subscriber` each change of the workspace (from whichever thread makes it)."""
         self.watchers.append(subscriber)
-        self.runtime.state.subscribe(subscriber)
+        self.kernel.watch_state(subscriber)
 
     def record_step(self, usage: Usage) -> None:
         self.totals += usage
@@ -106,8 +106,8 @@ class UiSession:
         """How to come back to this conversation, said on quit; None when nothing was saved."""
         from zizou.sessions import find_project
 
-        runtime = self.runtime
-        if runtime.writer is None or not runtime.agent.conversation.messages:
+        runtime = self.kernel
+        if runtime.writer is None or not runtime.conversation.messages:
             return None
         here = "" if find_project(cwd) == self.root else f"-C {shlex.quote(str(self.root))} "
         return (
@@ -124,38 +124,33 @@ class UiSession:
     ) -> None:
         """Use `model_id` from the next request on; a UsageError (no key) leaves all as it was."""
         model = self.model_factory(model_id, api_key=api_key, api_base=api_base)
-        self.runtime.agent.switch_model(model)
+        self.kernel.switch_model(model)
         self.model_problem = self.model_problem_kind = None
 
-    def open_runtime(self, resume: str | None = None) -> Runtime:
-        """A runtime for a new conversation, or for the saved session `resume` (its history
+    def open_successor(self, resume: str | None = None) -> Session:
+        """A session for a new conversation, or for the saved session `resume` (its history
         loaded), with the current model and rules. It reads and writes files, so the app calls
         it in a thread; `adopt` then puts it in place. A UsageError (no such session) leaves
         all as it was."""
-        from zizou.runtime import SessionChoice
+        from zizou.session import SessionChoice
 
-        old = self.runtime
+        old = self.kernel
         choice = SessionChoice(resume=resume) if resume is not None else None
-        return self.runtime_factory(old.agent.model, old.agent.runner.rules, choice)
+        return self.session_factory(old.model, old.rules, choice)
 
-    def adopt(self, runtime: Runtime) -> None:
-        """Go on in `runtime` (from `open_runtime`), with the same open windows unless it has
+    def adopt(self, runtime: Session) -> None:
+        """Go on in `runtime` (from `open_successor`), with the same open windows unless it has
         its own (a resumed session keeps those) and the same background jobs; the old one is
         closed and the running totals start again, but not the run's spend: its caps hold for the
         whole run of the app."""
-        old = self.runtime
-        runtime.spending.carry(old.spending)
         for watcher in self.watchers:
-            runtime.state.subscribe(watcher)
-        if not runtime.state.windows:
-            runtime.state.restore(old.state.workspace.windows)
-        runtime.jobs.take_over(old.jobs)  # background jobs run on, in the app's new session
-        self.runtime = runtime
-        old.close()
+            runtime.watch_state(watcher)
+        self.kernel.hand_over(runtime)  # jobs, spend, windows: the old session closes
+        self.kernel = runtime
         self.totals = Usage()
         self.last_turn = None
         self.last_request_tokens = 0
         self.turns = 0
 
 
-__all__ = ["ModelFactory", "RuntimeFactory", "SetupMode", "UiSession", "UnavailableModel"]
+__all__ = ["ModelFactory", "SessionFactory", "SetupMode", "UiSession", "UnavailableModel"]

@@ -82,7 +82,7 @@ class UserShell:
 
     async def _run(self, command: str, row: ToolRow) -> None:
         started = time.monotonic()
-        jobs = self.opening.current.runtime.jobs  # its whole output is kept as the model's are
+        jobs = self.opening.current.kernel.jobs  # its whole output is kept as the model's are
         try:
             job = await jobs.start(
                 command,

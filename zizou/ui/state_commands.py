@@ -46,7 +46,7 @@ class StateCommands:
 
     @property
     def state(self) -> SessionState:
-        return self.opening.current.runtime.state
+        return self.opening.current.kernel.state
 
     @property
     def root(self) -> Path:

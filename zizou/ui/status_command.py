@@ -33,7 +33,7 @@ def key_line(session: UiSession) -> str:
     from zizou.providers.catalog import needs_key, provider_of
 
     provider = provider_of(session.model_id)
-    given = getattr(session.runtime.agent.model, "api_key", None)
+    given = getattr(session.kernel.model, "api_key", None)
     found = resolve_key(provider, flag=given if isinstance(given, str) else None)
     if found is None:
         return "not needed" if not needs_key(provider) else f"none: /keys {provider} sets one"
@@ -42,7 +42,7 @@ def key_line(session: UiSession) -> str:
 
 
 def mcp_line(session: UiSession) -> str:
-    setup = session.runtime.mcp
+    setup = session.kernel.mcp
     statuses = setup.servers.statuses() if setup is not None else []
     if not statuses:
         return "none (`zizou mcp add` adds one)"
@@ -59,8 +59,8 @@ def context_line(session: UiSession) -> str:
 
 
 def status_text(session: UiSession) -> str:
-    runtime = session.runtime
-    rules = runtime.agent.runner.rules
+    runtime = session.kernel
+    rules = runtime.rules
     rows = [
         ("Model", session.model_id),
         ("Key", key_line(session)),

@@ -105,7 +105,7 @@ class TurnController:
         await self.opening.wait_for_preload()
         session = self.opening.current
         renderer = self.renderer = EventRenderer(self.chat, session, self)
-        events = session.runtime.agent.run_turn(text)
+        events = session.kernel.run_turn(text)
         try:
             async for event in events:
                 await renderer.handle(event)
@@ -175,7 +175,7 @@ class TurnController:
     def _add_notes(self) -> None:
         if not self.notes or not self.opening.ready:
             return
-        conversation = self.opening.current.runtime.agent.conversation
+        conversation = self.opening.current.kernel.conversation
         for run in self.notes:
             conversation.add_user(shell_note(run.command, run.result), shell=run)
         self.notes.clear()

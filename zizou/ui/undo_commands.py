@@ -115,7 +115,7 @@ class UndoCommands:
 
     async def _usable(self, verb: str, args: list[str] | None = None) -> Checkpoints | None:
         """The session's checkpoints, when they can be used now; else says why not."""
-        checkpoints = self.opening.current.runtime.checkpoints
+        checkpoints = self.opening.current.kernel.checkpoints
         problem = None
         if self.turns.busy:
             problem = BUSY.format(verb=verb)
@@ -159,7 +159,7 @@ class UndoCommands:
     def _follow_turns(self) -> list[str]:
         """The task state, windows, hooks' state and sticky instructions as the turns left in
         the conversation left them; what could not be set back."""
-        runtime = self.opening.current.runtime
+        runtime = self.opening.current.kernel
         if runtime.checkpoints is None:
             return []
         problems = follow_turns(runtime.state, runtime.checkpoints.state_lines, runtime.session_id)

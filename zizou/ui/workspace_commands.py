@@ -89,7 +89,7 @@ class WorkspaceCommands:
 
     @property
     def state(self) -> SessionState:
-        return self.opening.current.runtime.state
+        return self.opening.current.kernel.state
 
     async def add(self, args: list[str]) -> None:
         if not args:

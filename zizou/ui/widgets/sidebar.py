@@ -143,7 +143,7 @@ def _field(text: Text, name: str, value: str) -> None:
 
 
 def sidebar_info(session: UiSession) -> SidebarInfo:
-    runtime = session.runtime
+    runtime = session.kernel
     last = runtime.prompt.last
     context = session.last_request_tokens
     task = runtime.state.task

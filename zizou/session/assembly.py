@@ -1,8 +1,10 @@
-"""Assembles one agent session (model, tools, prompt, permissions, session file) for either
-front end.
+"""The one place a session is put together: the model, the tools and their context, the
+prompt, the rules every call obeys (`CallGates`), the session file, the debug log, hooks,
+checkpoints, checks, decks and MCP servers, each given to what uses it at construction.
 
-The TUI and headless mode both call `build_runtime` with the same `RunOptions`, so they run the
-very same loop under the same limits and rules.
+Every front end (the app, `zizou -p`, `zizou run`, `zizou acp`) calls `build_session` with the
+same `RunOptions`, so they run the very same loop under the same limits and rules; a deck's
+child derives its parts from these (`CallGates.for_child`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ import os
 import secrets
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
@@ -55,7 +56,8 @@ from zizou.mcp.connection import Launch
 from zizou.mcp.setup import McpSetup, open_servers
 from zizou.paths import user_config_dir
 from zizou.repomap import repo_map_for
-from zizou.sandbox import Sandbox, SandboxStatus, detect, hidden_dirs_for
+from zizou.sandbox import Sandbox, detect, hidden_dirs_for
+from zizou.session.kernel import Session
 from zizou.sessions import SessionStore, SessionWriter
 from zizou.sessions.records import StateRecord
 from zizou.sessions.store import LoadedSession
@@ -67,72 +69,6 @@ from zizou.tools.jobs.left_running import sweep as sweep_left_running
 from zizou.tools.open_in_workspace import open_window
 from zizou.tools.read_file import FileProblem
 from zizou.trace import DebugLog, Redactor, ensure_excluded, open_debug_log, session_secrets
-
-
-@dataclass
-class Runtime:
-    session_id: str
-    agent: Agent
-    ctx: ToolContext
-    prompt: PromptBuilder
-    writer: SessionWriter | None = None
-    warnings: list[str] = field(default_factory=list)
-    debug_log: DebugLog | None = None  # its `problem` says when writing it failed
-    schema_error: SchemaError | None = None  # the project's state schema, when it is unusable
-    hooks: HookRuntime | None = None
-    untrusted: list[HookSource] = field(default_factory=list)  # project hooks awaiting trust
-    checkpoints: Checkpoints | None = None  # undo, redo and rewind of the session's turns
-    decks: DeckEnv | None = None  # the project's decks (sub-agents), run as tools
-    mcp: McpSetup | None = None  # the MCP servers (shared by the app's runtimes)
-    owns_mcp: bool = True  # `close` stops the servers too (the app closes them itself)
-
-    def trust_hook(self, source: HookSource) -> str | None:
-        """The user approved `source` as it is now: remember its hash and run it from the next
-        step; a warning when it fails to load."""
-        TrustStore(user_config_dir()).trust(source)
-        self.untrusted = [s for s in self.untrusted if s.name != source.name]
-        return self.hooks.add(source) if self.hooks is not None else None
-
-    @property
-    def state(self) -> SessionState:
-        """The session's state: the conversation, the files in view, what the model saw."""
-        state = self.ctx.state
-        assert isinstance(state, SessionState)
-        return state
-
-    @property
-    def spending(self) -> Spending:
-        """The run's spend, its caps and the per-turn cap on model calls."""
-        spending = self.agent.spending
-        assert spending is not None
-        return spending
-
-    @property
-    def jobs(self) -> JobTable:
-        """The commands the model started: background jobs and the outputs kept for it."""
-        return self.ctx.jobs
-
-    @property
-    def sandbox_status(self) -> SandboxStatus:
-        sandbox = self.ctx.sandbox
-        return sandbox.status if sandbox is not None else SandboxStatus("off")
-
-    def close(self) -> list[str]:
-        """End the session: every command's process group is ended (no process is left
-        behind), the files are closed. The background jobs that were still running."""
-        stopped = self.jobs.close()
-        if self.writer is not None:
-            self.writer.close()
-        if self.debug_log is not None:
-            self.debug_log.close()
-        if self.owns_mcp:
-            self.close_servers()
-        return stopped
-
-    def close_servers(self) -> None:
-        """Stop every MCP server: each process group ends."""
-        if self.mcp is not None:
-            self.mcp.servers.close()
 
 
 def new_session_id() -> str:
@@ -156,17 +92,19 @@ class SessionRedaction:
         return self._redactor.redact(text)
 
 
-def build_runtime(
+def build_session(
     options: RunOptions,
     model: Model,
     approver: Approver,
     *,
     persist: bool = True,
     mcp: McpSetup | None = None,
-) -> Runtime:
+    owns_mcp: bool = True,
+) -> Session:
     """The runtime `options` describe, around `model`, asking `approver`; `persist=False` keeps
     no session file (tests). The MCP servers start in the background at the end (`mcp`: the
-    servers of an earlier runtime of the app, kept)."""
+    servers of an earlier session of the app, kept); `owns_mcp=False` leaves stopping them to
+    the caller (the app stops them when it quits)."""
     root = options.root
     ensure_excluded(root)  # zizou-debug.log and .zizou/ are never committed by accident
     registry = default_registry()
@@ -176,7 +114,7 @@ def build_runtime(
     )
     boxed = Sandbox(root, status, hidden_dirs_for(user_config_dir()))
     redact = SessionRedaction()  # session files never hold a key
-    session_id, state, writer, opened, loaded = _open_session(
+    session_id, state, writer, opened, loaded = _open_session_file(
         root, model.id, options.session, persist, redact
     )
     schema_error, task_warnings = _task_state(root, state, loaded.state if loaded else ())
@@ -254,7 +192,7 @@ def build_runtime(
         turns=loaded.turns if loaded is not None else 0,  # a hook's turn_number goes on
     )
     later.agent = redact.agent = agent
-    runtime = Runtime(
+    runtime = Session(
         session_id,
         agent,
         ctx,
@@ -268,6 +206,7 @@ def build_runtime(
         checkpoints,
         decks,
         servers,
+        owns_mcp,
     )
     servers.servers.start()  # in the background: nothing waits for a server
     return runtime
@@ -522,7 +461,7 @@ def _task_state(
     return None, warnings
 
 
-def _open_session(
+def _open_session_file(
     root: Path,
     model_id: str,
     choice: SessionChoice,
@@ -578,10 +517,10 @@ def _first_job(state: SessionState) -> int:
 
 
 __all__ = [
-    "Runtime",
+    "Session",
     "SessionChoice",
     "SessionRedaction",
-    "build_runtime",
+    "build_session",
     "mcp_setup",
     "new_session_id",
 ]
