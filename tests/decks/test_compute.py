@@ -122,7 +122,7 @@ async def test_a_tool_runs_through_the_parent_and_is_traced(tmp_path: Path) -> N
     trace: list[dict[str, Any]] = []
     runtime = session(tmp_path)
     assert runtime.decks is not None
-    runtime.decks.sink = trace.append
+    runtime.decks.tracing.sink = trace.append
     outcome = await run(runtime, "reader", "x", seen.append)
     assert outcome.ok and "alpha" in outcome.output["summary"]
     assert [type(n.event) for n in seen] == [ToolCallStarted, ToolCallFinished]

@@ -75,10 +75,7 @@ def run_deck(
     model: Any = None,
 ) -> int:
     """Run the deck `deck_ref` names as `options` say; the exit code."""
-    from zizou.decks.refs import resolve_or_load
-    from zizou.decks.tools import Caller, action_of, input_from_text
-    from zizou.hooks.sources import TrustStore
-    from zizou.paths import user_config_dir
+    from zizou.decks.tools import Caller, input_from_text
     from zizou.session.unattended import open_unattended
 
     out = out or sys.stdout
@@ -94,30 +91,22 @@ def run_deck(
         assert env is not None
         for warning in runtime.warnings:
             _warn(warning)
-        config_dir = user_config_dir()
-        env.decks, deck = resolve_or_load(
-            env.decks,
-            deck_ref,
-            Path.cwd(),
-            options.root,
-            config_dir,
-            trust=TrustStore(config_dir),
-            trust_all=options.trust_hooks,
-        )
+        deck = runtime.find_deck(deck_ref, Path.cwd(), trust_all=options.trust_hooks)
         value = input_from_text(deck, input_text)
         task = _load_state(deck, state_file)
         stream = options.output_format == "stream-json"
         if stream:
-            env.sink = lambda event: _line(out, event)
+            env.tracing.sink = lambda event: _line(out, event)
         log = runtime.debug_log
         if log is not None:
             log.begin_turn(f"zizou run {deck_ref}", [])
         caller = Caller(state=task)
-        outcome = asyncio.run(env.call(deck, action_of(deck), value, caller, None))
+        title = f"zizou run {deck_ref}"
+        outcome = asyncio.run(runtime.run_deck(deck, value, title=title, caller=caller))
         if log is not None:
             _close_log(log, outcome, env.deck_calls)
-        if env.trace_problem:
-            _warn(env.trace_problem)
+        if env.tracing.problem:
+            _warn(env.tracing.problem)
         if task is not None and state_file is not None:
             _save_state(task, state_file)
         usage = env.deck_calls.usage

@@ -20,12 +20,22 @@ if TYPE_CHECKING:
 class DeckHost(Protocol):
     """The runner a deck runs under."""
 
-    root: Path
     decks: DeckSet
-    ctx: ToolContext
-    gates: CallGates
-    debug_log: NestedLog | None
-    extra_tools: ToolSource | None
+
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def ctx(self) -> ToolContext: ...
+
+    @property
+    def gates(self) -> CallGates: ...
+
+    @property
+    def debug_log(self) -> NestedLog | None: ...
+
+    @property
+    def extra_tools(self) -> ToolSource | None: ...
 
     async def call(
         self,

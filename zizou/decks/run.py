@@ -26,7 +26,8 @@ import dataclasses
 import json
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -74,7 +75,8 @@ from zizou.decks.tools import (
     schema_problems,
 )
 from zizou.decks.toolset import deck_registry
-from zizou.decks.trace import Trace, new_run_id, prune_traces
+from zizou.decks.trace import new_run_id
+from zizou.decks.tracing import DeckTracing
 from zizou.errors import ZizouError
 from zizou.tools import Tool, ToolContext, ToolSource
 
@@ -124,29 +126,73 @@ class RunRecord:
     outcome: Outcome | None = None
 
 
+@dataclass(frozen=True)
+class DeckParent:
+    """What the session lends its decks' runs, each run's derived from it: the tool context
+    (environment, sandbox, repo map, instructions), the main runner's gates (core/gates.py: its
+    approver and rule book, so "always" said anywhere holds everywhere; hooks' policy, plan mode,
+    the checkpoints, the checks), the model resolution, the run's spending (its caps and its
+    per-turn call cap) and the MCP servers' tools a deck may list."""
+
+    ctx: ToolContext
+    gates: CallGates
+    models: Models
+    spending: Spending | None = None
+    extra_tools: ToolSource | None = None
+
+
 @dataclass
 class DeckEnv:
     """What every deck run of a session shares (see the module's docstring)."""
 
-    root: Path
     decks: DeckSet
-    ctx: ToolContext  # the parent's: its environment, sandbox, repo map and instructions
-    # The main runner's gates (core/gates.py), each run's derived from them: its approver
-    # and rule book ("always" said anywhere holds everywhere), hooks' policy, plan mode, the
-    # checkpoints (a deck's edits are undone like any) and the checks.
-    gates: CallGates
-    models: Models
+    parent: DeckParent
+    tracing: DeckTracing
     deck_calls: DeckCalls = field(default_factory=DeckCalls)  # this turn's
-    spending: Spending | None = None  # the run's: its caps and its per-turn call cap
-    sink: Callable[[dict[str, Any]], None] | None = None  # trace events as they happen
-    redact: Callable[[str], str] | None = None
-    persist_traces: bool = True
-    debug_log: NestedLog | None = None  # the requests and events of every run, as they happen
-    extra_tools: ToolSource | None = None  # the MCP servers' tools a deck may list
-    traces: dict[str, Trace] = field(default_factory=dict)  # the runs going on, by id
-    trace_problem: str | None = None  # why a trace could not be written, the latest
     runs: dict[str, RunRecord] = field(default_factory=dict)  # the latest, by actionCallId
-    pruned: bool = False
+
+    # The parent's parts, as the runs read them.
+
+    @property
+    def root(self) -> Path:
+        return self.parent.ctx.root
+
+    @property
+    def ctx(self) -> ToolContext:
+        return self.parent.ctx
+
+    @property
+    def gates(self) -> CallGates:
+        return self.parent.gates
+
+    @property
+    def models(self) -> Models:
+        return self.parent.models
+
+    @property
+    def spending(self) -> Spending | None:
+        return self.parent.spending
+
+    @property
+    def extra_tools(self) -> ToolSource | None:
+        return self.parent.extra_tools
+
+    @property
+    def debug_log(self) -> NestedLog | None:
+        return self.tracing.debug_log
+
+    @contextmanager
+    def kept_from_undo(self) -> Iterator[None]:
+        """Within it, the runs' edits are not kept for undo: a `/run` is no turn of the
+        conversation (rather than kept under the turn before, which /undo would revert)."""
+        parent = self.parent
+        self.parent = dataclasses.replace(
+            parent, gates=dataclasses.replace(parent.gates, changes=None)
+        )
+        try:
+            yield
+        finally:
+            self.parent = parent
 
     # The main agent's turns: the tally, and the cap on model calls, are per turn.
 
@@ -182,17 +228,8 @@ class DeckEnv:
         depth = caller.depth + 1
         started = time.monotonic()
         outcome = Outcome(False, code="runtime", message="the run failed")  # until it ends
-        run_id = caller.run_id or new_run_id()
-        trace = self.traces.get(run_id)
-        opened_here = trace is None
-        if trace is None:
-            if not self.pruned:  # the oldest traces beyond the last 200 go, once a session
-                self.pruned = True
-                await asyncio.to_thread(prune_traces, self.root)
-            trace = Trace(
-                self.root, run_id, sink=self.sink, redact=self.redact, persist=self.persist_traces
-            )
-            self.traces[run_id] = trace
+        trace, opened_here = await self.tracing.trace_for(caller.run_id or new_run_id())
+        if opened_here:
             trace.event("run.start", deckPath=self.shown(deck.path), actionName=action.name)
         action_call_id = "a" + secrets.token_hex(4)
         activity = action.activity or action.name
@@ -225,10 +262,8 @@ class DeckEnv:
                 end["error"] = _error(outcome)
             trace.event("action.end", **ids, **end)
             if opened_here:
-                self.traces.pop(run_id, None)
                 trace.event("run.end", deckPath=self.shown(deck.path), **end)
-                trace.close()
-                self.trace_problem = trace.problem or self.trace_problem
+                self.tracing.closed(trace)
         return outcome
 
     async def _guarded(self, run: ActionRun) -> Outcome:

@@ -45,7 +45,8 @@ from zizou.contracts.task_state import (
 from zizou.contracts.windows import WindowError, parse_cli_spec
 from zizou.contracts.workspace import Window
 from zizou.decks.loader import load_decks
-from zizou.decks.run import DeckEnv, Models, main_tools
+from zizou.decks.run import DeckEnv, DeckParent, Models, main_tools
+from zizou.decks.tracing import DeckTracing
 from zizou.env import scrubbed_env
 from zizou.errors import PathError, UsageError
 from zizou.hooks.init import init_hook
@@ -293,17 +294,9 @@ def _decks(
     warnings.extend(
         f"a deck was left out: {problem} (see `zizou decks check`)" for problem in found.problems
     )
-    return DeckEnv(
-        options.root,
-        found,
-        ctx,
-        gates,
-        models=Models(lambda: agent().model, partial(_deck_model, options), options.model_force),
-        redact=redact,
-        debug_log=log,
-        spending=spending,
-        extra_tools=mcp.servers,
-    )
+    models = Models(lambda: agent().model, partial(_deck_model, options), options.model_force)
+    parent = DeckParent(ctx, gates, models, spending, extra_tools=mcp.servers)
+    return DeckEnv(found, parent, DeckTracing(options.root, redact=redact, debug_log=log))
 
 
 def _checks(

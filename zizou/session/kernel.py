@@ -12,12 +12,15 @@ session that follows it: a cleared or a resumed conversation.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from zizou.checkpoints import UndoError
+from zizou.checkpoints.session_state import follow_turns
 from zizou.contracts.state import SessionState
+from zizou.errors import UsageError
 from zizou.hooks.sources import TrustStore
 from zizou.paths import user_config_dir
 from zizou.sandbox import SandboxStatus
@@ -27,20 +30,31 @@ if TYPE_CHECKING:
     from zizou.agent.permissions import PermissionMode, Rules
     from zizou.agent.prompt import PromptBuilder
     from zizou.agent.spending import Spending
-    from zizou.checkpoints import Checkpoints
+    from zizou.checkpoints import Checkpoints, UndoResult
     from zizou.contracts.conversation import Conversation
-    from zizou.contracts.events import AnyEvent, Compacted
+    from zizou.contracts.events import AnyEvent, Compacted, Nested
     from zizou.contracts.instructions import InstructionSet
     from zizou.contracts.protocols import Model, ToolCall
     from zizou.contracts.state import Subscriber
     from zizou.contracts.task_state import SchemaError
     from zizou.decks.run import DeckEnv
+    from zizou.decks.spec import Deck
+    from zizou.decks.tools import Caller, Outcome
     from zizou.hooks.runtime import HookRuntime, HookSource
     from zizou.mcp.setup import McpSetup
     from zizou.sessions import SessionWriter
     from zizou.tools import ToolContext
     from zizou.tools.jobs import JobTable
     from zizou.trace import DebugLog
+
+
+@dataclass(frozen=True)
+class TakenBack:
+    """What an undo, a redo or a rewind did: the files, and what of the session's state (task
+    state, windows, hooks' state) could not be set back as the turns left in it left it."""
+
+    result: UndoResult
+    problems: list[str]
 
 
 @dataclass
@@ -163,6 +177,77 @@ class Session:
         """Commands starting with `prefix` ask again."""
         self.agent.runner.gates.book.forget_prefix(prefix)
 
+    def undo(self, force: bool = False) -> TakenBack:
+        """Undo the last turn: its files, its messages, and the state it set. UndoError when
+        there is none; UndoRefused (nothing changed) when a file changed outside zizou since,
+        unless `force`."""
+        return self._take_back(lambda checkpoints: checkpoints.undo(force))
+
+    def redo(self, force: bool = False) -> TakenBack:
+        """Do the last undone turn again, as `undo` refuses."""
+        return self._take_back(lambda checkpoints: checkpoints.redo(force))
+
+    def rewind(self, to_turn: int, force: bool = False) -> TakenBack:
+        """Undo every turn from the last back to `to_turn` (a `TurnInfo.turn`)."""
+        return self._take_back(lambda checkpoints: checkpoints.rewind(to_turn, force))
+
+    def _take_back(self, do: Callable[[Checkpoints], UndoResult]) -> TakenBack:
+        checkpoints = self.checkpoints
+        if checkpoints is None:
+            raise UndoError("undo is not available in this session: its changes were not recorded")
+        result = do(checkpoints)
+        problems = follow_turns(self.state, checkpoints.state_lines, self.session_id)
+        if self.hooks is not None:
+            self.hooks.state_restored()
+        return TakenBack(result, problems)
+
+    def find_deck(self, ref: str, cwd: Path, *, trust_all: bool = False) -> Deck:
+        """The deck `ref` names: a deck of the session, or a deck file's path (from `cwd`),
+        loaded and kept among the session's decks. UsageError when there is none."""
+        from zizou.decks.refs import resolve_or_load
+
+        env = self._decks()
+        config_dir = user_config_dir()
+        env.decks, deck = resolve_or_load(
+            env.decks,
+            ref,
+            cwd,
+            self.root,
+            config_dir,
+            trust=TrustStore(config_dir),
+            trust_all=trust_all,
+        )
+        return deck
+
+    async def run_deck(
+        self,
+        deck: Deck,
+        value: Any,
+        *,
+        title: str,
+        caller: Caller | None = None,
+        nest: Callable[[Nested], None] | None = None,
+        kept_for_undo: bool = True,
+    ) -> Outcome:
+        """Run `deck` on `value` (its validated input) outside a turn (`/run`, `zizou run`),
+        under every gate of the session; `title` names it where a turn's text would. Its model
+        calls are counted afresh (`decks.deck_calls`). `kept_for_undo=False`: its edits are
+        not kept for undo, as it is no turn of the conversation."""
+        from zizou.decks.tools import Caller, action_of
+
+        env = self._decks()
+        env.begin_turn(title, [])  # the cap on model calls is per run
+        action, caller = action_of(deck), caller or Caller()
+        if kept_for_undo:
+            return await env.call(deck, action, value, caller, nest)
+        with env.kept_from_undo():
+            return await env.call(deck, action, value, caller, nest)
+
+    def _decks(self) -> DeckEnv:
+        if self.decks is None:
+            raise UsageError("decks are not available in this session")
+        return self.decks
+
     def watch_state(self, subscriber: Subscriber) -> None:
         """Tell `subscriber` each change of the workspace and the task state."""
         self.state.subscribe(subscriber)
@@ -205,4 +290,4 @@ class Session:
             self.mcp.servers.close()
 
 
-__all__ = ["Session"]
+__all__ = ["Session", "TakenBack"]

@@ -11,7 +11,6 @@ turn; its approvals are asked as any are. It waits for no turn: while one runs, 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import secrets
 import time
@@ -19,12 +18,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from zizou.decks.display import nested_line, signature
-from zizou.decks.refs import resolve_or_load
-from zizou.decks.tools import Caller, action_of, input_from_text, short_input
 from zizou.decks.tools import Outcome as DeckOutcome
+from zizou.decks.tools import input_from_text, short_input
 from zizou.errors import UsageError
-from zizou.hooks.sources import TrustStore
-from zizou.paths import user_config_dir
 from zizou.ui.host import SessionChanged
 from zizou.ui.outcome import Outcome
 from zizou.ui.widgets.deck_row import DeckRow
@@ -85,15 +81,7 @@ class DeckCommands:
             await self.chat.add_notice(f"Which deck? The decks: {names}.", "warning", USAGE)
             return
         try:
-            config_dir = user_config_dir()
-            env.decks, deck = resolve_or_load(
-                env.decks,
-                args[0],
-                self.opening.root,
-                self.opening.root,
-                config_dir,
-                trust=TrustStore(config_dir),
-            )
+            deck = self.opening.current.kernel.find_deck(args[0], self.opening.root)
             value = input_from_text(deck, rest.strip() or None)
         except UsageError as exc:
             await self.chat.add_notice(sentence(str(exc)), "warning", USAGE)
@@ -108,15 +96,13 @@ class DeckCommands:
         row = DeckRow(call_id, deck.name, arguments, summary=label, runs=lambda: env.runs)
         await self.chat.add(row)
         self.turns.set_status(f"running the deck {deck.name}…")
-        env.begin_turn(f"/run {deck.name}", [])  # the cap on model calls is per run
-        # Undo takes back turns of the conversation, and a /run is none: its edits are not
-        # kept for it (rather than kept under the turn before, which /undo would then revert).
-        gates, env.gates = env.gates, dataclasses.replace(env.gates, changes=None)
         started = time.monotonic()
         try:
             try:
                 nest = shown_on(row, self.turns.set_status)
-                outcome = await env.call(deck, action_of(deck), value, Caller(), nest)
+                outcome = await self.opening.current.kernel.run_deck(
+                    deck, value, title=f"/run {deck.name}", nest=nest, kept_for_undo=False
+                )
             except Exception as exc:  # a bug in the run: said, not lost in a worker
                 outcome = DeckOutcome(False, code="runtime", message=str(exc))
             await self._show(deck, row, outcome, time.monotonic() - started)
@@ -125,7 +111,6 @@ class DeckCommands:
                 await self._stopped(deck, row, time.monotonic() - started)
             raise
         finally:
-            env.gates = gates
             self._count(env)
             if self.chat.is_attached:
                 await self.turns.ready()  # what was sent meanwhile goes now

@@ -34,8 +34,8 @@ from zizou.checkpoints import (
     UndoResult,
     caveats,
 )
-from zizou.checkpoints.session_state import follow_turns
 from zizou.errors import ZizouError
+from zizou.session.kernel import TakenBack
 from zizou.ui.conversations import TAGLINE
 from zizou.ui.host import SessionChanged, ShowScreen
 from zizou.ui.resumed import show_conversation
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from zizou.ui.widgets.chat_view import ChatView
     from zizou.ui.widgets.composer import Composer
 
-Do = Callable[[bool], UndoResult]  # undo, redo or rewind; True: go ahead despite the conflicts
+Do = Callable[[bool], TakenBack]  # undo, redo or rewind; True: go ahead despite the conflicts
 
 BUSY = "A turn is running: /{verb} once it ends (Esc stops it)."
 UNAVAILABLE = "Undo is not available in this session: its changes were not recorded."
@@ -87,13 +87,13 @@ class UndoCommands:
 
     async def undo(self, args: list[str]) -> None:
         """/undo: undo the last turn, its files and its messages."""
-        if (checkpoints := await self._usable("undo", args)) is not None:
-            await self._attempt("undo", checkpoints.undo)
+        if await self._usable("undo", args) is not None:
+            await self._attempt("undo", self.opening.current.kernel.undo)
 
     async def redo(self, args: list[str]) -> None:
         """/redo: do the last undone turn again."""
-        if (checkpoints := await self._usable("redo", args)) is not None:
-            await self._attempt("redo", checkpoints.redo)
+        if await self._usable("redo", args) is not None:
+            await self._attempt("redo", self.opening.current.kernel.redo)
 
     async def rewind(self, args: list[str]) -> None:
         """/rewind: pick a turn; it and every later one are undone."""
@@ -108,7 +108,8 @@ class UndoCommands:
 
         async def picked(value: str | None) -> None:
             if value is not None:
-                await self._attempt("rewind", partial(checkpoints.rewind, int(value)))
+                kernel = self.opening.current.kernel
+                await self._attempt("rewind", partial(kernel.rewind, int(value)))
 
         entries = [turn_entry(info) for info in reversed(found)]  # the latest first
         self.host.post_message(ShowScreen(PickerScreen(REWIND_TITLE, entries), picked))
@@ -135,7 +136,7 @@ class UndoCommands:
         self.opening.hold()  # what is sent meanwhile queues
         try:
             try:
-                result = await asyncio.to_thread(do, force)
+                taken = await asyncio.to_thread(do, force)
             except UndoRefused as refused:
                 self._ask(verb, do, refused)
                 return
@@ -146,7 +147,7 @@ class UndoCommands:
                 await self._show_again()
                 await self.chat.add_notice(f"The {verb} failed: {exc}", "error")
                 return
-            problems = await asyncio.to_thread(self._follow_turns)
+            result, problems = taken.result, taken.problems
             self.opening.current.last_request_tokens = 0  # the context in use is not known
             await self._show_again()
             await self._report(verb, result)
@@ -155,17 +156,6 @@ class UndoCommands:
         finally:
             await self.turns.ready()
             self.host.post_message(SessionChanged())
-
-    def _follow_turns(self) -> list[str]:
-        """The task state, windows, hooks' state and sticky instructions as the turns left in
-        the conversation left them; what could not be set back."""
-        runtime = self.opening.current.kernel
-        if runtime.checkpoints is None:
-            return []
-        problems = follow_turns(runtime.state, runtime.checkpoints.state_lines, runtime.session_id)
-        if runtime.hooks is not None:
-            runtime.hooks.state_restored()
-        return problems
 
     def _ask(self, verb: str, do: Do, refused: UndoRefused) -> None:
         async def answered(yes: bool | None) -> None:
