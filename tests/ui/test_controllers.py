@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from fake_host import FakeHost, FakeNotices
@@ -35,16 +34,9 @@ class Controllers:
         self.models = ModelSwitcher(
             self.host, self.opening, self.notices, self.status, KeyServices(environ={})
         )
-        swaps = SimpleNamespace(clear=None, sessions=None)  # these need the conversation view
         self.workspace = WorkspaceCommands(self.opening, self.notices)
-        self.commands = SlashCommands(
-            self.host,
-            self.opening,
-            self.notices,
-            self.models,
-            swaps,  # type: ignore[arg-type]
-            self.workspace,
-        )
+        owners = [self.models, self.workspace]  # /clear and /sessions need the chat: not here
+        self.commands = SlashCommands(self.host, self.opening, self.notices, owners)
 
 
 @pytest.fixture

@@ -73,12 +73,13 @@ async def test_slash_completes_commands(make_app: MakeApp) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"/mod")
-        assert [s.label for s in app.composer.suggestions][:2] == [
+        assert [s.label for s in app.composer.suggestions][:3] == [
+            "/mode [build|plan]",
             "/model [provider] [model]",
-            "/models",
+            "/modelid",
         ]
         await pilot.press("tab")
-        assert app.composer.text == "/model "
+        assert app.composer.text == "/mode "
 
 
 async def test_bang_runs_the_users_own_command_and_shows_its_output(

@@ -122,23 +122,19 @@ class ZizouApp(KeyedApp):
         self.turns.on_finished = self.modes.turn_done  # the plan gate
         self.turns.attention = self.attention
         self.hooks = HookCommands(self, self.opening, self.chat, self.typing)
-        self.commands = SlashCommands(
-            self,
-            self.opening,
-            self.chat,
+        self.mcp = McpCommands(self, self.opening, self.chat, self.typing)
+        owners = [
             self.models,
             self.conversations,
             self.workspace,
             self.modes,
             self.hooks,
+            self.mcp,
             ContextCommands(self, self.opening, self.chat, self.turns),
             UndoCommands(self, self.opening, self.chat, self.turns, self.composer),
-        )
-        decks = DeckCommands(self, self.opening, self.chat, self.turns)
-        self.commands.table["decks"] = decks.decks
-        self.mcp = McpCommands(self, self.opening, self.chat, self.typing)
-        self.commands.table["mcp"] = self.mcp.command
-        self.commands.raw_table["run"] = decks.run
+            DeckCommands(self, self.opening, self.chat, self.turns),
+        ]
+        self.commands = SlashCommands(self, self.opening, self.chat, owners)
         self.shell = UserShell(self, self.opening, self.chat)
         self.router = InputRouter(
             self, self.opening, self.chat, self.composer, self.turns, self.commands, self.shell

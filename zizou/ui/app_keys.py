@@ -154,6 +154,9 @@ class KeyedApp(App[int]):
     def action_toggle_sidebar(self) -> None:
         self.sidebar.toggle(self.size.width)
         self._sidebar_fitted()
+        # The chat's width changes once the layout is redone: the mascot's form follows then
+        # (its own Resize is not always sent for a width taken by a sibling).
+        self.call_after_refresh(self._fit_mascots)
 
     def _sidebar_fitted(self) -> None:
         if not self.sidebar.display and self.sidebar.has_focus_within:
@@ -162,6 +165,9 @@ class KeyedApp(App[int]):
     def on_resize(self, event: Resize) -> None:
         self.sidebar.fit(event.size.width)  # runs before App's own handler updates `self.size`
         self._sidebar_fitted()
+        self._fit_mascots()
+
+    def _fit_mascots(self) -> None:
         for mascot in self.query(Mascot):
             mascot.refresh_form()
 

@@ -1,5 +1,6 @@
-"""What each slash command does. The table of commands is in `slash.py`; the ones about the
-model and the keys are `ModelSwitcher`'s, the ones that swap the conversation `Conversations'`,
+"""What each slash command does. Each is declared beside its handler (`@slash`); these are the
+general ones, and `SlashCommands` runs any of them. The ones about the model and the keys are
+`ModelSwitcher`'s, the ones that swap the conversation `Conversations'`,
 the ones about the workspace's windows `WorkspaceCommands'`, the task state's `StateCommands'`,
 the mode's `ModeController`'s, the hooks' `HookCommands'`, /undo, /redo and /rewind
 `UndoCommands'`, the background jobs' `JobCommands'` and the approval rules' `RuleCommands'`.
@@ -12,7 +13,7 @@ prompt (the repo map can take seconds on a large project) in a worker.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,26 +25,19 @@ from zizou.ui.hook_commands import HookCommands
 from zizou.ui.host import QuitRequested, SessionChanged, ShowScreen
 from zizou.ui.job_commands import JobCommands
 from zizou.ui.rule_commands import RuleCommands
-from zizou.ui.slash import COMMANDS, file_commands
+from zizou.ui.slash import commands, file_commands
+from zizou.ui.slash_registry import SECTIONS, handlers, slash
 from zizou.ui.state_commands import StateCommands
 from zizou.ui.transcript import export_transcript, transcript_markdown
 from zizou.ui.widgets.sidebar import cost, tokens
 
 if TYPE_CHECKING:
     from zizou.contracts.instructions import InstructionSet
-    from zizou.ui.context_commands import ContextCommands
-    from zizou.ui.conversations import Conversations
     from zizou.ui.host import Host, Notices
-    from zizou.ui.model_switcher import ModelSwitcher
-    from zizou.ui.modes import ModeController
     from zizou.ui.opening import Opening
     from zizou.ui.session import UiSession
-    from zizou.ui.undo_commands import UndoCommands
     from zizou.ui.widgets.messages import NoticeKind
-    from zizou.ui.workspace_commands import WorkspaceCommands
 
-Handler = Callable[[list[str]], Awaitable[None]]
-RawHandler = Callable[[str], Awaitable[None]]
 KEYS = (
     ("Enter", "send (queued while zizou works)"),
     ("Ctrl+J", "new line (also Shift+Enter, or end a line with \\)"),
@@ -76,18 +70,11 @@ def window_words(window: int | None) -> str:
 
 
 class SlashCommands:
+    """Runs a slash command: the handler declared for it (`@slash`) among its own methods and
+    those of the app's controllers (`owners`), which it scans once."""
+
     def __init__(
-        self,
-        host: Host,
-        opening: Opening,
-        notices: Notices,
-        models: ModelSwitcher,
-        conversations: Conversations,
-        workspace: WorkspaceCommands,
-        modes: ModeController | None = None,
-        hooks: HookCommands | None = None,
-        context: ContextCommands | None = None,
-        undo: UndoCommands | None = None,
+        self, host: Host, opening: Opening, notices: Notices, owners: Iterable[object] = ()
     ) -> None:
         self.host = host
         self.opening = opening
@@ -95,44 +82,11 @@ class SlashCommands:
         self.state = StateCommands(host, opening, notices)
         self.rules = RuleCommands(host, opening, notices)
         self.remove_rule = self.rules.remove  # a rule removed in `/permissions`
-        self.hooks = hooks or HookCommands(host, opening, notices)
-        self.raw_table: dict[str, RawHandler] = {}  # commands that read their text as typed
-        self.table: dict[str, Handler] = {
-            "help": self.help,
-            "clear": conversations.clear,
-            "reset": conversations.clear,
-            "exit": self.exit,
-            "quit": self.exit,
-            "model": models.model,
-            "models": models.models,
-            "modelid": models.model_id_command,
-            "ollama": models.ollama,
-            "keys": models.keys_command,
-            "sessions": conversations.sessions,
-            "prompt": self.prompt,
-            "context": self.context,
-            "state": self.state.command,
-            "hooks": self.hooks.command,
-            "instructions": self.instructions,
-            "skills": self.instructions,
-            "history": self.history,
-            "add": workspace.add,
-            "drop": workspace.drop,
-            "workspace": workspace.workspace,
-            "export": self.export,
-            "cost": self.cost,
-            "status": self.status,
-            "permissions": self.rules.permissions,
-            "log": self.log,
-            "jobs": JobCommands(host, opening, notices).command,
-        }
-        if modes is not None:  # it needs the running turns: the app's
-            self.table["mode"] = modes.command
-        if context is not None:  # so do these
-            self.table["compact"] = context.compact
-            self.table["init"] = context.init
-        if undo is not None:
-            self.table.update(undo=undo.undo, redo=undo.redo, rewind=undo.rewind)
+        jobs = JobCommands(host, opening, notices)
+        owners = list(owners)
+        if not any(isinstance(owner, HookCommands) for owner in owners):
+            owners.append(HookCommands(host, opening, notices))
+        self.table = handlers(self, self.state, self.rules, jobs, *owners)
 
     @property
     def session(self) -> UiSession:
@@ -147,16 +101,23 @@ class SlashCommands:
 
     async def run(self, name: str, args: list[str], raw: str = "") -> None:
         """Run the command `name`; one that reads its text as typed (`/run`'s JSON) gets
-        `raw`, the others their arguments split at white space."""
-        if name in self.raw_table:
-            await self.raw_table[name](raw)
-        else:
-            await self.table[name](args)
+        `raw`, the others their arguments split at white space. A command whose handler is
+        not here (the app's alone: /mode, /undo, ...) says so."""
+        found = self.table.get(name)
+        if found is None:
+            await self.say(f"/{name} is not available here.", "warning")
+            return
+        command, handler = found
+        await handler(raw if command.raw else args)
         self.host.post_message(SessionChanged())
 
+    @slash("help", help="show the commands and keys", section="app")
     async def help(self, args: list[str]) -> None:
         """Two columns: a description wraps under the description, never under the names."""
-        rows = [(c.usage, c.help) for c in COMMANDS]
+        rows: list[tuple[str, str]] = []
+        for section, title in SECTIONS.items():
+            listed = [(c.usage, c.help) for c in commands() if c.section == section]
+            rows += [*([("", "")] if rows else []), (f"{title}:", ""), *listed]
         from_files = file_commands(self.root)
         if from_files.commands or from_files.problems:
             rows += [("", ""), ("From files:", ".claude/commands, .opencode/command, ~/.codex")]
@@ -165,9 +126,12 @@ class SlashCommands:
         rows += [("", ""), ("Keys:", ""), *KEYS]
         await self.notices.add_notice("Commands:", rows=rows)
 
+    @slash("exit", help="quit zizou", section="app")
+    @slash("quit", help="quit zizou", section="app")
     async def exit(self, args: list[str]) -> None:
         self.host.post_message(QuitRequested())
 
+    @slash("prompt", help="show the compiled system prompt", section="context")
     async def prompt(self, args: list[str]) -> None:
         self.host.run_worker(self._show_prompt(), group="prompt")
 
@@ -183,6 +147,12 @@ class SlashCommands:
         self.host.post_message(ShowScreen(viewer))
         self.host.post_message(SessionChanged())
 
+    @slash(
+        "context",
+        "[light|default|max]",
+        help="repo map budget: off, default, large",
+        section="context",
+    )
     async def context(self, args: list[str]) -> None:
         prompt = self.session.kernel.prompt
         if not args:
@@ -196,6 +166,13 @@ class SlashCommands:
         prompt.set_context_level(level)
         await self.say(f"Repo map budget: {prompt.map_tokens} tokens ({level}).", "success")
 
+    @slash(
+        "instructions",
+        "[NAME]",
+        help="list the instructions on demand, or read one",
+        section="context",
+    )
+    @slash("skills", "[NAME]", help="the same as /instructions", section="context")
     async def instructions(self, args: list[str]) -> None:
         """/instructions: name, summary and source of each; /instructions NAME: its text."""
         found = self.session.kernel.instructions
@@ -224,6 +201,12 @@ class SlashCommands:
         viewer = TextViewerScreen(f"Instructions: {item.name} ({item.source})", item.body)
         self.host.post_message(ShowScreen(viewer))
 
+    @slash(
+        "history",
+        "[N|all]",
+        help="how many earlier turns the model is sent",
+        section="conversation",
+    )
     async def history(self, args: list[str]) -> None:
         """/history: how many earlier turns the model is sent; /history N|all sets it."""
         kernel = self.session.kernel
@@ -239,6 +222,12 @@ class SlashCommands:
         kernel.set_history_window(window)
         await self.say(f"History window for this session: {window_words(window)}", "success")
 
+    @slash(
+        "export",
+        "[FILE]",
+        help="save the transcript, redacted (.zizou/exports/ or FILE)",
+        section="conversation",
+    )
     async def export(self, args: list[str]) -> None:
         session = self.session
         runtime = session.kernel
@@ -257,6 +246,7 @@ class SlashCommands:
             f"Transcript saved to {target} (keys redacted, readable by you only).", "success"
         )
 
+    @slash("cost", help="tokens and cost so far", section="model")
     async def cost(self, args: list[str]) -> None:
         session = self.session
         totals = session.totals
@@ -275,11 +265,15 @@ class SlashCommands:
             lines.append(f"Spending cap: {used} spent in this run.")
         await self.say("\n".join(lines))
 
+    @slash(
+        "status", help="model, key, sandbox, permission mode, MCP servers, context", section="model"
+    )
     async def status(self, args: list[str]) -> None:
         from zizou.ui.status_command import status_text
 
         await self.say(status_text(self.session))
 
+    @slash("log", help="where the debug log is and what the last turn cost", section="model")
     async def log(self, args: list[str]) -> None:
         log = self.session.kernel.debug_log
         path = log.path if log is not None else debug_log_path(self.root)

@@ -18,6 +18,7 @@ from zizou.agent.guards import StopTurn
 from zizou.errors import ProviderError
 from zizou.ui.event_renderer import compaction_notice
 from zizou.ui.host import SessionChanged
+from zizou.ui.slash_registry import slash
 
 if TYPE_CHECKING:
     from zizou.ui.host import Host, Notices
@@ -38,6 +39,12 @@ class ContextCommands:
         self.notices = notices
         self.turns = turns
 
+    @slash(
+        "compact",
+        "[instructions]",
+        help="summarise the conversation, and go on from it",
+        section="conversation",
+    )
     async def compact(self, args: list[str]) -> None:
         """/compact [instructions]: summarise the conversation, and go on from the summary."""
         if self.turns.busy:
@@ -61,6 +68,7 @@ class ContextCommands:
         self.host.post_message(SessionChanged())
         await self.notices.add_notice(compaction_notice(event), "success")
 
+    @slash("init", help="write ZIZOU.md for this project (you approve the file)", section="context")
     async def init(self, args: list[str]) -> None:
         """/init: explore the project and write ZIZOU.md (the write asks for approval)."""
         from zizou.hooks.init import INIT_REQUEST

@@ -22,6 +22,7 @@ from zizou.ui.mcp_commands import waiting_warning
 from zizou.ui.modes import SWITCHED
 from zizou.ui.resumed import show_resumed
 from zizou.ui.screens.picker import Entry, PickerScreen
+from zizou.ui.slash_registry import slash
 from zizou.ui.widgets.mascot import Mascot
 
 if TYPE_CHECKING:
@@ -73,10 +74,13 @@ class Conversations:
         await asyncio.to_thread(self.opening.current.kernel.prompt.preview)
         self.host.post_message(SessionChanged())
 
+    @slash("clear", help="start a new conversation", section="conversation")
+    @slash("reset", help="start a new conversation (as /clear)", section="conversation")
     async def clear(self, args: list[str]) -> None:
         """/clear: a new session with the same model, rules and open windows."""
         await self._swap(None)
 
+    @slash("sessions", help="list this project's sessions and resume one", section="conversation")
     async def sessions(self, args: list[str]) -> None:
         """/sessions: pick a saved session of this project to go on with."""
         self.host.run_worker(self._pick_session(), group="sessions", exclusive=True)

@@ -23,6 +23,7 @@ from zizou.decks.tools import input_from_text, short_input
 from zizou.errors import UsageError
 from zizou.ui.host import SessionChanged
 from zizou.ui.outcome import Outcome
+from zizou.ui.slash_registry import slash
 from zizou.ui.widgets.deck_row import DeckRow
 
 if TYPE_CHECKING:
@@ -55,6 +56,9 @@ class DeckCommands:
     def env(self) -> DeckEnv | None:
         return self.opening.current.kernel.decks
 
+    @slash(
+        "decks", help="list the decks (sub-agents), and the deck files left out", section="tools"
+    )
     async def decks(self, args: list[str]) -> None:
         """/decks: every deck, then each file left out and why."""
         env = self.env
@@ -64,6 +68,13 @@ class DeckCommands:
         text, fix = decks_listing(env.decks)
         await self.chat.add_notice(text, "warning" if env.decks.problems else "info", fix)
 
+    @slash(
+        "run",
+        "DECK [INPUT]",
+        help="run a deck on an input (JSON or text), not via the model",
+        section="tools",
+        raw=True,
+    )
     async def run(self, text: str) -> None:
         """/run DECK [INPUT]: check the deck and its input (as typed: JSON keeps its spaces),
         then run it in a worker."""

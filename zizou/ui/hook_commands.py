@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from zizou.errors import ZizouError
 from zizou.hooks.sources import HASH_CHARS
 from zizou.ui.host import SessionChanged, ShowScreen
+from zizou.ui.slash_registry import slash
 
 if TYPE_CHECKING:
     from zizou.hooks.runtime import HookSource
@@ -44,6 +45,12 @@ class HookCommands:
     async def say(self, text: str, kind: NoticeKind = "info", fix: str | None = None) -> None:
         await self.notices.add_notice(text, kind, fix)
 
+    @slash(
+        "hooks",
+        "[trust NAME]",
+        help="list the hooks; trust a project hook to run it",
+        section="tools",
+    )
     async def command(self, args: list[str]) -> None:
         """/hooks, /hooks trust NAME."""
         verb = args[0].lower() if args else ""

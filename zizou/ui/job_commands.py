@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from zizou.tools.jobs.view import KEPT_NOTE, line_text
 from zizou.ui.host import SessionChanged, ShowScreen
+from zizou.ui.slash_registry import slash
 
 if TYPE_CHECKING:
     from zizou.tools.jobs import Job, JobTable
@@ -43,6 +44,12 @@ class JobCommands:
     def jobs(self) -> JobTable:
         return self.opening.current.kernel.jobs
 
+    @slash(
+        "jobs",
+        "[ID|kill ID]",
+        help="background jobs: list them, read one's output, stop one",
+        section="tools",
+    )
     async def command(self, args: list[str]) -> None:
         if not args:
             await self.list()

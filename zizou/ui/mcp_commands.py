@@ -27,6 +27,7 @@ from zizou.mcp.mentions import (
 )
 from zizou.mcp.status import CallFailed, ServerStatus
 from zizou.ui.host import SessionChanged, ShowScreen
+from zizou.ui.slash_registry import slash
 
 if TYPE_CHECKING:
     from zizou.mcp.manager import McpServers
@@ -93,6 +94,12 @@ class McpCommands:
         text = f"The MCP server {status.name} failed: {status.message}"
         await self.say(text + (f"\n{tail}" if tail else ""), "error", f"/mcp restart {status.name}")
 
+    @slash(
+        "mcp",
+        "[NAME|restart NAME|disable NAME|enable NAME|approve]",
+        help="the MCP servers and tools",
+        section="tools",
+    )
     async def command(self, args: list[str]) -> None:
         setup = self.setup
         if setup is None or not (setup.servers.names() or setup.waiting):

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from zizou.errors import ZizouError
 from zizou.ui.host import SessionChanged, ShowScreen
 from zizou.ui.screens.picker import Entry, PickerScreen
+from zizou.ui.slash_registry import slash
 
 if TYPE_CHECKING:
     from zizou.contracts.protocols import Model
@@ -78,6 +79,7 @@ class ModelSwitcher:
 
     # --- /model and /models ----------------------------------------------------------------
 
+    @slash("model", "[provider] [model]", help="show or switch the model", section="model")
     async def model(self, args: list[str]) -> None:
         if not args:
             await self.say(
@@ -88,6 +90,7 @@ class ModelSwitcher:
             return
         await self.switch_model("/".join(args[:2]) if len(args) >= 2 else args[0])
 
+    @slash("modelid", help="the model's id, and the address it is reached at", section="model")
     async def model_id_command(self, args: list[str]) -> None:
         """/modelid: the id, and the address the model is reached at when it has its own."""
         base = api_base_of(self.opening.current.kernel.model)
@@ -103,6 +106,7 @@ class ModelSwitcher:
         self.host.post_message(SessionChanged())
         await self.say(f"Model: {model_id} (from the next request on).", "success")
 
+    @slash("models", help="pick a model from a list", section="model")
     async def models(self, args: list[str]) -> None:
         self.host.run_worker(self._pick_model(), group="models", exclusive=True)
 
@@ -124,6 +128,7 @@ class ModelSwitcher:
 
     # --- /ollama ---------------------------------------------------------------------------
 
+    @slash("ollama", "URL", help="talk to the Ollama server at URL", section="model")
     async def ollama(self, args: list[str]) -> None:
         """/ollama URL: Ollama models are reached at URL for the rest of the session."""
         from zizou.providers.key_check import ollama_base
@@ -161,6 +166,9 @@ class ModelSwitcher:
 
     # --- /keys and the wizard --------------------------------------------------------------
 
+    @slash(
+        "keys", "[provider]", help="set up a provider's API key (the key wizard)", section="model"
+    )
     async def keys_command(self, args: list[str]) -> None:
         self.open_wizard(provider=args[0].lower() if args else None)
 

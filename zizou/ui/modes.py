@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from zizou.ui.host import SessionChanged, ShowScreen
+from zizou.ui.slash_registry import slash
 
 if TYPE_CHECKING:
     from zizou.agent.permissions import PermissionMode
@@ -98,6 +99,9 @@ class ModeController:
         when = " (from the running turn's next step)" if self.turns.running else ""
         await self.say(SWITCHED.get(mode, f"Mode: {mode}.") + when)
 
+    @slash(
+        "mode", "[build|plan]", help="show or switch the mode: plan is read-only", section="context"
+    )
     async def command(self, args: list[str]) -> None:
         """/mode: the mode and how to switch; /mode build|plan switches."""
         from zizou.hooks.modes import MODES

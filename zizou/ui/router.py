@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from textual.app import SystemCommand
 
 from zizou.contracts.file_commands import FileCommand
-from zizou.ui.slash import COMMANDS, SlashCommand, classify, file_commands, trailing_command
+from zizou.ui.slash import classify, commands, file_commands, trailing_command
+from zizou.ui.slash_registry import SlashCommand
 
 if TYPE_CHECKING:
     from zizou.ui.commands import SlashCommands
@@ -104,7 +105,7 @@ class InputRouter:
     def palette_commands(self) -> Iterator[SystemCommand]:
         """The commands for the palette (Ctrl+P). One that needs an argument is put in the
         prompt to finish; the others run."""
-        for command in COMMANDS:
+        for command in commands():
             yield SystemCommand(command.usage, command.help, partial(self._picked, command))
         for found in file_commands(self.opening.root).commands.values():
             yield SystemCommand(found.usage, found.help, partial(self._picked_file, found))

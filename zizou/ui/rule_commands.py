@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from zizou.errors import ZizouError
 from zizou.ui.host import ShowScreen
 from zizou.ui.screens.picker import Entry, PickerScreen
+from zizou.ui.slash_registry import slash
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -41,6 +42,7 @@ class RuleCommands:
     def kernel(self) -> Session:
         return self.opening.current.kernel
 
+    @slash("permissions", help="list and remove saved approval rules", section="tools")
     async def permissions(self, args: list[str]) -> None:
         from zizou.config.project_rules import load_prefixes, load_tool_rules, rules_path
 

@@ -1,4 +1,5 @@
-"""The slash commands: their table, and telling a command from a message that starts with `/`.
+"""The slash commands: telling a command from a message that starts with `/`, completing and
+suggesting their names. Each is declared beside its handler (`slash_registry`).
 
 `/usr/bin/env is broken` is a message, not an unknown command: only a bare word that is not an
 existing path can be a command, and an unknown one is answered with the nearest known name.
@@ -7,66 +8,45 @@ existing path can be a command, and an unknown one is answered with the nearest 
 from __future__ import annotations
 
 import difflib
+import importlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from zizou.contracts.file_commands import FileCommands, load_file_commands, message_for
+from zizou.ui.slash_registry import SlashCommand, declared
 
-
-@dataclass(frozen=True)
-class SlashCommand:
-    name: str
-    args: str
-    help: str
-
-    @property
-    def usage(self) -> str:
-        return f"/{self.name} {self.args}".rstrip()
-
-
-COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("help", "", "show the commands and keys"),
-    SlashCommand("clear", "", "start a new conversation"),
-    SlashCommand("reset", "", "start a new conversation (as /clear)"),
-    SlashCommand("model", "[provider] [model]", "show or switch the model"),
-    SlashCommand("models", "", "pick a model from a list"),
-    SlashCommand("modelid", "", "the model's id, and the address it is reached at"),
-    SlashCommand("ollama", "URL", "talk to the Ollama server at URL"),
-    SlashCommand("keys", "[provider]", "set up a provider's API key (the key wizard)"),
-    SlashCommand("sessions", "", "list this project's sessions and resume one"),
-    SlashCommand("prompt", "", "show the compiled system prompt"),
-    SlashCommand("context", "[light|default|max]", "repo map budget: off, default, large"),
-    SlashCommand("state", "[reset|export FILE]", "the task state: show, empty or save it"),
-    SlashCommand("mode", "[build|plan]", "show or switch the mode: plan is read-only"),
-    SlashCommand("hooks", "[trust NAME]", "list the hooks; trust a project hook to run it"),
-    SlashCommand("decks", "", "list the decks (sub-agents), and the deck files left out"),
-    SlashCommand(
-        "mcp", "[NAME|restart NAME|disable NAME|enable NAME|approve]", "the MCP servers and tools"
-    ),
-    SlashCommand("run", "DECK [INPUT]", "run a deck on an input (JSON or text), not via the model"),
-    SlashCommand("instructions", "[NAME]", "list the instructions on demand, or read one"),
-    SlashCommand("skills", "[NAME]", "the same as /instructions"),
-    SlashCommand("history", "[N|all]", "how many earlier turns the model is sent"),
-    SlashCommand("undo", "", "undo the last turn: its files put back, its message to edit"),
-    SlashCommand("redo", "", "do the last undone turn again"),
-    SlashCommand("rewind", "", "pick a turn to go back to before: it and later ones undone"),
-    SlashCommand("compact", "[instructions]", "summarise the conversation, and go on from it"),
-    SlashCommand("init", "", "write ZIZOU.md for this project (you approve the file)"),
-    SlashCommand("add", "PATH[:10-40|#/regex/]", "open a file, or part of it, in the workspace"),
-    SlashCommand("drop", "[PATH|w3]", "close a file's windows, or one window; alone: list"),
-    SlashCommand("workspace", "", "list the open windows: lines, anchors, lost ones"),
-    SlashCommand("export", "[FILE]", "save the transcript, redacted (.zizou/exports/ or FILE)"),
-    SlashCommand("jobs", "[ID|kill ID]", "background jobs: list them, read one's output, stop one"),
-    SlashCommand("cost", "", "tokens and cost so far"),
-    SlashCommand("status", "", "model, key, sandbox, permission mode, MCP servers, context"),
-    SlashCommand("permissions", "", "list and remove saved approval rules"),
-    SlashCommand("log", "", "where the debug log is and what the last turn cost"),
-    SlashCommand("exit", "", "quit zizou"),
-    SlashCommand("quit", "", "quit zizou"),
+# The modules that declare slash commands (`slash_registry.slash` beside each handler),
+# imported when the commands are first looked up.
+DECLARING = (
+    "zizou.ui.commands",
+    "zizou.ui.conversations",
+    "zizou.ui.model_switcher",
+    "zizou.ui.state_commands",
+    "zizou.ui.hook_commands",
+    "zizou.ui.workspace_commands",
+    "zizou.ui.rule_commands",
+    "zizou.ui.job_commands",
+    "zizou.ui.modes",
+    "zizou.ui.context_commands",
+    "zizou.ui.undo_commands",
+    "zizou.ui.deck_commands",
+    "zizou.ui.mcp_commands",
 )
-BY_NAME = {command.name: command for command in COMMANDS}
+
+
+def commands() -> tuple[SlashCommand, ...]:
+    """Every slash command, as `/help` lists them."""
+    for module in DECLARING:
+        importlib.import_module(module)
+    return declared()
+
+
+def by_name() -> dict[str, SlashCommand]:
+    return {command.name: command for command in commands()}
+
+
 _WORD = re.compile(r"[A-Za-z][\w-]*")
 # An argument is a word, or `PATH#/regex/` whole: its regex may hold spaces, and ends at a `/`
 # before a space or the end (`\/` is a slash inside it).
@@ -90,7 +70,7 @@ def classify(text: str, root: Path) -> Parsed:
     first = stripped.split(maxsplit=1)[0]
     rest = split_args(stripped[len(first) :])
     name = first[1:]
-    if name.lower() in BY_NAME:
+    if name.lower() in by_name():
         return Parsed("command", name.lower(), rest, raw=stripped[len(first) :].strip())
     if not _WORD.fullmatch(name) or _exists(first) or _exists(root / first.lstrip("/")):
         return Parsed("text")
@@ -100,12 +80,12 @@ def classify(text: str, root: Path) -> Parsed:
 def file_commands(root: Path) -> FileCommands:
     """The project's and the user's command files (`.claude/commands` and the like); zizou's
     own commands win a clash."""
-    return load_file_commands(root, frozenset(BY_NAME))
+    return load_file_commands(root, frozenset(by_name()))
 
 
 def file_command_message(root: Path, text: str) -> tuple[str, list[str]]:
     """What `text` sends when it runs a command file (`/review 42`), and what to say."""
-    return message_for(root, text, frozenset(BY_NAME))
+    return message_for(root, text, frozenset(by_name()))
 
 
 def split_args(text: str) -> list[str]:
@@ -115,13 +95,14 @@ def split_args(text: str) -> list[str]:
 
 def nearest(name: str) -> str | None:
     name = name.lower()
-    swapped = [known for known in BY_NAME if sorted(known) == sorted(name)]
+    known_names = list(by_name())
+    swapped = [known for known in known_names if sorted(known) == sorted(name)]
     if swapped:  # the same letters in another order: `/modle` is /model, not /mode
         return swapped[0]
-    close = difflib.get_close_matches(name, list(BY_NAME), n=1, cutoff=0.5)
+    close = difflib.get_close_matches(name, known_names, n=1, cutoff=0.5)
     if close:
         return close[0]
-    starts = [n for n in BY_NAME if n.startswith(name.lower()[:2])]
+    starts = [n for n in known_names if n.startswith(name.lower()[:2])]
     return starts[0] if starts else None
 
 
@@ -136,18 +117,21 @@ def trailing_command(text: str) -> str | None:
     if stripped.startswith("/") or found is None or not stripped[: found.start()].strip():
         return None
     name = found.group(1).lower()
-    return name if name in BY_NAME else None
+    return name if name in by_name() else None
 
 
 def completions(prefix: str) -> list[SlashCommand]:
     """Commands whose name starts with `prefix` (without the slash), the one it names whole
-    first (Enter on `/mode` sends it, rather than complete `/model`), then fuzzy ones."""
+    first (Enter on `/mode` sends it, rather than complete `/model`), the others by name, then
+    fuzzy ones."""
     prefix = prefix.lower()
+    known = by_name()
     starts = sorted(
-        (c for c in COMMANDS if c.name.startswith(prefix)), key=lambda c: c.name != prefix
+        (c for c in known.values() if c.name.startswith(prefix)),
+        key=lambda c: (c.name != prefix, c.name),
     )
-    close = difflib.get_close_matches(prefix, list(BY_NAME), n=3, cutoff=0.6) if prefix else []
-    return starts + [BY_NAME[n] for n in close if BY_NAME[n] not in starts]
+    close = difflib.get_close_matches(prefix, list(known), n=3, cutoff=0.6) if prefix else []
+    return starts + [known[n] for n in close if known[n] not in starts]
 
 
 def _exists(path: str | Path) -> bool:
@@ -158,11 +142,12 @@ def _exists(path: str | Path) -> bool:
 
 
 __all__ = [
-    "BY_NAME",
-    "COMMANDS",
+    "DECLARING",
     "Parsed",
     "SlashCommand",
+    "by_name",
     "classify",
+    "commands",
     "completions",
     "file_command_message",
     "file_commands",

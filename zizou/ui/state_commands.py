@@ -25,6 +25,7 @@ from zizou.ui.plan_edits import (
     title_ops,
     toggled,
 )
+from zizou.ui.slash_registry import slash
 
 if TYPE_CHECKING:
     from zizou.contracts.state import SessionState
@@ -60,6 +61,12 @@ class StateCommands:
             await self.notices.add_notice(f"There is no task state: {why}.", "warning", SCHEMA_FIX)
         return task
 
+    @slash(
+        "state",
+        "[reset|export FILE]",
+        help="the task state: show, empty or save it",
+        section="context",
+    )
     async def command(self, args: list[str]) -> None:
         """/state, /state reset, /state export FILE."""
         verb = args[0].lower() if args else ""

@@ -41,6 +41,7 @@ from zizou.ui.host import SessionChanged, ShowScreen
 from zizou.ui.resumed import show_conversation
 from zizou.ui.screens.confirm import ConfirmScreen
 from zizou.ui.screens.picker import Entry, PickerScreen
+from zizou.ui.slash_registry import slash
 from zizou.ui.widgets.mascot import Mascot
 
 if TYPE_CHECKING:
@@ -85,16 +86,27 @@ class UndoCommands:
         self.composer = composer
         self.put_back: str | None = None  # the message the last undo put in the prompt box
 
+    @slash(
+        "undo",
+        help="undo the last turn: its files put back, its message to edit",
+        section="conversation",
+    )
     async def undo(self, args: list[str]) -> None:
         """/undo: undo the last turn, its files and its messages."""
         if await self._usable("undo", args) is not None:
             await self._attempt("undo", self.opening.current.kernel.undo)
 
+    @slash("redo", help="do the last undone turn again", section="conversation")
     async def redo(self, args: list[str]) -> None:
         """/redo: do the last undone turn again."""
         if await self._usable("redo", args) is not None:
             await self._attempt("redo", self.opening.current.kernel.redo)
 
+    @slash(
+        "rewind",
+        help="pick a turn to go back to before: it and later ones undone",
+        section="conversation",
+    )
     async def rewind(self, args: list[str]) -> None:
         """/rewind: pick a turn; it and every later one are undone."""
         checkpoints = await self._usable("rewind")

@@ -22,6 +22,7 @@ from zizou.contracts.workspace import WorkspaceFull
 from zizou.errors import PathError
 from zizou.tools import open_in_workspace
 from zizou.tools.read_file import FileProblem
+from zizou.ui.slash_registry import slash
 from zizou.ui.window_text import listing, mentions, open_names
 
 if TYPE_CHECKING:
@@ -91,6 +92,12 @@ class WorkspaceCommands:
     def state(self) -> SessionState:
         return self.opening.current.kernel.state
 
+    @slash(
+        "add",
+        "PATH[:10-40|#/regex/]",
+        help="open a file, or part of it, in the workspace",
+        section="context",
+    )
     async def add(self, args: list[str]) -> None:
         if not args:
             await self.notices.add_notice(
@@ -139,6 +146,12 @@ class WorkspaceCommands:
         said = opened.says(", named in your message" if quiet else "")
         await self.notices.add_notice(said, "success" if opened.new else "info")
 
+    @slash(
+        "drop",
+        "[PATH|w3]",
+        help="close a file's windows, or one window; alone: list",
+        section="context",
+    )
     async def drop(self, args: list[str]) -> None:
         state = self.state
         if not args:
@@ -185,6 +198,7 @@ class WorkspaceCommands:
         except (PathError, ValueError):
             return raw.removeprefix("./")
 
+    @slash("workspace", help="list the open windows: lines, anchors, lost ones", section="context")
     async def workspace(self, args: list[str]) -> None:
         await self.notices.add_notice(
             listing(self.state.windows),
