@@ -16,7 +16,7 @@ from zizou.providers.errors import (
 
 
 @dataclass(frozen=True)
-class Caller:
+class CalledModel:
     id: str = "anthropic/claude-sonnet-4-5"
     provider: str = "anthropic"
     api_base: str | None = None
@@ -47,7 +47,7 @@ def error(name: str, status: int | None, message: str = "boom") -> Exception:
     ],
 )
 def test_transient_failures_are_retryable(name: str, status: int | None, message: str) -> None:
-    assert to_provider_error(error(name, status, message), Caller()).retryable
+    assert to_provider_error(error(name, status, message), CalledModel()).retryable
 
 
 @pytest.mark.parametrize(
@@ -63,20 +63,20 @@ def test_transient_failures_are_retryable(name: str, status: int | None, message
     ],
 )
 def test_failures_retrying_cannot_fix_are_final(name: str, status: int, words: str) -> None:
-    err = to_provider_error(error(name, status), Caller())
+    err = to_provider_error(error(name, status), CalledModel())
     assert not err.retryable and words in str(err)
 
 
 def test_overloaded_names_the_cause_whatever_the_status() -> None:
     body = "litellm.InternalServerError: AnthropicException - Overloaded"
     for status in (500, 529):
-        message = str(to_provider_error(error("InternalServerError", status, body), Caller()))
+        message = str(to_provider_error(error("InternalServerError", status, body), CalledModel()))
         assert message.startswith(f"anthropic is overloaded ({status}); try again shortly")
 
 
 def test_a_rejected_key_names_both_fixes_and_never_the_key() -> None:
     exc = error("AuthenticationError", 401, "invalid x-api-key sk-ant-secret-0123456789")
-    err = to_provider_error(exc, Caller())
+    err = to_provider_error(exc, CalledModel())
     assert err.status == 401 and not err.retryable
     assert str(err).startswith(
         "the key for anthropic was rejected; run `zizou keys set anthropic` or set "
@@ -87,11 +87,11 @@ def test_a_rejected_key_names_both_fixes_and_never_the_key() -> None:
 
 def test_an_overflow_carries_the_context_window() -> None:
     exc = error("ContextWindowExceededError", 400, "prompt is too long: 210000 tokens > 200000")
-    err = to_provider_error(exc, Caller(context_window=None))
+    err = to_provider_error(exc, CalledModel(context_window=None))
     assert isinstance(err, ContextOverflowError) and err.context_window == 200_000
     assert not err.retryable and "too long for anthropic/claude-sonnet-4-5" in str(err)
     unknown = error("ContextWindowExceededError", 400, "too long")
-    assert to_provider_error(unknown, Caller()).context_window == 200_000  # from the model map
+    assert to_provider_error(unknown, CalledModel()).context_window == 200_000  # from the model map
 
 
 @pytest.mark.parametrize(
@@ -109,8 +109,8 @@ def test_the_context_window_is_read_from_the_error_text(text: str, window: int |
 
 def test_no_such_model_is_a_usage_error_naming_the_nearest_id() -> None:
     exc = error("NotFoundError", 404, "model: claude-sonet-4-5 not_found_error")
-    err = to_provider_error(exc, Caller(id="anthropic/claude-sonet-4-5"))
+    err = to_provider_error(exc, CalledModel(id="anthropic/claude-sonet-4-5"))
     assert isinstance(err, UnknownModelAnswer) and err.exit_code == 2 and not err.retryable
     assert str(err).startswith("anthropic has no model anthropic/claude-sonet-4-5: did you mean ")
-    served = to_provider_error(exc, Caller(api_base="http://127.0.0.1:8000/v1"))
+    served = to_provider_error(exc, CalledModel(api_base="http://127.0.0.1:8000/v1"))
     assert "check the id against the models http://127.0.0.1:8000/v1 serves" in str(served)

@@ -10,7 +10,6 @@ import pytest
 from fake_host import FakeHost, FakeNotices
 from ui_harness import scripted_session
 
-from zizou.ui.commands import SlashCommands
 from zizou.ui.host import QuitRequested, SessionChanged, ShowScreen
 from zizou.ui.key_setup import KeyServices
 from zizou.ui.model_switcher import ModelSwitcher
@@ -19,6 +18,7 @@ from zizou.ui.screens.key_wizard import KeyWizardScreen
 from zizou.ui.screens.picker import PickerScreen
 from zizou.ui.screens.text_viewer import TextViewerScreen
 from zizou.ui.session import UiSession
+from zizou.ui.slash_commands import SlashCommands
 from zizou.ui.widgets.status_bar import StatusBar
 from zizou.ui.workspace_commands import WorkspaceCommands
 

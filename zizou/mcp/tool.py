@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from zizou.tools.base import ToolArgs
 
 
-class Caller(Protocol):
+class ServerCaller(Protocol):
     """Sends a tool call to a server (the manager, across to its thread)."""
 
     async def call_tool(self, server: str, tool: str, arguments: dict[str, Any]) -> ToolResult: ...
@@ -36,7 +36,7 @@ class McpTool(SchemaTool):
     server_schema: ClassVar[dict[str, Any]]  # its input schema as the server gave it
     read_only_hint: ClassVar[bool | None] = None
 
-    def __init__(self, caller: Caller) -> None:
+    def __init__(self, caller: ServerCaller) -> None:
         self.caller = caller
 
     def parse_args(self, data: dict[str, Any]) -> ToolArgs:
@@ -68,7 +68,7 @@ class McpTool(SchemaTool):
         return await self.caller.call_tool(self.server, self.tool, args.model_dump(mode="json"))
 
 
-def mcp_tool(server: str, info: dict[str, Any], caller: Caller, taken: set[str]) -> McpTool:
+def mcp_tool(server: str, info: dict[str, Any], caller: ServerCaller, taken: set[str]) -> McpTool:
     """The tool `info` (as `tools/list` gave it) of `server`, named uniquely among `taken`."""
     original = str(info["name"])
     name = tool_name(server, original, taken)
@@ -115,4 +115,4 @@ def schema_problem(info: dict[str, Any]) -> str | None:
     return None
 
 
-__all__ = ["Caller", "McpTool", "mcp_tool", "schema_problem"]
+__all__ = ["McpTool", "ServerCaller", "mcp_tool", "schema_problem"]

@@ -31,7 +31,7 @@ _WINDOW = (  # how providers state a context window in their overflow errors
 )
 
 
-class Caller(Protocol):
+class CalledModel(Protocol):
     """What the classifier needs to know about the model that was called."""
 
     @property
@@ -196,7 +196,7 @@ def rejected_key_message(provider: str, where: str, detail: str) -> str:
 
 
 def to_provider_error(
-    exc: BaseException, model: Caller, *, mid_stream: bool = False
+    exc: BaseException, model: CalledModel, *, mid_stream: bool = False
 ) -> ProviderError:
     """Classify a litellm failure by status, exception chain and message text."""
     names = {cls.__name__ for err in _chain(exc) for cls in type(err).__mro__}
@@ -233,7 +233,7 @@ def to_provider_error(
     )
 
 
-def _model_fix(model: Caller) -> str:
+def _model_fix(model: CalledModel) -> str:
     """How to find the right id: the server's own list, or the nearest id litellm lists for the
     provider and `zizou models`."""
     if model.api_base:
@@ -249,7 +249,7 @@ def _model_fix(model: Caller) -> str:
 
 __all__ = [
     "MIN_KEY_CHARS",
-    "Caller",
+    "CalledModel",
     "ContextOverflowError",
     "UnknownModelAnswer",
     "context_window_in",

@@ -26,7 +26,6 @@ from zizou.config.settings import NotifySettings
 from zizou.ui.app_keys import KeyedApp
 from zizou.ui.approver import TuiApprover
 from zizou.ui.attention import Attention
-from zizou.ui.commands import SlashCommands
 from zizou.ui.completion import Completer
 from zizou.ui.context_commands import ContextCommands
 from zizou.ui.conversations import TAGLINE, Conversations
@@ -47,6 +46,7 @@ from zizou.ui.screens.picker import PickerScreen
 from zizou.ui.session import SetupMode, UiSession
 from zizou.ui.shell import UserShell
 from zizou.ui.slash import file_command_message
+from zizou.ui.slash_commands import SlashCommands
 from zizou.ui.turns import TurnController
 from zizou.ui.undo_commands import UndoCommands
 from zizou.ui.widgets.chat_view import ChatView

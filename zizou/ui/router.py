@@ -19,10 +19,10 @@ from zizou.ui.slash import classify, commands, file_commands, trailing_command
 from zizou.ui.slash_registry import SlashCommand
 
 if TYPE_CHECKING:
-    from zizou.ui.commands import SlashCommands
     from zizou.ui.host import Host, Notices
     from zizou.ui.opening import Opening
     from zizou.ui.shell import UserShell
+    from zizou.ui.slash_commands import SlashCommands
     from zizou.ui.turns import TurnController
     from zizou.ui.widgets.composer import Composer
 

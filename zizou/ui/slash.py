@@ -20,7 +20,7 @@ from zizou.ui.slash_registry import SlashCommand, declared
 # The modules that declare slash commands (`slash_registry.slash` beside each handler),
 # imported when the commands are first looked up.
 DECLARING = (
-    "zizou.ui.commands",
+    "zizou.ui.slash_commands",
     "zizou.ui.conversations",
     "zizou.ui.model_switcher",
     "zizou.ui.state_commands",
