@@ -5,18 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-from ui_harness import MakeApp, send, settle
+from ui_harness import MakeApp, clock_of, send, settle
 
 from zizou.providers.fake import ScriptedModel
 from zizou.ui.app import ZizouApp
 from zizou.ui.modes import GO_AHEAD, STILL_PLANNING
 from zizou.ui.screens.guarded import GuardedScreen
 from zizou.ui.screens.plan_gate import PlanGateScreen
-from zizou.ui.widgets.messages import Notice
+from zizou.ui.widgets.messages import AssistantMessage, Notice
 from zizou.ui.widgets.status_bar import StatusBar
 from zizou.ui.widgets.tool_row import ToolRow
 
@@ -24,15 +22,6 @@ PLAN = [
     {"id": "p1", "title": "Read greet.py", "status": "done"},
     {"id": "p2", "title": "Add a name parameter", "status": "pending"},
 ]
-
-
-@pytest.fixture(autouse=True)
-def quick_dialogs() -> Iterator[None]:
-    """Dialogs that open by themselves arm sooner (the typed-ahead test sets its own)."""
-    arm, pause = GuardedScreen.ARM_S, GuardedScreen.PAUSE_S
-    GuardedScreen.ARM_S = GuardedScreen.PAUSE_S = 0.15
-    yield
-    GuardedScreen.ARM_S, GuardedScreen.PAUSE_S = arm, pause
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:
@@ -66,7 +55,9 @@ def focus(app: ZizouApp) -> object:
 
 
 async def armed(pilot: Any) -> None:
-    await pilot.pause(GuardedScreen.ARM_S + 0.05)
+    """The dialog on screen has been there long enough to take an answer."""
+    clock_of(pilot.app).advance(GuardedScreen.ARM_S)
+    await pilot.pause()
 
 
 async def test_the_badge_follows_the_mode_even_when_another_thread_changes_it(
@@ -223,18 +214,21 @@ async def test_no_gate_in_build_mode_or_without_a_plan(make_app: MakeApp) -> Non
 
 
 async def test_keys_typed_as_the_gate_opens_go_to_the_prompt(make_app: MakeApp) -> None:
-    GuardedScreen.ARM_S, GuardedScreen.PAUSE_S = 2.0, 1.0  # generous, for a loaded machine
     app = make_app(planning_script())
     async with app.run_test(size=(120, 34)) as pilot:
         await settle(pilot)
         app.session.kernel.state.set_mode("plan", "user")
         await send(pilot, "plan greet")
+        clock = clock_of(app)
+        clock.hold()  # however slow the machine, no time passes between the gate and the keys
+        clock.advance(AssistantMessage.TYPING_PAUSE_S)  # the answer streams: a pause after Enter
         await settle(pilot, lambda: isinstance(app.screen, PlanGateScreen))
         await pilot.press(*"yes ")  # typing on: a y for the prompt, not an answer
         assert isinstance(app.screen, PlanGateScreen) and mode(app) == "plan"
         assert app.composer.text == "yes "
-        await pilot.pause(2.1)
+        clock.advance(GuardedScreen.ARM_S + GuardedScreen.PAUSE_S)
         await pilot.press("n")  # after a pause: the answer
+        clock.release()
         await settle(pilot, lambda: STILL_PLANNING in said(app))
         assert app.composer.text == "yes " and mode(app) == "plan"
 

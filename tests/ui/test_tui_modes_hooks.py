@@ -4,12 +4,11 @@ typed as the dialog opens go to the prompt, not to the dialog."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from ui_harness import MakeApp, send, settle
+from ui_harness import MakeApp, clock_of, send, settle
 
 from zizou.hooks.sources import TrustStore
 from zizou.providers.fake import ScriptedModel
@@ -23,14 +22,6 @@ MARKER = """\
 def render(p):
     p.system("MARKER", "the marker hook ran at step %d" % p.ctx.step_number)
 """
-
-
-@pytest.fixture(autouse=True)
-def quick_dialogs() -> Iterator[None]:
-    arm, pause = GuardedScreen.ARM_S, GuardedScreen.PAUSE_S
-    GuardedScreen.ARM_S = GuardedScreen.PAUSE_S = 0.15
-    yield
-    GuardedScreen.ARM_S, GuardedScreen.PAUSE_S = arm, pause
 
 
 @pytest.fixture
@@ -58,7 +49,8 @@ async def trust_dialog(pilot: Any) -> HookTrustScreen:
     await settle(pilot, lambda: isinstance(pilot.app.screen, HookTrustScreen))
     screen = pilot.app.screen
     assert isinstance(screen, HookTrustScreen)
-    await pilot.pause(GuardedScreen.ARM_S + 0.05)
+    clock_of(pilot.app).advance(GuardedScreen.ARM_S)  # on screen long enough to answer
+    await pilot.pause()
     return screen
 
 
@@ -78,7 +70,7 @@ async def test_the_trust_dialog_shows_the_hook_and_y_trusts_and_loads_it(
         assert "was not run" not in said(app)  # the dialog asks instead of the warning
         await send(pilot, "hello")  # a message sent now waits for the answer
         assert not model(app).requests and [i.text for i in app.queue.items] == ["hello"]
-        await pilot.pause(GuardedScreen.PAUSE_S + 0.05)  # typing disarmed it until a pause
+        clock_of(app).advance(GuardedScreen.PAUSE_S)  # typing disarmed it until a pause
         await pilot.press("y")
         await settle(pilot, lambda: "Trusted .zizou/hooks/marker.py" in said(app))
         await settle(pilot, lambda: bool(model(app).requests))
@@ -152,16 +144,18 @@ async def test_a_changed_hook_says_so(make_app: MakeApp, hooks: Path, zizou_home
 async def test_keys_typed_as_the_dialog_opens_go_to_the_prompt(
     make_app: MakeApp, hooks: Path
 ) -> None:
-    GuardedScreen.ARM_S, GuardedScreen.PAUSE_S = 2.0, 1.0  # generous, for a loaded machine
     app = make_app([{"text": "heard"}])
+    clock = clock_of(app)
+    clock.hold()  # however slow the machine, no time passes between the dialog and the keys
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, lambda: isinstance(app.screen, HookTrustScreen))
         await pilot.press(*"yes", "enter")  # typed on: the y is not an answer
         assert isinstance(app.screen, HookTrustScreen)
         assert app.session.kernel.untrusted  # not trusted
         assert [item.text for item in app.queue.items] == ["yes"]  # sent, and waiting
-        await pilot.pause(2.1)
+        clock.advance(GuardedScreen.ARM_S + GuardedScreen.PAUSE_S)
         await pilot.press("n")
+        clock.release()
         await settle(pilot, lambda: bool(model(app).requests))
         await settle(pilot)
         assert {"role": "user", "content": "yes"} in model(app).requests[0].messages

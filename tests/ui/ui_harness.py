@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,38 @@ def scripted_session(
     return session, approver
 
 
+class TestClock:
+    """The app's clock in tests: the monotonic clock, which a test moves on at once
+    (`advance`) instead of waiting, so that a dialog is armed when the test says so, and
+    stops (`hold`) where however slow the machine no time may pass."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+        self.held: float | None = None
+
+    def __call__(self) -> float:
+        return self.held if self.held is not None else time.monotonic() + self.offset
+
+    def advance(self, seconds: float) -> None:
+        if self.held is not None:
+            self.held += seconds
+        else:
+            self.offset += seconds
+
+    def hold(self) -> None:
+        self.held = self()
+
+    def release(self) -> None:
+        if self.held is not None:
+            self.offset, self.held = self.held - time.monotonic(), None
+
+
+def clock_of(app: ZizouApp) -> TestClock:
+    clock = app.typing.now
+    assert isinstance(clock, TestClock)
+    return clock
+
+
 def build_app(
     root: Path,
     replies: Iterable[dict[str, Any]] = (),
@@ -108,6 +141,7 @@ def build_app(
         setup=setup,
         keys=keys,
         notify=notify,
+        clock=TestClock(),
     )
 
 

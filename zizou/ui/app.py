@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
 
@@ -92,6 +92,7 @@ class ZizouApp(KeyedApp):
         setup: SetupMode = None,
         keys: KeyServices | None = None,
         notify: NotifySettings | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         super().__init__()
         self.attention = Attention(notify or NotifySettings(), self._to_terminal, os.environ)
@@ -99,7 +100,8 @@ class ZizouApp(KeyedApp):
         self.first_prompt = first_prompt
         self.typed_ahead = typed_lines(typed_ahead)
         self.fade = fade
-        self.typing = TypingClock()  # streamed text waits for a pause in typing
+        # Streamed text waits for a pause in typing; dialogs arm by it (`clock`: for tests).
+        self.typing = TypingClock(clock) if clock is not None else TypingClock()
         self.chat = ChatView(self.typing, id="chat")
         self.composer = Composer(Completer(session.root))
         self.queue_panel = QueuePanel(id="queue")

@@ -11,7 +11,6 @@ in the dialog, such as scrolling.
 
 from __future__ import annotations
 
-import time
 from typing import Any, ClassVar, TypeVar
 
 from textual.events import Key
@@ -52,14 +51,17 @@ class GuardedScreen(ModalScreen[T]):
     def __init__(self, typing: TypingClock | None = None) -> None:
         super().__init__()
         self.typing = typing or TypingClock()
-        self.shown_at = time.monotonic()
+        self.shown_at = self.typing.now()
         self.armed = False
 
     FITTED: ClassVar[str] = ""  # the scrolling part, which gives up rows on a short screen
     OTHER_ROWS: ClassVar[int] = 0  # the rows the rest of the dialog takes
 
     def on_mount(self) -> None:
-        self.shown_at = time.monotonic()
+        shared = getattr(self.app, "typing", None)  # the app's clock, when none was given
+        if isinstance(shared, TypingClock):
+            self.typing = shared
+        self.shown_at = self.typing.now()
         self._fit()
 
     def on_resize(self) -> None:
@@ -86,7 +88,7 @@ class GuardedScreen(ModalScreen[T]):
         """A key typed for the prompt went there (the dialog may close on Enter)."""
 
     def on_key(self, event: Key) -> None:
-        now = time.monotonic()
+        now = self.typing.now()
         before = self.typing.key_before_at  # the app's clock has this key already: the one before
         if not self.armed:
             paused = before is None or now - before >= self.PAUSE_S

@@ -12,7 +12,7 @@ import contextlib
 import math
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from rich.console import Group
@@ -42,19 +42,22 @@ _ICONS = {"info": "•", "warning": "!", "error": "✗", "success": "✓"}
 
 
 class TypingClock:
-    """When the user last pressed a key: the app sets it, streamed answers wait for a pause."""
+    """When the user last pressed a key: the app sets it, streamed answers wait for a pause,
+    and dialogs arm once they have been on screen a while. The time comes from `now` (the
+    monotonic clock; tests give a clock they move on themselves)."""
 
-    def __init__(self) -> None:
+    def __init__(self, now: Callable[[], float] = time.monotonic) -> None:
+        self.now = now
         self.last_key_at: float | None = None
         self.key_before_at: float | None = None  # the key before the last one
 
     def pressed(self) -> None:
-        self.key_before_at, self.last_key_at = self.last_key_at, time.monotonic()
+        self.key_before_at, self.last_key_at = self.last_key_at, self.now()
 
     def idle_s(self) -> float:
         """Seconds since the last key (infinite before the first)."""
         last = self.last_key_at
-        return math.inf if last is None else time.monotonic() - last
+        return math.inf if last is None else self.now() - last
 
 
 class UserMessage(Static):
