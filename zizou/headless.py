@@ -58,7 +58,7 @@ from zizou.errors import PathError, ProviderError, UsageError, ZizouError
 from zizou.hooks.modes import plan_text
 from zizou.session import Session
 from zizou.session.unattended import open_unattended, stopped_jobs, watch_servers
-from zizou.tools.run_bash import strip_terminal_controls as _plain
+from zizou.terminal_text import strip_terminal_controls as _plain
 
 EXIT_CODES = {
     "done": 0,

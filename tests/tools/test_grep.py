@@ -151,3 +151,21 @@ async def test_symlinked_files_inside_are_not_followed_out(
 def test_access_is_read(code: Path, ctx: ToolContext) -> None:
     access = TOOL.access(GrepArgs(pattern="x", path="src/"), ctx)
     assert (access.kind, access.paths) == ("read", ("src",))
+
+
+async def test_the_first_matches_by_path_are_shown_however_rg_walks(
+    root: Path, ctx: ToolContext
+) -> None:
+    """rg searches on every core and prints in the order it finds; what is shown is the first
+    matches by path (each directory's entries in order: `a/` before `a-b/`) and line, the same
+    at every run, and the rest are counted."""
+    for index in range(60):
+        write(root, f"d{index:02}/f.txt", "hit one\nhit two\nhit: a:colon\n")
+    write(root, "a/x.txt", "hit a\n")
+    write(root, "a-b/x.txt", "hit a-b\n")
+    result = await grep(ctx, "hit")
+    lines = result.output.splitlines()
+    assert lines[:2] == ["a/x.txt:1:hit a", "a-b/x.txt:1:hit a-b"]
+    assert lines[2:5] == ["d00/f.txt:1:hit one", "d00/f.txt:2:hit two", "d00/f.txt:3:hit: a:colon"]
+    assert lines[100] == "[... 82 more matches not shown; narrow the search]"
+    assert [await grep(ctx, "hit") for _ in range(3)] == [result] * 3

@@ -24,7 +24,7 @@ from zizou.plural import counted
 def _echo(text: str, err: bool = False) -> None:
     """A line out: a deck's text came with the repository, so no terminal control reaches the
     terminal."""
-    from zizou.tools.run_bash import strip_terminal_controls
+    from zizou.terminal_text import strip_terminal_controls
 
     click.echo(strip_terminal_controls(text), err=err)
 

@@ -192,7 +192,7 @@ def _line(out: TextIO, obj: dict[str, Any]) -> None:
 
 
 def _plain(text: str) -> str:
-    from zizou.tools.run_bash import strip_terminal_controls
+    from zizou.terminal_text import strip_terminal_controls
 
     return strip_terminal_controls(text)
 

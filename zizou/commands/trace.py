@@ -16,7 +16,7 @@ import click
 
 from zizou.decks.trace import TRACES_DIR, Event, read_trace, trace_ends, trace_ids
 from zizou.errors import UsageError
-from zizou.tools.run_bash import strip_terminal_controls
+from zizou.terminal_text import strip_terminal_controls
 
 LIST_LIMIT = 20
 INDENT = "  "

@@ -40,8 +40,12 @@ _RG_FLAGS = (
     "--max-columns-preview",
     "--hidden",
     "--no-require-git",
-    "--sort=path",
+    "--null",  # a NUL after each path: the path is told apart from the text, whatever it holds
 )
+# rg walks the tree on all cores and prints as it finds; the shown matches are the first by path
+# (each directory's entries in order, as `--sort=path` would list them, which walks on one
+# thread) and line. Kept while reading: at most KEEP_LINES, trimmed to the first MAX_LINES.
+KEEP_LINES = 4 * MAX_LINES
 
 
 class GrepArgs(ToolArgs):
@@ -97,20 +101,34 @@ def _place(root: Path, target: Path, rel: str, is_dir: bool) -> Iterator[_Place]
 @dataclass
 class _Matches:
     place: _Place
-    lines: list[str] = field(default_factory=list)
-    size: int = 0
+    kept: list[tuple[tuple[bytes, ...], int, str]] = field(default_factory=list)
     total: int = 0
 
     def add(self, raw: bytes) -> None:
         self.total += 1
-        line = raw.decode("utf-8", "replace")
+        path, _, rest = raw.partition(b"\0")
+        number, _, _ = rest.partition(b":")
+        text = (path + b":" + rest).decode("utf-8", "replace")
         if self.place.stdin is not None:
-            line = self.place.label + line.removeprefix(STDIN_NAME)
+            line = self.place.label + text.removeprefix(STDIN_NAME)
         else:
-            line = self.place.prefix + line.removeprefix("./")
-        if len(self.lines) < MAX_LINES and self.size + len(line) + 1 <= MAX_BYTES:
-            self.lines.append(line)
-            self.size += len(line) + 1
+            line = self.place.prefix + text.removeprefix("./")
+        key = tuple(path.removeprefix(b"./").split(b"/"))
+        self.kept.append((key, int(number) if number.isdigit() else 0, line))
+        if len(self.kept) >= KEEP_LINES:
+            self.kept = sorted(self.kept)[:MAX_LINES]
+
+    @property
+    def lines(self) -> list[str]:
+        """The first matching lines by path and line number, within MAX_LINES and MAX_BYTES."""
+        shown: list[str] = []
+        size = 0
+        for _, _, line in sorted(self.kept)[:MAX_LINES]:
+            if size + len(line) + 1 > MAX_BYTES:
+                break
+            shown.append(line)
+            size += len(line) + 1
+        return shown
 
 
 class Grep(Tool[GrepArgs]):
@@ -225,8 +243,9 @@ def _result(args: GrepArgs, rel: str, code: int, matches: _Matches, stderr: str)
     if code not in (0, 1) and not matches.total:
         hint = "" if args.fixed_strings else " (for literal text set fixed_strings)"
         return ToolResult.error(f"rg failed with exit code {code}{hint}:\n{stderr}")
-    output = "\n".join(matches.lines)
-    hidden = matches.total - len(matches.lines)
+    lines = matches.lines
+    output = "\n".join(lines)
+    hidden = matches.total - len(lines)
     if hidden:
         output += f"\n[... {hidden} more matches not shown; narrow the search]"
     if stderr:
