@@ -165,3 +165,26 @@ async def test_an_old_name_runs_while_its_tool_is_offered(tmp_path: Path) -> Non
     [finished] = [e for e in events if isinstance(e, ToolCallFinished)]
     assert finished.ok, finished.output
     assert "## a.txt · w1 · lines 1-1" in model.requests[1].system
+
+
+async def test_a_tool_that_could_do_nothing_yet_is_offered_from_the_step_after_it_applies(
+    tmp_path: Path,
+) -> None:
+    """No window open and no job: replace_window, close_in_workspace, job_output, job_kill and
+    read_output are not sent (a smaller request); once a window is open they are, from the
+    next step on, and a call to one before is refused as not offered."""
+    (tmp_path / "a.py").write_text("one\ntwo\n")
+    early = call("close_in_workspace", id="w1")
+    opened = call("open_in_workspace", path="a.py")
+    replies = [{"tool_calls": [early, opened]}, {"text": "done"}]
+    agent, model = make_agent(tmp_path, replies, rules=Rules(yes=True))
+    events = await collect(agent, "open a.py")
+    first, second = ([t["function"]["name"] for t in r.tools] for r in model.requests)
+    waiting = {"replace_window", "close_in_workspace", "job_output", "job_kill", "read_output"}
+    assert not waiting & set(first) and "open_in_workspace" in first
+    assert {"replace_window", "close_in_workspace"} <= set(second)
+    assert not {"job_output", "job_kill", "read_output"} & set(second)  # still no job
+    refused = next(e for e in events if isinstance(e, ToolCallFinished))
+    assert refused.output == (
+        "close_in_workspace is not offered in this step (it is offered once a window is open)"
+    )

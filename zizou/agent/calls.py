@@ -149,6 +149,8 @@ class CallRunner:
             return None
         target = tool.alias_of
         why = self.hidden.get(name) or (self.hidden.get(target) if target else None)
+        if why is None and tool.offered_once:
+            why = f"it is offered once {tool.offered_once}"
         return f"{name} is not offered in this step ({why or 'it is not one of its tools'})"
 
     def _not_read_only(self, tool: Tool[Any] | None) -> str | None:

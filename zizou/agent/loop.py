@@ -172,8 +172,10 @@ class Agent:
         gets the history, this step's reminders and the tools offered; the plan says how, and
         the warnings are the hooks' that failed while it was planned."""
         usage = usage or Usage()
-        registry = self.runner.registry
-        advertised = [tool for tool in registry if tool.advertised]
+        registry, ctx = self.runner.registry, self.runner.ctx
+        # A tool that could do nothing now (no job, no window) is not offered: a smaller
+        # request; it is offered from the step after it applies.
+        advertised = [tool for tool in registry if tool.advertised and tool.applies(ctx)]
         history = self.conversation.messages
         changes = self.effects.plan_step(
             StepInput(

@@ -259,11 +259,22 @@ class PromptBuilder:
             return Section("TASK STATE", "", note=f"off: {why}")
         schema = task.schema
         origin = "built in" if schema.source == "built-in" else f"from {schema.source}"
+        typescript = schema.typescript().rstrip()
+        if task.snapshot() == schema.zero():  # empty: its shape, each field told once it is set
+            lines = [
+                "The task's state is empty: for work of more than a step or two, set it with "
+                "update_state (a JSON Patch, or a merge object) and keep it current; each field "
+                f"is described once it is set. Its shape ({origin}):",
+                "```ts",
+                _without_comments(typescript),
+                "```",
+            ]
+            return Section("TASK STATE", "\n".join(lines), note="empty")
         lines = [
             "The task's state: keep it current with update_state as you work (a JSON Patch, or "
             f"a merge object). Its schema ({origin}):",
             "```ts",
-            schema.typescript().rstrip(),
+            typescript,
             "```",
             "Its value now:",
             task.compact_json(),
@@ -314,6 +325,22 @@ def _write_compiled(root: Path, text: str) -> None:
         write_project_file(root, COMPILED_PROMPT, text.encode("utf-8") + b"\n", durable=False)
     except (OSError, PathError):
         pass  # a read-only project, or an unsafe `.zizou/`: the agent runs on without the copy
+
+
+def _without_comments(typescript: str) -> str:
+    """The TypeScript without its `/** ... */` comments (each on lines of its own)."""
+    kept: list[str] = []
+    inside = False
+    for line in typescript.splitlines():
+        stripped = line.strip()
+        if not inside and stripped.startswith("/**"):
+            inside = not stripped.endswith("*/")
+            continue
+        if inside:
+            inside = not stripped.endswith("*/")
+            continue
+        kept.append(line)
+    return "\n".join(kept)
 
 
 __all__ = [

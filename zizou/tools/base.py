@@ -254,6 +254,14 @@ class Tool(Generic[A]):
     # the loop guard does not count its repeats.
     repeatable: ClassVar[bool] = False
 
+    offered_once: ClassVar[str] = ""  # when `applies` says it may run: "a window is open"
+
+    def applies(self, ctx: ToolContext) -> bool:
+        """Whether a call could do anything now: a tool that could not (a job's tool with no
+        job, a window's with no window) is not offered in the step, which keeps the request
+        small; it is offered from the step after one exists. The tool guide lists it always."""
+        return True
+
     @classmethod
     def description(cls) -> str:
         import inspect

@@ -29,8 +29,14 @@ class CloseInWorkspace(Tool[CloseArgs]):
 
     name = "close_in_workspace"
     access_kind = "read"
-    summary = "Close a workspace window (by id), or every window of a file."
+    summary = (
+        "Close a workspace window (by id), or every window of a file (offered once one is open)."
+    )
     Args = CloseArgs
+    offered_once = "a window is open"
+
+    def applies(self, ctx: ToolContext) -> bool:
+        return bool(ctx.state.windows)
 
     def access(self, args: CloseArgs, ctx: ToolContext) -> Access:
         # Closing reads nothing: the path is resolved (inside the project) but not declared as

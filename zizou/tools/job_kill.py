@@ -27,8 +27,12 @@ class JobKill(Tool[JobKillArgs]):
     name = "job_kill"
     label_field = "id"
     access_kind = "job"
-    summary = "Stop a background job that run_bash started, with every process it started."
+    summary = "Stop a background job and every process it started (offered once one runs)."
     Args = JobKillArgs
+    offered_once = "a job runs in the background"
+
+    def applies(self, ctx: ToolContext) -> bool:
+        return bool(ctx.jobs.background())
 
     def access(self, args: JobKillArgs, ctx: ToolContext) -> Access:
         return Access(kind="job")

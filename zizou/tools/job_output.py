@@ -40,8 +40,15 @@ class JobOutput(Tool[JobOutputArgs]):
     access_kind = "read"
     side_by_side = True
     repeatable = True  # the same question gets a new answer while the job runs
-    summary = "Read a background job's state and its output since a line, or wait for it to end."
+    summary = (
+        "Read a background job's state and new output, or wait for it to end "
+        "(offered once one runs)."
+    )
     Args = JobOutputArgs
+    offered_once = "a job runs in the background"
+
+    def applies(self, ctx: ToolContext) -> bool:
+        return bool(ctx.jobs.background())
 
     def access(self, args: JobOutputArgs, ctx: ToolContext) -> Access:
         return Access(kind="read")

@@ -42,8 +42,14 @@ class ReadOutput(Tool[ReadOutputArgs]):
     label_field = "id"
     access_kind = "read"
     side_by_side = True
-    summary = "Read any lines of a command output that run_bash cut, or of a background job."
+    summary = (
+        "Read any lines of a cut command output or a background job's (offered once one is kept)."
+    )
     Args = ReadOutputArgs
+    offered_once = "a command output is kept"
+
+    def applies(self, ctx: ToolContext) -> bool:
+        return bool(ctx.jobs.ids())
 
     def access(self, args: ReadOutputArgs, ctx: ToolContext) -> Access:
         return Access(kind="read")

@@ -55,8 +55,15 @@ class ReplaceWindow(Tool[ReplaceWindowArgs]):
 
     name = "replace_window"
     access_kind = "write"
-    summary = "Replace exactly the lines of a workspace window (by id) or of a given window."
+    summary = (
+        "Replace exactly the lines of a workspace window, by id or given "
+        "(offered once one is open)."
+    )
     Args = ReplaceWindowArgs
+    offered_once = "a window is open"
+
+    def applies(self, ctx: ToolContext) -> bool:
+        return bool(ctx.state.windows)
 
     def label(self, args: ReplaceWindowArgs) -> str:
         return f"{args.path} · {args.window_id}" if args.window_id else args.path
