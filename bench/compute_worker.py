@@ -29,7 +29,7 @@ from zizou.decks.trace import Trace
 from zizou.headless import HeadlessApprover
 from zizou.providers.fake import ScriptedModel
 from zizou.sandbox import SandboxMode, detect
-from zizou.session import build_session
+from zizou.session.assembly import build_session
 
 DECK = """\
 from zizou.decks.api import Deck

@@ -34,7 +34,7 @@ from zizou.decks.tools import Caller, action_of  # noqa: E402
 from zizou.headless import HeadlessApprover  # noqa: E402
 from zizou.providers import make_model  # noqa: E402
 from zizou.providers.fake import ScriptedModel  # noqa: E402
-from zizou.session import build_session  # noqa: E402
+from zizou.session.assembly import build_session  # noqa: E402
 
 DECK = """---
 description: Says hello.

@@ -181,7 +181,7 @@ async def headless_time(reply: dict[str, object]) -> float:
     from zizou.config.options import RunOptions
     from zizou.headless import HeadlessRun
     from zizou.providers.fake import ScriptedModel
-    from zizou.session import build_session
+    from zizou.session.assembly import build_session
 
     project = Path(tempfile.mkdtemp(prefix="zizou-bench-"))
     options = RunOptions(root=project, debug_log=False)

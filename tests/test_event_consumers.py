@@ -40,7 +40,7 @@ from zizou.contracts.protocols import ModelRequest
 from zizou.headless import HeadlessRun
 from zizou.providers.fake import ScriptedModel
 from zizou.redact import Redactor
-from zizou.session import build_session
+from zizou.session.assembly import build_session
 from zizou.session.unattended import HeadlessApprover
 from zizou.sessions import SessionStore
 from zizou.trace.debug_log import DebugLog

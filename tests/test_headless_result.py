@@ -12,7 +12,7 @@ from zizou.agent.approvers import ScriptedApprover
 from zizou.config.options import RunOptions
 from zizou.contracts.protocols import Model, ModelEvent, ModelRequest, TextPiece
 from zizou.headless import HeadlessRun
-from zizou.session import build_session
+from zizou.session.assembly import build_session
 
 
 class BrokenModel(Model):

@@ -19,7 +19,7 @@ PATHS = {
         (90, 4),
     ),
     "zizou -p": ("import zizou.cli, zizou.headless, zizou.session", (590, 170)),
-    "the app": ("import zizou.cli, zizou.ui.launch, zizou.ui.app", (850, 235)),
+    "the app": ("import zizou.cli, zizou.ui.launch, zizou.ui.app", (800, 195)),
 }
 COUNT = (
     "import atexit, json, sys\n"

@@ -11,7 +11,8 @@ from zizou.agent.permissions import Rules
 from zizou.config.keys import save_key
 from zizou.config.options import RunOptions, SessionChoice
 from zizou.providers.fake import ScriptedModel
-from zizou.session import Session, build_session
+from zizou.session.assembly import build_session
+from zizou.session.kernel import Session
 from zizou.trace import MARKER
 
 WIZARD_KEY = "wizard-typed-key-7f3a9c2e1b"  # no credential shape: only its exact value is known

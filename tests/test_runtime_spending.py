@@ -13,7 +13,7 @@ from zizou.agent.spending import OverCap
 from zizou.config.options import RunOptions
 from zizou.errors import UsageError
 from zizou.providers.fake import ScriptedModel
-from zizou.session import build_session
+from zizou.session.assembly import build_session
 from zizou.session.unattended import HeadlessApprover
 
 

@@ -121,7 +121,7 @@ def test_the_summary_is_kept_in_the_session_file_and_continue_goes_on_from_it(
 ) -> None:
     from zizou.agent.approvers import ScriptedApprover
     from zizou.config.options import RunOptions
-    from zizou.session import build_session
+    from zizou.session.assembly import build_session
     from zizou.sessions import SessionStore
 
     monkeypatch.setenv("ZIZOU_HOME", str(tmp_path / "home"))

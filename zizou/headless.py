@@ -56,7 +56,7 @@ from zizou.contracts.task_state import merge_patch
 from zizou.contracts.workspace import WindowInfo
 from zizou.errors import PathError, ProviderError, UsageError, ZizouError
 from zizou.hooks.modes import plan_text
-from zizou.session import Session
+from zizou.session.kernel import Session
 from zizou.session.unattended import open_unattended, stopped_jobs, watch_servers
 from zizou.terminal_text import strip_terminal_controls as _plain
 

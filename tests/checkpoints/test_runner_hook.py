@@ -15,7 +15,7 @@ from zizou.confined import PathHandle
 from zizou.contracts.events import ToolCallFinished, ToolProgress
 from zizou.contracts.protocols import Approval
 from zizou.providers.fake import ScriptedModel
-from zizou.session import build_session
+from zizou.session.assembly import build_session
 
 
 class Watch:

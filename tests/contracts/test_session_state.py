@@ -16,7 +16,7 @@ from zizou.contracts.state import FileView, SessionState, WorkspaceChanged
 from zizou.contracts.windows import WHOLE_FILE
 from zizou.contracts.workspace import line_spec
 from zizou.providers.fake import ScriptedModel
-from zizou.session import build_session
+from zizou.session.assembly import build_session
 
 
 async def test_a_pinned_file_can_be_edited_without_reading_it_first(tmp_path: Path) -> None:

@@ -16,7 +16,8 @@ from zizou.contracts.protocols import Approval
 from zizou.decks.compute import tool_runner
 from zizou.decks.tools import Caller, action_of
 from zizou.providers.fake import ScriptedModel
-from zizou.session import Session, build_session
+from zizou.session.assembly import build_session
+from zizou.session.kernel import Session
 from zizou.session.unattended import HeadlessApprover
 
 STRING = {"type": "string"}

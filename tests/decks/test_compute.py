@@ -19,7 +19,8 @@ from zizou.config.options import RunOptions
 from zizou.contracts.events import Nested, ToolCallFinished, ToolCallStarted
 from zizou.decks.tools import Caller, action_of
 from zizou.providers.fake import ScriptedModel
-from zizou.session import Session, build_session
+from zizou.session.assembly import build_session
+from zizou.session.kernel import Session
 from zizou.session.unattended import HeadlessApprover
 
 OUT = {"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]}

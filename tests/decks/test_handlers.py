@@ -12,7 +12,8 @@ from zizou.config.options import RunOptions
 from zizou.contracts.events import DeckSuspense, Nested
 from zizou.decks.tools import Caller, action_of
 from zizou.providers.fake import ScriptedModel
-from zizou.session import Session, build_session
+from zizou.session.assembly import build_session
+from zizou.session.kernel import Session
 from zizou.session.unattended import HeadlessApprover
 
 IN = {"type": "object", "properties": {"topic": {"type": "string"}}, "required": ["topic"]}

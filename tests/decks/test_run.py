@@ -21,7 +21,8 @@ from zizou.decks.run import MAX_DECK_TOOLS, NUDGE
 from zizou.decks.tools import Caller, action_of, input_from_text
 from zizou.errors import UsageError
 from zizou.providers.fake import ScriptedModel
-from zizou.session import Session, build_session
+from zizou.session.assembly import build_session
+from zizou.session.kernel import Session
 from zizou.session.unattended import HeadlessApprover
 
 IN = {"type": "object", "properties": {"topic": {"type": "string"}}, "required": ["topic"]}

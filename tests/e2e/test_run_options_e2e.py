@@ -21,7 +21,7 @@ from zizou.contracts.events import PermissionDecided, TurnFinished
 from zizou.contracts.protocols import Model
 from zizou.providers import LiteLLMModel, RetryingModel
 from zizou.providers.fake import ScriptedModel
-from zizou.session import Session
+from zizou.session.kernel import Session
 from zizou.session.unattended import open_unattended
 from zizou.ui.launch import build_ui_session, model_factory
 from zizou.ui.session import ModelFactory, UiSession

@@ -11,7 +11,7 @@ from zizou.agent.approvers import ScriptedApprover
 from zizou.config.options import RunOptions, SessionChoice
 from zizou.contracts.conversation import Conversation
 from zizou.providers.fake import ScriptedModel
-from zizou.session import build_session
+from zizou.session.assembly import build_session
 from zizou.sessions import SessionStore
 
 

@@ -16,7 +16,7 @@ from zizou.contracts.protocols import ToolCall
 from zizou.errors import UsageError
 from zizou.paths import UnsafeProjectDir
 from zizou.providers.fake import ScriptedModel
-from zizou.session import build_session
+from zizou.session.assembly import build_session
 from zizou.sessions import SessionStore
 
 

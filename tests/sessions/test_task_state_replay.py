@@ -10,7 +10,8 @@ from pathlib import Path
 from zizou.agent.approvers import ScriptedApprover
 from zizou.config.options import RunOptions, SessionChoice
 from zizou.providers.fake import ScriptedModel
-from zizou.session import Session, build_session
+from zizou.session.assembly import build_session
+from zizou.session.kernel import Session
 
 
 def schema(root: Path, maximum: int | None = None) -> None:

@@ -175,7 +175,7 @@ async def test_a_trust_that_cannot_be_saved_says_so(
     make_app: MakeApp, hooks: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from zizou.errors import UsageError
-    from zizou.session import Session
+    from zizou.session.kernel import Session
 
     def unwritable(self: Session, source: object) -> str | None:
         raise UsageError("cannot save the trusted hooks file: read-only file system")

@@ -39,7 +39,7 @@ from zizou.acp.session import AcpSession, UpdateClient
 from zizou.config.options import Flags, RunOptions
 from zizou.errors import UsageError
 from zizou.hooks.modes import MODES
-from zizou.session import Session
+from zizou.session.kernel import Session
 
 log = logging.getLogger(__name__)
 KEYS_METHOD = AuthMethodAgent(
@@ -185,7 +185,7 @@ class ZizouAgent:
 
     def _build(self, cwd: Path, resume: str | None, servers: Path | None) -> Session:
         from zizou.config.project_rules import save_prefix, save_tool_rule
-        from zizou.session import build_session
+        from zizou.session.assembly import build_session
         from zizou.session.unattended import wait_for_servers
 
         options = self._options(cwd, resume, servers)

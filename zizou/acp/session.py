@@ -18,7 +18,7 @@ from zizou.acp.replay import replayed
 from zizou.acp.updates import TurnUpdates, Update, stop_reason
 from zizou.contracts.events import TurnFinished
 from zizou.hooks.modes import plan_items
-from zizou.session import Session
+from zizou.session.kernel import Session
 
 log = logging.getLogger(__name__)
 PLAN_STATUSES: dict[str, PlanEntryStatus] = {"in_progress": "in_progress", "done": "completed"}

@@ -268,7 +268,7 @@ def approve_project(cwd: Path | None, yes: bool) -> None:
 
 def _started(cwd: Path | None, mcp_config: tuple[Path, ...] = ()) -> McpSetup:
     from zizou.config.options import Flags, resolve_options
-    from zizou.session import mcp_setup
+    from zizou.session.assembly import mcp_setup
 
     setup = mcp_setup(resolve_options(Flags(cwd=_root(cwd), mcp_config=mcp_config)))
     setup.servers.start()

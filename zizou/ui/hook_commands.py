@@ -20,7 +20,7 @@ from zizou.ui.slash_registry import slash
 
 if TYPE_CHECKING:
     from zizou.hooks.runtime import HookSource
-    from zizou.session import Session
+    from zizou.session.kernel import Session
     from zizou.ui.host import Host, Notices
     from zizou.ui.opening import Opening
     from zizou.ui.widgets.messages import NoticeKind, TypingClock

@@ -18,7 +18,7 @@ from zizou.errors import UsageError
 
 if TYPE_CHECKING:
     from zizou.mcp.setup import McpSetup
-    from zizou.session import Session
+    from zizou.session.kernel import Session
     from zizou.ui.session import ModelFactory, SessionFactory, UiSession
 
 
@@ -94,7 +94,7 @@ def session_factory(
     shared: list[McpSetup] = []  # the MCP servers, started once and kept by /clear
 
     def build(model: Model, rules: Rules, session: SessionChoice | None = None) -> Session:
-        from zizou.session import build_session
+        from zizou.session.assembly import build_session
 
         chosen = options.model_copy(update={"rules": rules, "session": session or SessionChoice()})
         runtime = build_session(

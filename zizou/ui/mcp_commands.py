@@ -32,7 +32,7 @@ from zizou.ui.slash_registry import slash
 if TYPE_CHECKING:
     from zizou.mcp.manager import McpServers
     from zizou.mcp.setup import McpSetup
-    from zizou.session import Session
+    from zizou.session.kernel import Session
     from zizou.ui.host import Host, Notices
     from zizou.ui.opening import Opening
     from zizou.ui.widgets.messages import NoticeKind, TypingClock

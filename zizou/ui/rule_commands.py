@@ -18,7 +18,7 @@ from zizou.ui.slash_registry import slash
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from zizou.session import Session
+    from zizou.session.kernel import Session
     from zizou.ui.host import Host, Notices
     from zizou.ui.opening import Opening
 

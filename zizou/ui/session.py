@@ -1,7 +1,7 @@
 """What the app knows about its agent session, kept apart from any widget.
 
 The session itself (agent, tools, prompt, session file, debug log, and the operations on them)
-is a `zizou.session.Session` from `build_session`, as in headless mode. This adds what only a
+is a `zizou.session.kernel.Session` from `build_session`, as in headless mode. This adds what only a
 long-lived front end needs: running totals, switching the model by id, going on in a new or a
 resumed conversation, and why no model is usable (the key wizard's seam).
 """
@@ -22,7 +22,8 @@ from zizou.errors import ProviderError
 
 if TYPE_CHECKING:
     from zizou.contracts.state import Subscriber
-    from zizou.session import Session, SessionChoice
+    from zizou.session.assembly import SessionChoice
+    from zizou.session.kernel import Session
 
 
 class ModelFactory(Protocol):
@@ -132,7 +133,7 @@ class UiSession:
         loaded), with the current model and rules. It reads and writes files, so the app calls
         it in a thread; `adopt` then puts it in place. A UsageError (no such session) leaves
         all as it was."""
-        from zizou.session import SessionChoice
+        from zizou.session.assembly import SessionChoice
 
         old = self.kernel
         choice = SessionChoice(resume=resume) if resume is not None else None

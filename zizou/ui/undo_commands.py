@@ -35,7 +35,6 @@ from zizou.checkpoints import (
     caveats,
 )
 from zizou.errors import ZizouError
-from zizou.session.kernel import TakenBack
 from zizou.ui.conversations import TAGLINE
 from zizou.ui.host import SessionChanged, ShowScreen
 from zizou.ui.resumed import show_conversation
@@ -46,13 +45,14 @@ from zizou.ui.widgets.mascot import Mascot
 
 if TYPE_CHECKING:
     from zizou.checkpoints import Checkpoints
+    from zizou.session.kernel import TakenBack
     from zizou.ui.host import Host
     from zizou.ui.opening import Opening
     from zizou.ui.turns import TurnController
     from zizou.ui.widgets.chat_view import ChatView
     from zizou.ui.widgets.composer import Composer
 
-Do = Callable[[bool], TakenBack]  # undo, redo or rewind; True: go ahead despite the conflicts
+Do = Callable[[bool], "TakenBack"]  # undo, redo or rewind; True: go ahead despite the conflicts
 
 BUSY = "A turn is running: /{verb} once it ends (Esc stops it)."
 UNAVAILABLE = "Undo is not available in this session: its changes were not recorded."
