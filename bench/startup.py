@@ -1,6 +1,6 @@
 """Start-up costs of headless zizou, next to a bare litellm script making the same request.
 
-Prints: the import time of `zizou.core` (and proof it does not import litellm), the wall
+Prints: the import time of the agent (`zizou.agent`) (and proof it does not import litellm), the wall
 time of `zizou --version`, and `zizou -p` against the loopback server beside a bare litellm
 script that sends the very same request body (system prompt, messages, tools) with the same
 streaming settings (median of N runs each, interleaved), with the ratio.
@@ -75,7 +75,7 @@ def main() -> None:
 
     seconds, heavy = import_time()
     heavy_text = ", ".join(heavy) or "none"
-    print(f"import zizou.core          {seconds * 1000:8.1f} ms   litellm/textual: {heavy_text}")
+    print(f"import zizou.agent         {seconds * 1000:8.1f} ms   litellm/textual: {heavy_text}")
     script = Path(sys.executable).with_name("zizou")  # the installed command, as users run it
     version_cmd = (
         [str(script), "--version"]
