@@ -1,6 +1,6 @@
 """Start-up costs of headless zizou, next to a bare litellm script making the same request.
 
-Prints: the import time of the agent (`zizou.agent`) (and proof it does not import litellm), the wall
+Prints: the import time of the agent (`zizou.agent`, and proof it does not import litellm), the
 time of `zizou --version`, and `zizou -p` against the loopback server beside a bare litellm
 script that sends the very same request body (system prompt, messages, tools) with the same
 streaming settings (median of N runs each, interleaved), with the ratio.
