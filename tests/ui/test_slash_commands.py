@@ -292,7 +292,7 @@ async def test_help_wraps_a_description_under_the_description_column(make_app: M
         await settle(pilot)
         notice = app.query(Notice).last()
         lines = [notice.render_line(y).text.rstrip() for y in range(notice.size.height)]
-        assert lines[1].strip() == "The conversation:"  # the sections, each with its title
+        assert lines[1].strip() == "Conversation:"  # the sections, each with its title
         helped = next(line for line in lines if "/help" in line)
         column = helped.index("show the commands and keys")
         assert all(line.startswith("  ") for line in lines[1:] if line)  # nothing at column 0

@@ -16,10 +16,10 @@ from typing import Any, Literal, TypeVar
 
 Section = Literal["conversation", "model", "context", "tools", "app"]
 SECTIONS: dict[Section, str] = {
-    "conversation": "The conversation",
-    "model": "The model and what it costs",
+    "conversation": "Conversation",
+    "model": "Model and cost",
     "context": "What the model sees",
-    "tools": "Tools, decks, servers and rules",
+    "tools": "Tools and rules",
     "app": "zizou",
 }
 Handler = Callable[..., Awaitable[None]]
