@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from zizou import confined
@@ -92,10 +93,10 @@ def list_project_files(root: Path) -> ProjectFiles:
     skipped = 0
     prefix = str(root) + os.sep
     for rel in project_files(root, root):
-        if not _wanted(rel):
+        language = _kind(rel)
+        if language == SKIPPED:
             skipped += 1
             continue
-        language = language_for(rel)
         if language is None:
             others.append(rel)
             continue
@@ -131,6 +132,16 @@ def read_source(root: Path, rel: str) -> tuple[os.stat_result, bytes]:
         fd = confined.open_file(root, confined.resolve_unasked(root, rel), os.O_RDONLY)
     with os.fdopen(fd, "rb") as handle:
         return os.fstat(fd), handle.read()
+
+
+SKIPPED = "\0skipped"  # a `_kind` that is no language: the map leaves the file out
+
+
+@lru_cache(maxsize=1 << 17)
+def _kind(rel: str) -> str | None:
+    """What the map makes of a path, by its name alone: SKIPPED, a source's language, or None
+    (a file shown by name). Remembered: the map lists the same paths at every step."""
+    return language_for(rel) if _wanted(rel) else SKIPPED
 
 
 def _wanted(rel: str) -> bool:
