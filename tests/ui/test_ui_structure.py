@@ -60,3 +60,22 @@ def test_controllers_never_reach_into_the_app() -> None:
     controllers = [p for p in UI.glob("*.py") if p.name not in ("app.py", "launch.py")]
     reaching = [p.name for p in controllers if REACH.search(p.read_text(encoding="utf-8"))]
     assert reaching == []
+
+
+FRONT_ENDS = [UI, UI.parent / "headless.py", UI.parent / "acp", UI.parent / "commands"]
+REACH_IN = re.compile(r"\b(?:kernel|runtime)\.(?:agent|ctx)\b")
+
+
+def test_the_front_ends_reach_a_session_only_through_its_operations() -> None:
+    """No front end reaches into a session's agent or tool context: what it does to a session
+    is a `Session` operation (zizou/session/kernel.py), the same for all of them."""
+    files = [
+        p for place in FRONT_ENDS for p in ([place] if place.is_file() else place.rglob("*.py"))
+    ]
+    found = [
+        f"{path.relative_to(UI.parent.parent)}:{number}: {line.strip()}"
+        for path in files
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if REACH_IN.search(line)
+    ]
+    assert found == []
