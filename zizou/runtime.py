@@ -21,6 +21,7 @@ from zizou.checkpoints import Checkpoints
 from zizou.checks.checkers import narrowed
 from zizou.checks.service import EditChecks
 from zizou.checks.syntax import what_breaks
+from zizou.config.claude_setup import add_claude_hooks, load_claude_setup
 from zizou.config.options import RunOptions, SessionChoice
 from zizou.confined import open_handle
 from zizou.core.calls import CallRunner
@@ -50,6 +51,7 @@ from zizou.errors import PathError, UsageError
 from zizou.hooks.init import init_hook
 from zizou.hooks.modes import MODES, modes_hook, read_only_reason
 from zizou.hooks.runtime import HookRuntime, HookSource
+from zizou.hooks.shell_hook import ShellHookRunner
 from zizou.hooks.sources import TrustStore, discover, needs_trust
 from zizou.mcp.connection import Launch
 from zizou.mcp.setup import McpSetup, open_servers
@@ -213,11 +215,20 @@ def build_runtime(
         warnings.append(str(status.warning()))
     _restore_modes(state, loaded, options)
     hooks, untrusted = _hooks(options, registry, state, warnings)
+    # Claude Code's settings: their hooks join zizou's (a project's behind the same trust
+    # gate), their deny and ask rules tighten, the user's own allow rules approve.
+    claude = load_claude_setup(root, options.rules)
+    commands = ShellHookRunner(root, boxed, env, session_id)
+    waiting, said = add_claude_hooks(
+        claude, hooks, commands, TrustStore(user_config_dir()), options.trust_hooks
+    )
+    untrusted += waiting
+    warnings += [*claude.problems, *said]
     checkpoints = _checkpoints(options, session_id, state, writer, loaded)
     checks = _checks(options, boxed, env, warnings)
     gates = CallGates.of(
         approver,
-        dataclasses.replace(options.rules, permission_mode=options.permission_mode),
+        claude.widen(dataclasses.replace(options.rules, permission_mode=options.permission_mode)),
         policy=hooks,
         read_only=partial(read_only_reason, state),
         changes=checkpoints,

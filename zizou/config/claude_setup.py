@@ -1,0 +1,81 @@
+"""What a session takes from Claude Code's settings files: their hooks (as zizou hooks, a
+project's behind the hooks' trust gate) and their permission rules (deny and ask tighten, the
+user's own allow rules approve). One call, made while the session is assembled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from zizou.config.claude_permissions import SettingsRules, settings_rules
+from zizou.config.claude_settings import ClaudeSettings, load_claude_settings
+from zizou.core.permissions import Rules
+from zizou.hooks.runtime import HookRuntime, HookSource, Origin
+from zizou.hooks.settings_hooks import CommandHook, command_hooks, hook_source
+from zizou.hooks.shell_hook import ShellHookRunner
+from zizou.hooks.sources import TrustStore, needs_trust
+
+
+@dataclass
+class ClaudeSetup:
+    """The settings files as read, their rules mapped, and their command hooks."""
+
+    settings: ClaudeSettings
+    rules: SettingsRules
+    hooks: list[tuple[CommandHook, Path]] = field(default_factory=list)  # with its file
+    problems: list[str] = field(default_factory=list)
+
+    def widen(self, rules: Rules) -> Rules:
+        return self.rules.widen(rules)
+
+
+def load_claude_setup(root: Path, rules: Rules) -> ClaudeSetup:
+    """The settings of `root` and of the user, every problem named."""
+    settings = load_claude_settings(root)
+    mapped = settings_rules(settings, root, rules.sandbox)
+    setup = ClaudeSetup(settings, mapped, problems=[*settings.problems, *mapped.warnings])
+    for file in settings.files:
+        origin: Origin = "user" if file.origin == "user" else "project"
+        found, problems = command_hooks(file.label, origin, file.data.get("hooks"))
+        setup.hooks += [(hook, file.path) for hook in found]
+        setup.problems += problems
+    return setup
+
+
+def add_claude_hooks(
+    setup: ClaudeSetup,
+    hooks: HookRuntime,
+    runner: ShellHookRunner,
+    trust: TrustStore,
+    trust_all: bool,
+) -> tuple[list[HookSource], list[str]]:
+    """The settings' rules and command hooks added to `hooks`; a project's command runs only
+    once trusted (`trust_all`: `--trust-hooks`). The commands waiting for trust, and what to
+    tell the user."""
+    said: list[str] = []
+    if setup.rules.tightening:
+        hooks.add(setup.rules.hook())
+    waiting: list[HookSource] = []
+    for hook, path in setup.hooks:
+        source = hook_source(hook, path, runner)
+        if needs_trust(source) and not trust.is_trusted(source):
+            if trust_all:
+                trust.trust(source)
+                said.append(f"trusted the hook {source.name} (sha256 {source.sha256[:12]})")
+            else:
+                changed = trust.status(source) == "changed"
+                hooks.skip(source, "changed since trusted" if changed else "not trusted")
+                waiting.append(source)
+                what = "changed since it was trusted" if changed else "not trusted yet"
+                said.append(
+                    f"the hook {source.name} ({hook.command!r}) was not run: it is {what}. "
+                    f"Read it, then pass --trust-hooks, or `/hooks trust {source.name}` in the app"
+                )
+                continue
+        if (problem := hooks.add(source)) is not None:
+            said.append(problem)
+    return waiting, said
+
+
+__all__ = ["ClaudeSetup", "add_claude_hooks", "load_claude_setup"]
