@@ -125,3 +125,73 @@ def test_a_malformed_settings_file_is_named_with_its_line_and_the_rest_loads(
     assert ".claude/settings.local.json line 3: not JSON" in result.stderr
     assert "deny rule Bash(rm:*) of .claude/settings.json" in tool_results(requests[1])[-1]
     assert (project / "doomed.txt").exists()
+
+
+def hooks_of(**events: tuple[str, str] | list[tuple[str, str]]) -> dict[str, Any]:
+    """`hooks` of a settings file: each event's (matcher, command) pairs."""
+    document: dict[str, Any] = {}
+    for event, pairs in events.items():
+        entries = pairs if isinstance(pairs, list) else [pairs]
+        document[event] = [
+            {"matcher": matcher, "hooks": [{"type": "command", "command": command, "timeout": 2}]}
+            for matcher, command in entries
+        ]
+    return document
+
+
+POST_READ = (
+    """echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", """
+    """"additionalContext": "the read hook saw it"}}'"""
+)
+DENY_WRITE = (
+    """echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", """
+    """"permissionDecision": "deny", "permissionDecisionReason": "generated files are read-only"}}'"""
+)
+
+
+def test_the_users_hooks_of_every_event_reach_the_model_or_run(
+    project: Path, zizou_home: Path, agents_home: Path
+) -> None:
+    (agents_home / ".claude").mkdir(parents=True)
+    stop_log = project / "stop-events.jsonl"
+    document = hooks_of(
+        SessionStart=("", "echo 'Session note: the build uses make.'"),
+        UserPromptSubmit=("", 'echo "Ticket context: $(cat | grep -o \'"prompt": "[a-z]*\')"'),
+        PostToolUse=("Read", POST_READ),
+        PreToolUse=[("Edit|Write", DENY_WRITE), ("LS", "sleep 20")],
+        Stop=("", f"cat >> {stop_log}"),
+    )
+    (agents_home / ".claude" / "settings.json").write_text(json.dumps({"hooks": document}))
+    (project / "notes.txt").write_text("hello\n")
+    script = [
+        {"tool_calls": [call("read_file", path="notes.txt")]},
+        {"tool_calls": [call("write_file", path="gen.txt", content="x")]},
+        {"tool_calls": [call("list_dir", path=".")]},
+        {"text": "done"},
+    ]
+    result, requests = run(project, zizou_home, agents_home, script, "--yes")
+    assert result.code == 0, result.stderr
+    system = str(requests[0]["messages"][0]["content"])
+    assert "Session note: the build uses make." in system
+    assert 'Ticket context: "prompt": "go' in system
+    reminder = str(requests[1]["messages"][-1]["content"])
+    assert "the read hook saw it" in reminder and "PostToolUse" in reminder
+    assert "generated files are read-only" in tool_results(requests[2])[-1]
+    assert not (project / "gen.txt").exists()
+    assert "notes.txt" in tool_results(requests[3])[-1]  # the slow hook was stopped, the call ran
+    assert "time limit (2 s)" in (project / "zizou-debug.log").read_text()
+    stop = json.loads(stop_log.read_text().splitlines()[-1])
+    assert stop["hook_event_name"] == "Stop" and stop["cwd"] == str(project.resolve())
+
+
+def test_a_projects_hook_command_runs_in_the_sandbox(
+    project: Path, zizou_home: Path, agents_home: Path, sandbox_on: None
+) -> None:
+    outside = zizou_home / "escaped.txt"
+    command = f"echo out > {outside}; echo in > $CLAUDE_PROJECT_DIR/inside.txt"
+    settings(project, "settings.json", {"hooks": hooks_of(PostToolUse=("", command))})
+    script = [{"tool_calls": [call("list_dir", path=".")]}, {"text": "done"}]
+    result, _ = run(project, zizou_home, agents_home, script, "--trust-hooks")
+    assert result.code == 0, result.stderr
+    assert (project / "inside.txt").read_text() == "in\n"
+    assert not outside.exists()

@@ -52,6 +52,12 @@ RULE_TOOLS: dict[str, tuple[str, ...]] = {
     "Bash": (RUN_BASH,),
 }
 HOOK_NAME = "settings:permissions"
+_WORDS = re.compile(r"[\s;&|()<>`$'\"]+")
+# What runs a command inside another: substitutions, and programs that run their arguments.
+_NESTED = re.compile(
+    r"\$\(|`|<\(|>\(|(?<![\w./-])(?:eval|exec|xargs|env|sudo|nohup|time|timeout|nice|watch"
+    r"|sh|bash|zsh|dash)(?![\w.-])"
+)
 _RULE = re.compile(r"(?P<tool>[A-Za-z_][\w-]*)(?:\((?P<spec>.*)\))?", re.DOTALL)
 
 
@@ -243,14 +249,17 @@ def _tool_matches(name: str, rule_tool: str) -> bool:
 
 def _command_matches(command: str, rule: SettingsRule) -> bool:
     """Whether any simple command of `command` is the rule's (its program named by path or
-    not); a command that cannot be split matches when it names the program at all, so a
-    tightening rule fails closed."""
+    not). A command that cannot be split, or that runs commands inside it (`$(...)`, `bash
+    -c`, `xargs`...), matches when it names the program anywhere, so a rule fails closed."""
     assert rule.command is not None
     wanted = list(rule.command)
+    named = wanted[0] in (posixpath.basename(w) for w in _WORDS.split(command) if w)
+    if _NESTED.search(command) and named:
+        return True
     try:
         segments = split_segments(command)
     except ShellParseError:
-        return wanted[0] in re.split(r"[\s;&|()<>`$]+", command)
+        return named
     for words in segments:
         words = [posixpath.basename(words[0]), *words[1:]] if words else words
         head = words[: len(wanted)]
