@@ -23,6 +23,7 @@ from zizou.checks.service import EditChecks
 from zizou.checks.syntax import what_breaks
 from zizou.config.claude_setup import add_claude_hooks, load_claude_setup
 from zizou.config.options import RunOptions, SessionChoice
+from zizou.config.setup_report import SetupRecorder
 from zizou.confined import open_handle
 from zizou.core.calls import CallRunner
 from zizou.core.conversation import Conversation
@@ -251,6 +252,8 @@ def build_runtime(
     # the decks (the cap on model calls is per turn, theirs too).
     recorders: list[TurnRecorder] = [hooks]
     recorders += [r for r in (writer, log) if r is not None]
+    if log is not None:  # after the log, which is open by then: what was loaded, each turn
+        recorders.append(SetupRecorder(root))
     recorders += [checkpoints, decks]
     agent = Agent(
         model,

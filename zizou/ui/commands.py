@@ -24,7 +24,7 @@ from zizou.ui.hook_commands import HookCommands
 from zizou.ui.host import QuitRequested, SessionChanged, ShowScreen
 from zizou.ui.job_commands import JobCommands
 from zizou.ui.rule_commands import RuleCommands
-from zizou.ui.slash import COMMANDS, file_commands
+from zizou.ui.slash import BY_NAME, COMMANDS, file_commands
 from zizou.ui.state_commands import StateCommands
 from zizou.ui.transcript import export_transcript, transcript_markdown
 from zizou.ui.widgets.sidebar import cost, tokens
@@ -186,8 +186,11 @@ class SlashCommands:
     async def context(self, args: list[str]) -> None:
         prompt = self.session.runtime.prompt
         if not args:
+            from zizou.config.setup_report import setup_report
+
+            loaded = await asyncio.to_thread(setup_report, self.root, frozenset(BY_NAME))
             budget = f"Repo map budget: {prompt.map_tokens} tokens."
-            await self.say(f"{budget} /context light|default|max changes it.")
+            await self.say(f"{loaded}\n{budget} /context light|default|max changes it.")
             return
         level = args[0].lower()
         if level not in MAP_TOKENS_BY_LEVEL:

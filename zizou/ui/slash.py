@@ -37,7 +37,11 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("keys", "[provider]", "set up a provider's API key (the key wizard)"),
     SlashCommand("sessions", "", "list this project's sessions and resume one"),
     SlashCommand("prompt", "", "show the compiled system prompt"),
-    SlashCommand("context", "[light|default|max]", "repo map budget: off, default, large"),
+    SlashCommand(
+        "context",
+        "[light|default|max]",
+        "what was loaded (instructions, commands, agents, hooks, rules); or the repo map budget",
+    ),
     SlashCommand("state", "[reset|export FILE]", "the task state: show, empty or save it"),
     SlashCommand("mode", "[build|plan]", "show or switch the mode: plan is read-only"),
     SlashCommand("hooks", "[trust NAME]", "list the hooks; trust a project hook to run it"),
