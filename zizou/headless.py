@@ -52,6 +52,7 @@ from zizou.core.events import (
     Usage,
 )
 from zizou.core.file_commands import message_for
+from zizou.core.inline_commands import with_inline_output
 from zizou.core.protocols import Approval, Model, PermissionRequest
 from zizou.core.task_state import merge_patch
 from zizou.core.workspace import WindowInfo
@@ -224,7 +225,7 @@ def run_headless(options: RunOptions) -> int:
         for note in notes:
             _warn(note)
         run = HeadlessRun(runtime, options.output_format)
-        code = asyncio.run(_until_stopped(run.run(prompt)))
+        code = asyncio.run(_until_stopped(_inline_then_run(run, options.prompt or "", prompt)))
         if options.state_file is not None:
             save_state_file(runtime, options.state_file)
         return code
@@ -233,6 +234,17 @@ def run_headless(options: RunOptions) -> int:
             _warn(runtime.debug_log.problem)
         if stopped := runtime.close():
             _warn(stopped_jobs(stopped))
+
+
+async def _inline_then_run(run: HeadlessRun, typed: str, prompt: str) -> int:
+    """The turn, once the inline `!`command`s of the command file `typed` runs (if any) ran
+    through the session's approvals and sandbox, their output in `prompt`."""
+    runtime = run.runtime
+    runner = runtime.agent.runner
+    prompt, notes = await with_inline_output(runtime.ctx.root, typed, prompt, frozenset(), runner)
+    for note in notes:
+        _warn(note)
+    return await run.run(prompt)
 
 
 async def _until_stopped(work: Coroutine[Any, Any, int]) -> int:

@@ -101,6 +101,7 @@ def test_deny_refuses_a_read_and_only_the_users_own_allow_rules_approve(
     result, requests = run(project, zizou_home, agents_home, script)
     assert result.code == 0, result.stderr
     refused_read, refused_touch = tool_results(requests[2])
+    assert "the user did not approve this call" in refused_touch
     assert "deny rule Read(./secrets/**) of .claude/settings.json" in refused_read
     assert all("hunter2" not in json.dumps(r) for r in requests)
     assert not (project / "made.txt").exists()
@@ -145,7 +146,8 @@ POST_READ = (
 )
 DENY_WRITE = (
     """echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", """
-    """"permissionDecision": "deny", "permissionDecisionReason": "generated files are read-only"}}'"""
+    """"permissionDecision": "deny", """
+    """"permissionDecisionReason": "generated files are read-only"}}'"""
 )
 
 

@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.worker import Worker
 
 from zizou.config.settings import NotifySettings
+from zizou.core.inline_commands import with_inline_output
 from zizou.ui.app_keys import KeyedApp
 from zizou.ui.approver import TuiApprover
 from zizou.ui.attention import Attention
@@ -46,7 +47,7 @@ from zizou.ui.screens.link_confirm import confirm_link
 from zizou.ui.screens.picker import PickerScreen
 from zizou.ui.session import SetupMode, UiSession
 from zizou.ui.shell import UserShell
-from zizou.ui.slash import file_command_message
+from zizou.ui.slash import BY_NAME, file_command_message
 from zizou.ui.turns import TurnController
 from zizou.ui.undo_commands import UndoCommands
 from zizou.ui.widgets.chat_view import ChatView
@@ -220,7 +221,12 @@ class ZizouApp(KeyedApp):
         sent, notes = await asyncio.to_thread(file_command_message, self.opening.root, text)
         for note in notes:
             await self.chat.add_notice(note, "warning")
-        if sent != text:
+        if sent != text:  # and the inline `!`command`s of the file, run as the model's are
+            runner = self.opening.current.runtime.agent.runner
+            reserved = frozenset(BY_NAME)
+            sent, ran = await with_inline_output(self.opening.root, text, sent, reserved, runner)
+            for note in ran:
+                await self.chat.add_notice(note, "warning")
             return sent
         await self.workspace.open_mentions(self.mcp.without_resources(text))
         return await self.mcp.expand(text)
