@@ -19,6 +19,8 @@ import pytest
 from conftest import run_cli
 from loopback import LoopbackServer
 
+from zizou.ui.screens.hook_trust import HookTrustScreen
+
 pytestmark = pytest.mark.skipif(
     shutil.which("tmux") is None, reason="tmux is not installed (CI installs it in .ci/run)"
 )
@@ -651,3 +653,42 @@ def test_r_without_an_id_lists_the_sessions_and_resumes_the_one_picked(
         assert "what is the answer" in listed
         tmux.run("send-keys", "-t", "main", "Enter")
         tmux.wait_for(lambda s: "The answer is 42." in s, "the resumed conversation")
+
+
+def test_context_lists_what_was_loaded_after_the_hook_is_trusted(tmux: Tmux, project: Path) -> None:
+    (project / "CLAUDE.md").write_text("Run make check before you answer.\n")
+    claude = project / ".claude"
+    (claude / "commands").mkdir(parents=True)
+    (claude / "agents").mkdir()
+    (claude / "commands" / "review.md").write_text("Review pull request #$ARGUMENTS.\n")
+    (claude / "agents" / "tester.md").write_text(
+        "---\ndescription: Runs the tests.\n---\nYou run the tests.\n"
+    )
+    hook = {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo checked"}]}
+    settings = {"permissions": {"deny": ["Read(./secrets/**)"]}, "hooks": {"PreToolUse": [hook]}}
+    (claude / "settings.json").write_text(json.dumps(settings))
+    with LoopbackServer([{"text": "ok"}]) as srv:
+        argv = [sys.executable, "-m", "zizou", "--api-base", srv.base_url, "--no-debug-log"]
+        argv += ["--model", "openai/test-model", "-C", str(project)]
+        tmux.env["ZIZOU_AGENTS_HOME"] = str(project.parent / "agents-home")
+        tmux.run("new-session", "-d", "-s", "main", "-x", "160", "-y", "60", shlex.join(argv))
+        dialog = tmux.wait_for(lambda s: "Run this project hook?" in s, "the trust dialog")
+        assert ".claude/settings.json#PreToolUse.1" in dialog and "echo checked" in dialog
+        time.sleep(HookTrustScreen.ARM_S + HookTrustScreen.PAUSE_S)  # once armed, it answers
+        tmux.run("send-keys", "-t", "main", "y")
+        tmux.wait_for(lambda s: "Trusted .claude/settings.json#PreToolUse.1" in s, "the trust")
+        tmux.run("send-keys", "-t", "main", "-l", "/context")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        shown = tmux.wait_for(lambda s: "Repo map budget" in s, "the /context listing")
+        for line in (
+            "CLAUDE.md · ~",
+            "/review · .claude/commands/review.md",
+            "tester · .claude/agents/tester.md",
+            ".claude/settings.json · ~",
+            "PreToolUse Bash · 'echo checked' · trusted, runs",
+            "deny Read(./secrets/**) (.claude/settings.json)",
+        ):
+            assert line in shown, f"{line!r} not on the screen:\n{shown}"
+        tmux.run("send-keys", "-t", "main", "-l", "/exit")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        tmux.wait_for(lambda s: "Ask zizou" not in s, "the app closing", limit_s=20)
