@@ -197,3 +197,23 @@ def test_a_projects_hook_command_runs_in_the_sandbox(
     assert result.code == 0, result.stderr
     assert (project / "inside.txt").read_text() == "in\n"
     assert not outside.exists()
+
+
+def test_zizou_hooks_lists_a_settings_hook_and_trusts_it_by_name(
+    project: Path, zizou_home: Path, agents_home: Path
+) -> None:
+    settings(project, "settings.json", {"hooks": block_rm_hook(project)})
+    env = {"ZIZOU_AGENTS_HOME": str(agents_home)}
+    listed = run_cli(["hooks", "list"], project, zizou_home, **env)
+    assert listed.code == 0, listed.stderr
+    assert ".claude/settings.json#PreToolUse.1  command  project  untrusted" in listed.stdout
+    trusted = run_cli(
+        ["hooks", "trust", ".claude/settings.json#PreToolUse.1"], project, zizou_home, **env
+    )
+    assert trusted.code == 0, trusted.stderr
+    (project / "doomed.txt").write_text("x")
+    script = [{"tool_calls": [call("run_bash", command="rm doomed.txt")]}, {"text": "done"}]
+    result, requests = run(project, zizou_home, agents_home, script, "--yes")
+    assert result.code == 0, result.stderr
+    assert "rm is blocked in this project" in tool_results(requests[1])[-1]
+    assert (project / "doomed.txt").exists()

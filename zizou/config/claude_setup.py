@@ -43,6 +43,14 @@ def load_claude_setup(root: Path, rules: Rules) -> ClaudeSetup:
     return setup
 
 
+def settings_hook_sources(root: Path) -> tuple[list[HookSource], list[str]]:
+    """The hook commands of the settings files as hook sources (for listing and trusting
+    them, never run from here), and the problems met reading them."""
+    setup = load_claude_setup(root, Rules())
+    runner = ShellHookRunner(root, None, {})
+    return [hook_source(hook, path, runner) for hook, path in setup.hooks], setup.problems
+
+
 def add_claude_hooks(
     setup: ClaudeSetup,
     hooks: HookRuntime,
@@ -70,7 +78,7 @@ def add_claude_hooks(
                 what = "changed since it was trusted" if changed else "not trusted yet"
                 said.append(
                     f"the hook {source.name} ({hook.command!r}) was not run: it is {what}. "
-                    f"Read it, then pass --trust-hooks, or `/hooks trust {source.name}` in the app"
+                    f"Read it, then pass --trust-hooks or run `zizou hooks trust {source.name}`"
                 )
                 continue
         if (problem := hooks.add(source)) is not None:
@@ -78,4 +86,4 @@ def add_claude_hooks(
     return waiting, said
 
 
-__all__ = ["ClaudeSetup", "add_claude_hooks", "load_claude_setup"]
+__all__ = ["ClaudeSetup", "add_claude_hooks", "load_claude_setup", "settings_hook_sources"]
