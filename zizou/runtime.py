@@ -23,7 +23,7 @@ from zizou.checks.service import EditChecks
 from zizou.checks.syntax import what_breaks
 from zizou.config.claude_setup import add_claude_hooks, load_claude_setup
 from zizou.config.options import RunOptions, SessionChoice
-from zizou.config.setup_report import SetupRecorder
+from zizou.config.setup_report import SetupRecorder, instruction_problems
 from zizou.confined import open_handle
 from zizou.core.calls import CallRunner
 from zizou.core.conversation import Conversation
@@ -224,7 +224,7 @@ def build_runtime(
         claude, hooks, commands, TrustStore(user_config_dir()), options.trust_hooks
     )
     untrusted += waiting
-    warnings += [*claude.problems, *said]
+    warnings += [*claude.problems, *said, *instruction_problems(root)]
     checkpoints = _checkpoints(options, session_id, state, writer, loaded)
     checks = _checks(options, boxed, env, warnings)
     gates = CallGates.of(

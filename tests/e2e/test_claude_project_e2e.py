@@ -200,3 +200,17 @@ def test_an_opencode_users_setup_works_unchanged(
     )
     assert "/explain · .opencode/command/explain.md" in listed.stdout
     assert "docs-writer · .opencode/agent/docs-writer.md" in listed.stdout
+
+
+def test_an_import_loop_is_named_with_its_line_as_the_run_starts_and_the_rest_loads(
+    project: Path, zizou_home: Path, agents_home: Path
+) -> None:
+    (project / "CLAUDE.md").write_text("Be brief.\n\nSee @docs/a.md\n")
+    (project / "docs").mkdir()
+    (project / "docs" / "a.md").write_text("Style A.\n@b.md\n")
+    (project / "docs" / "b.md").write_text("Style B.\n@a.md\n")
+    result, requests = run(project, zizou_home, agents_home, [{"text": "ok"}], "-p", "hi")
+    assert result.code == 0, result.stderr
+    assert "docs/b.md line 2: @a.md refused: an import loop back to docs/a.md" in result.stderr
+    prompt = system(requests[0])
+    assert "Be brief." in prompt and "Style A." in prompt and "Style B." in prompt
