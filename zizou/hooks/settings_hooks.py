@@ -17,7 +17,8 @@ trusted its exact text, asked again when it changes, in the commands' sandbox. T
   context for the turn; exit 2 or `block` tells the model not to act on the message.
 - `SessionStart`: run at the session's first step; its output is context for the session.
 - `Stop`, `Notification` (when zizou asks for a permission), `PreCompact` (as zizou compacts):
-  run for their side effects; zizou never continues a finished turn.
+  run for their side effects, in a thread (zizou's exit waits for them); zizou never continues
+  a finished turn.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -218,16 +220,21 @@ class _Running:
             p.system(self.hook.name, self.turn_context)
 
     def on_event(self, event: AnyEvent) -> None:
+        """Run the hook in a thread of its own when `event` is its: what it says changes
+        nothing, so neither the turn nor the screen waits (zizou's exit does)."""
+        fields: dict[str, Any]
         match (self.hook.event, event):
             case ("Stop", TurnFinished()):
-                self.run(stop_hook_active=False)
+                fields = {"stop_hook_active": False}
             case ("Notification", PermissionRequested(tool=tool, summary=summary)):
-                message = f"zizou needs your permission to use {tool}: {summary}"
-                self.run(message=message)
+                fields = {"message": f"zizou needs your permission to use {tool}: {summary}"}
             case ("PreCompact", Compacted(by=by)):
-                self.run(trigger="manual" if by == "user" else "auto", custom_instructions="")
+                trigger = "manual" if by == "user" else "auto"
+                fields = {"trigger": trigger, "custom_instructions": ""}
             case _:
-                pass
+                return
+        name = f"zizou-hook-{self.hook.event}"
+        threading.Thread(target=lambda: self.run(**fields), name=name, daemon=False).start()
 
 
 def _claude_name(tool: str) -> str:
