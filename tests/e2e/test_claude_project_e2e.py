@@ -110,6 +110,8 @@ def test_a_claude_code_project_works_unchanged(
     assert "the user did not approve" in results(last)[4]  # the project's allow: nothing
     assert "the allow rule Bash(touch:*) approves nothing" in result.stderr
     assert (project / "old.log").exists() and not (project / "made.txt").exists()
+    log = (project / "zizou-debug.log").read_text()
+    assert "SETUP what was loaded" in log and "/review · .claude/commands/review.md" in log
 
     args = ("-p", "/review 42", "--trust-hooks")
     result, requests = run(project, zizou_home, agents_home, SCRIPT, *args)

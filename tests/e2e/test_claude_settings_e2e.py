@@ -217,3 +217,25 @@ def test_zizou_hooks_lists_a_settings_hook_and_trusts_it_by_name(
     assert result.code == 0, result.stderr
     assert "rm is blocked in this project" in tool_results(requests[1])[-1]
     assert (project / "doomed.txt").exists()
+
+
+def test_an_ask_rule_asks_even_under_yes_and_is_refused_headless(
+    project: Path, zizou_home: Path, agents_home: Path
+) -> None:
+    (agents_home / ".claude").mkdir(parents=True)
+    user = {"permissions": {"ask": ["Write(*.lock)"], "allow": ["Bash(touch:*)"]}}
+    (agents_home / ".claude" / "settings.json").write_text(json.dumps(user))
+    script = [
+        {"tool_calls": [call("write_file", path="poetry.lock", content="x")]},
+        {"tool_calls": [call("run_bash", command="touch made.txt")]},
+        {"text": "done"},
+    ]
+    result, requests = run(project, zizou_home, agents_home, script, "--yes")
+    assert result.code == 0, result.stderr
+    assert (
+        "the ask rule Write(*.lock) of ~/.claude/settings.json asks first"
+        in tool_results(requests[2])[0]
+    )
+    assert "only a person can approve it (not --yes)" in tool_results(requests[2])[0]
+    assert not (project / "poetry.lock").exists()
+    assert (project / "made.txt").exists()  # the user's own allow rule
