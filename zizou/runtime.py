@@ -21,9 +21,9 @@ from zizou.checkpoints import Checkpoints
 from zizou.checks.checkers import narrowed
 from zizou.checks.service import EditChecks
 from zizou.checks.syntax import what_breaks
-from zizou.config.claude_setup import add_claude_hooks, load_claude_setup
+from zizou.config.claude_setup import claude_setup
 from zizou.config.options import RunOptions, SessionChoice
-from zizou.config.setup_report import SetupRecorder, instruction_problems
+from zizou.config.setup_report import SetupRecorder
 from zizou.confined import open_handle
 from zizou.core.calls import CallRunner
 from zizou.core.conversation import Conversation
@@ -52,7 +52,6 @@ from zizou.errors import PathError, UsageError
 from zizou.hooks.init import init_hook
 from zizou.hooks.modes import MODES, modes_hook, read_only_reason
 from zizou.hooks.runtime import HookRuntime, HookSource
-from zizou.hooks.shell_hook import ShellHookRunner
 from zizou.hooks.sources import TrustStore, discover, needs_trust
 from zizou.mcp.connection import Launch
 from zizou.mcp.setup import McpSetup, open_servers
@@ -216,15 +215,10 @@ def build_runtime(
         warnings.append(str(status.warning()))
     _restore_modes(state, loaded, options)
     hooks, untrusted = _hooks(options, registry, state, warnings)
-    # Claude Code's settings: their hooks join zizou's (a project's behind the same trust
-    # gate), their deny and ask rules tighten, the user's own allow rules approve.
-    claude = load_claude_setup(root, options.rules)
-    commands = ShellHookRunner(root, boxed, env, session_id)
-    waiting, said = add_claude_hooks(
-        claude, hooks, commands, TrustStore(user_config_dir()), options.trust_hooks
-    )
-    untrusted += waiting
-    warnings += [*claude.problems, *said, *instruction_problems(root)]
+    boxing = (boxed, env, session_id)  # Claude Code's settings: their hooks and rules
+    claude = claude_setup(root, options.rules, hooks, boxing, options.trust_hooks)
+    untrusted += claude.waiting
+    warnings += claude.problems
     checkpoints = _checkpoints(options, session_id, state, writer, loaded)
     checks = _checks(options, boxed, env, warnings)
     gates = CallGates.of(
@@ -252,8 +246,7 @@ def build_runtime(
     # the decks (the cap on model calls is per turn, theirs too).
     recorders: list[TurnRecorder] = [hooks]
     recorders += [r for r in (writer, log) if r is not None]
-    if log is not None:  # after the log, which is open by then: what was loaded, each turn
-        recorders.append(SetupRecorder(root))
+    recorders += [SetupRecorder(root)] if log is not None else []  # into the open log
     recorders += [checkpoints, decks]
     agent = Agent(
         model,

@@ -1,20 +1,26 @@
 """What a session takes from Claude Code's settings files: their hooks (as zizou hooks, a
 project's behind the hooks' trust gate) and their permission rules (deny and ask tighten, the
-user's own allow rules approve). One call, made while the session is assembled.
+user's own allow rules approve); and what to tell the user of the other agents' files as it
+starts (a settings file that is not JSON, a refused `@import`). One call, `claude_setup`, made
+while the session is assembled.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from zizou.config.claude_permissions import SettingsRules, settings_rules
 from zizou.config.claude_settings import ClaudeSettings, load_claude_settings
+from zizou.core.instruction_files import root_instructions
 from zizou.core.permissions import Rules
 from zizou.hooks.runtime import HookRuntime, HookSource, Origin
 from zizou.hooks.settings_hooks import CommandHook, command_hooks, hook_source
 from zizou.hooks.shell_hook import ShellHookRunner
 from zizou.hooks.sources import TrustStore, needs_trust
+from zizou.paths import user_config_dir
+from zizou.sandbox import Sandbox
 
 
 @dataclass
@@ -25,9 +31,42 @@ class ClaudeSetup:
     rules: SettingsRules
     hooks: list[tuple[CommandHook, Path]] = field(default_factory=list)  # with its file
     problems: list[str] = field(default_factory=list)
+    waiting: list[HookSource] = field(default_factory=list)  # project hooks awaiting trust
 
     def widen(self, rules: Rules) -> Rules:
         return self.rules.widen(rules)
+
+
+def claude_setup(
+    root: Path,
+    rules: Rules,
+    hooks: HookRuntime,
+    boxed: tuple[Sandbox, Mapping[str, str], str],
+    trust_all: bool,
+) -> ClaudeSetup:
+    """A session's share of the settings: their rules and hooks added to `hooks` (a project's
+    command run in `boxed`'s sandbox, with its environment, for its session id), the commands
+    waiting for trust, and every problem to tell (an instruction file's refused import too)."""
+    setup = load_claude_setup(root, rules)
+    runner = ShellHookRunner(root, *boxed)
+    setup.waiting, said = add_claude_hooks(
+        setup, hooks, runner, TrustStore(user_config_dir()), trust_all
+    )
+    setup.problems += [*said, *instruction_problems(root)]
+    return setup
+
+
+def instruction_problems(root: Path) -> list[str]:
+    """What the instruction files at the root refused, skipped or cut, with the file and
+    line: told once as a session starts (the prompt names it to the model as well)."""
+    reader = root_instructions(root)
+    said = [note for note in reader.notes if " refused:" in note or " skipped:" in note]
+    said += [
+        f"{file.label} was cut to its first 20,000 characters"
+        for file in reader.files
+        if file.text.endswith(f"[... {file.label} truncated ...]")
+    ]
+    return said
 
 
 def load_claude_setup(root: Path, rules: Rules) -> ClaudeSetup:
@@ -86,4 +125,11 @@ def add_claude_hooks(
     return waiting, said
 
 
-__all__ = ["ClaudeSetup", "add_claude_hooks", "load_claude_setup", "settings_hook_sources"]
+__all__ = [
+    "ClaudeSetup",
+    "add_claude_hooks",
+    "claude_setup",
+    "instruction_problems",
+    "load_claude_setup",
+    "settings_hook_sources",
+]

@@ -63,19 +63,6 @@ def _section(
     return [*found, ""]
 
 
-def instruction_problems(root: Path) -> list[str]:
-    """What the instruction files at the root refused, skipped or cut, with the file and
-    line: told once as a session starts (the prompt names it to the model as well)."""
-    reader = root_instructions(root)
-    said = [note for note in reader.notes if " refused:" in note or " skipped:" in note]
-    said += [
-        f"{file.label} was cut to its first 20,000 characters"
-        for file in reader.files
-        if file.text.endswith(f"[... {file.label} truncated ...]")
-    ]
-    return said
-
-
 def _instructions(root: Path) -> list[str]:
     reader = root_instructions(root)
     rows: list[str] = []
@@ -210,4 +197,4 @@ class SetupRecorder:
         pass
 
 
-__all__ = ["SetupRecorder", "instruction_problems", "nested_files", "setup_report", "tokens"]
+__all__ = ["SetupRecorder", "nested_files", "setup_report", "tokens"]
