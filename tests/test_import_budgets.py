@@ -18,7 +18,7 @@ PATHS = {
         "import sys; sys.argv = ['zizou', '--version']; from zizou.launcher import main; main()",
         (90, 4),
     ),
-    "zizou -p": ("import zizou.cli, zizou.headless, zizou.session", (590, 170)),
+    "zizou -p": ("import zizou.cli, zizou.headless, zizou.session", (600, 180)),
     "the app": ("import zizou.cli, zizou.ui.launch, zizou.ui.app", (800, 195)),
 }
 COUNT = (

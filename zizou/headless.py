@@ -155,7 +155,7 @@ def run_headless(options: RunOptions) -> int:
         for note in notes:
             _warn(note)
         run = HeadlessRun(runtime, options.output_format)
-        code = asyncio.run(_until_stopped(run.run(prompt)))
+        code = asyncio.run(_until_stopped(_inline_then_run(run, options.prompt or "", prompt)))
         if options.state_file is not None:
             save_state_file(runtime, options.state_file)
         return code
@@ -164,6 +164,15 @@ def run_headless(options: RunOptions) -> int:
             _warn(runtime.debug_log.problem)
         if stopped := runtime.close():
             _warn(stopped_jobs(stopped))
+
+
+async def _inline_then_run(run: HeadlessRun, typed: str, prompt: str) -> int:
+    """The turn, once the inline `!`command`s of the command file `typed` runs (if any) ran
+    through the session's approvals and sandbox, their output in `prompt`."""
+    prompt, notes = await run.kernel.with_inline_output(typed, prompt)
+    for note in notes:
+        _warn(note)
+    return await run.run(prompt)
 
 
 async def _until_stopped(work: Coroutine[Any, Any, int]) -> int:

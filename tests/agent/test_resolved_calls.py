@@ -228,3 +228,30 @@ async def test_a_cancelled_call_keeps_its_files_open_until_its_thread_is_done(
     with pytest.raises(asyncio.CancelledError):
         await task
     assert (tmp_path / "d" / "out.txt").read_text() == "written whole\n"  # where it was meant
+
+
+class WaitingPolicy:
+    """A tool policy that takes its time (a settings hook running a command)."""
+
+    def __init__(self, release: threading.Event) -> None:
+        self.release = release
+        self.released: bool | None = None
+
+    def before_tool(self, name: str, arguments: dict[str, object], kind: str) -> None:
+        self.released = self.release.wait(5)
+
+
+async def test_a_slow_tool_policy_leaves_the_event_loop_free(tmp_path: Path) -> None:
+    release = threading.Event()
+    policy = WaitingPolicy(release)
+    gates = CallGates.of(ScriptedApprover(), Rules(), policy=policy)
+    runner = CallRunner(default_registry(), ToolContext(root=tmp_path), gates)
+
+    async def ticker() -> None:  # the loop turns while the policy waits, and releases it
+        for _ in range(5):
+            await asyncio.sleep(0.01)
+        release.set()
+
+    items, _ = await asyncio.gather(run_call(runner, "list_dir", "{}"), ticker())
+    assert policy.released is True
+    assert result_of(items).ok

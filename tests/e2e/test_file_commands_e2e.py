@@ -64,3 +64,32 @@ def test_codex_and_opencode_commands_work_and_secrets_stay_out(
     sent, stderr = sent_for(project, zizou_home, agents_home, "/leak")
     assert "hunter2" not in sent
     assert ".opencode/command/leak.md: @creds.md was not attached" in stderr
+
+
+def test_an_inline_command_runs_only_as_approved_and_its_output_is_sent(
+    project: Path, zizou_home: Path, agents_home: Path
+) -> None:
+    commands = project / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "status.md").write_text(
+        "---\ndescription: Sum up the state\n---\n"
+        "State: !`touch marker.txt && echo marker-made`\nSum it up for $ARGUMENTS.\n"
+    )
+
+    sent, stderr = sent_for(project, zizou_home, agents_home, "/status !`touch typed.txt`")
+    assert not (project / "marker.txt").exists()  # headless, not approved: refused, and said
+    assert ".claude/commands/status.md: !`touch marker.txt && echo marker-made` was not run" in (
+        stderr
+    )
+    assert "State: [!`touch marker.txt && echo marker-made` was not run: the user did not" in sent
+    assert "or with --yes" in stderr
+    assert not (project / "typed.txt").exists()  # the arguments the user typed never run
+
+    with LoopbackServer([{"text": "ok"}]) as srv:
+        args = ["-p", "/status me", "--api-base", srv.base_url, "--yes"]
+        result = run_cli(args, project, zizou_home, ZIZOU_AGENTS_HOME=str(agents_home))
+        sent = user_message(srv.chat_requests[0])
+    assert result.code == 0, result.stderr
+    assert (project / "marker.txt").exists()
+    assert sent.startswith("State: marker-made\n") and "!`" not in sent
+    assert sent.endswith("Sum it up for me.")

@@ -19,6 +19,8 @@ import pytest
 from conftest import run_cli
 from loopback import LoopbackServer
 
+from zizou.ui.screens.hook_trust import HookTrustScreen
+
 pytestmark = pytest.mark.skipif(
     shutil.which("tmux") is None, reason="tmux is not installed (CI installs it in .ci/run)"
 )
@@ -651,3 +653,60 @@ def test_r_without_an_id_lists_the_sessions_and_resumes_the_one_picked(
         assert "what is the answer" in listed
         tmux.run("send-keys", "-t", "main", "Enter")
         tmux.wait_for(lambda s: "The answer is 42." in s, "the resumed conversation")
+
+
+def test_a_claude_projects_hook_is_trusted_blocks_rm_and_context_lists_what_was_loaded(
+    tmux: Tmux, project: Path
+) -> None:
+    (project / "CLAUDE.md").write_text("Run make check before you answer.\n")
+    (project / "old.log").write_text("x\n")
+    claude = project / ".claude"
+    (claude / "commands").mkdir(parents=True)
+    (claude / "agents").mkdir()
+    (claude / "commands" / "review.md").write_text("Review pull request #$ARGUMENTS.\n")
+    (claude / "agents" / "tester.md").write_text(
+        "---\ndescription: Runs the tests.\n---\nYou run the tests.\n"
+    )
+    block = "grep -q 'rm old' && echo 'rm is blocked here: use trash/' >&2 && exit 2; exit 0"
+    hook = {"matcher": "Bash", "hooks": [{"type": "command", "command": block}]}
+    settings = {"permissions": {"deny": ["Read(./secrets/**)"]}, "hooks": {"PreToolUse": [hook]}}
+    (claude / "settings.json").write_text(json.dumps(settings))
+    script = [
+        {"tool_calls": [{"name": "run_bash", "arguments": json.dumps({"command": "rm old.log"})}]},
+        {"text": "The hook stopped me."},
+    ]
+    with LoopbackServer(script) as srv:
+        argv = [sys.executable, "-m", "zizou", "--api-base", srv.base_url, "--no-debug-log"]
+        argv += ["--model", "openai/test-model", "-C", str(project)]
+        tmux.env["ZIZOU_AGENTS_HOME"] = str(project.parent / "agents-home")
+        tmux.run("new-session", "-d", "-s", "main", "-x", "160", "-y", "60", shlex.join(argv))
+        dialog = tmux.wait_for(lambda s: "Run this project hook?" in s, "the trust dialog")
+        assert ".claude/settings.json#PreToolUse.1" in dialog and "rm is blocked here" in dialog
+        time.sleep(HookTrustScreen.ARM_S + HookTrustScreen.PAUSE_S)  # once armed, it answers
+        tmux.run("send-keys", "-t", "main", "y")
+        tmux.wait_for(lambda s: "Trusted .claude/settings.json#PreToolUse.1" in s, "the trust")
+        tmux.run("send-keys", "-t", "main", "-l", "/context")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        shown = tmux.wait_for(lambda s: "Repo map budget" in s, "the /context listing")
+        for line in (
+            "CLAUDE.md · ~",
+            "/review · .claude/commands/review.md",
+            "tester · .claude/agents/tester.md",
+            ".claude/settings.json · ~",
+            "PreToolUse Bash · \"grep -q 'rm old'",
+            "trusted, runs",
+            "deny Read(./secrets/**) (.claude/settings.json)",
+        ):
+            assert line in shown, f"{line!r} not on the screen:\n{shown}"
+        tmux.run("send-keys", "-t", "main", "-l", "/review 42")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        tmux.wait_for(lambda s: "The hook stopped me." in s, "the answer")
+        first, second = srv.chat_requests
+        assert first["messages"][-1]["content"] == "Review pull request #42."
+        assert "Run make check before you answer." in first["messages"][0]["content"]
+        refused = [m for m in second["messages"] if m["role"] == "tool"][-1]["content"]
+        assert "rm is blocked here: use trash/" in refused
+        assert (project / "old.log").exists()
+        tmux.run("send-keys", "-t", "main", "-l", "/exit")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        tmux.wait_for(lambda s: "Ask zizou" not in s, "the app closing", limit_s=20)

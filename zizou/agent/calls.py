@@ -231,7 +231,7 @@ class CallRunner:
 
     async def _decide_and_run(self, resolved: ResolvedCall) -> AsyncGenerator[RunnerItem, None]:
         call, tool, access = resolved.call, resolved.tool, resolved.access
-        decision = self._tightened(resolved, decide(tool.name, access, self.rules))
+        decision = await self._tightened(resolved, decide(tool.name, access, self.rules))
         ctx = self.ctx
         sandbox = self.rules.sandbox if access.kind == "exec" else None
         if decision.verdict != "ask":
@@ -336,14 +336,16 @@ class CallRunner:
             await prepare_checks(checks, access.handles)
         return result
 
-    def _tightened(self, resolved: ResolvedCall, decision: Decision) -> Decision:
+    async def _tightened(self, resolved: ResolvedCall, decision: Decision) -> Decision:
         """The rules' decision, tightened by the tool policy (hooks): a call the rules refuse
-        stays refused; one they allow or ask for may be refused, or asked for."""
+        stays refused; one they allow or ask for may be refused, or asked for. The policy is
+        asked in a thread: a hook may run a command (a settings hook) for seconds."""
         policy = self.gates.policy
         if policy is None or decision.verdict == "deny":
             return decision
         arguments = resolved.args.model_dump(mode="json")
-        verdict = policy.before_tool(resolved.tool.name, arguments, resolved.access.kind)
+        name, kind = resolved.tool.name, resolved.access.kind
+        verdict = await asyncio.to_thread(policy.before_tool, name, arguments, kind)
         if verdict is None:
             return decision
         reason = f"{verdict.source}: {verdict.reason}"

@@ -26,11 +26,22 @@ Row = tuple[str, str, str]  # setting, value, where it came from
 
 
 @click.command("config", context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--sources",
+    is_flag=True,
+    help="List the files read for instructions, commands, agents, hooks and rules instead.",
+)
 @run_flags
-def config_command(**run: Any) -> None:
+def config_command(sources: bool, **run: Any) -> None:
     """Print the options in effect and where each came from: a flag, the environment, the
-    project (rules saved for it), the user config (config.toml) or the default."""
+    project (rules saved for it), the user config (config.toml) or the default. With
+    --sources: every file of other agents' setups zizou reads here, and what it left out."""
     options = resolve_options(flags_from(run))
+    if sources:
+        from zizou.config.setup_report import setup_report
+
+        click.echo(Redactor(loaded_secrets()).redact(setup_report(options.root)).rstrip())
+        return
     rows = [("SETTING", "VALUE", "FROM"), *option_rows(options)]
     redactor = Redactor(loaded_secrets())
     width = max(len(row[0]) for row in rows)

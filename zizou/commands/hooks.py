@@ -59,9 +59,15 @@ def _root(cwd: Path | None) -> Path:
 
 
 def _found(root: Path) -> tuple[list[HookSource], TrustStore]:
-    """The hooks a session in `root` would find, and the trust store; warnings to stderr."""
+    """The hooks a session in `root` would find (the hook commands of Claude Code's settings
+    files too), and the trust store; warnings to stderr."""
+    from zizou.config.claude_setup import settings_hook_sources
+
     config_dir = user_config_dir()
     sources, warnings = discover(root, config_dir)
+    commands, problems = settings_hook_sources(root)
+    sources += commands
+    warnings += problems
     store = TrustStore(config_dir)
     for warning in warnings:
         click.echo(f"warning: {warning}", err=True)
@@ -89,7 +95,7 @@ def list_hooks(cwd: Path | None) -> None:
             source.kind,
             source.origin,
             STATUS_WORDS[store.status(source)],
-            f"sha256 {source.sha256[:HASH_CHARS]}" if source.kind == "python" else "",
+            f"sha256 {source.sha256[:HASH_CHARS]}" if source.kind != "markdown" else "",
         )
         for source in sources
     ]
@@ -109,8 +115,9 @@ def list_hooks(cwd: Path | None) -> None:
 @click.argument("path", type=click.Path(path_type=Path))
 @cwd_option
 def trust_hook(path: Path, cwd: Path | None) -> None:
-    """Trust a project's Python hook as it is now: a session here then runs it. PATH is
-    relative to the current directory or to the project."""
+    """Trust a project's Python hook, or a hook command of its .claude/settings.json, as it
+    is now: a session here then runs it. PATH is relative to the current directory or to the
+    project (a settings hook: its name, `.claude/settings.json#PreToolUse.1`)."""
     root = _root(cwd)
     sources, store = _found(root)
     source = _pick(path, root, sources)
@@ -143,7 +150,7 @@ def _pick(path: Path, root: Path, sources: list[HookSource]) -> HookSource:
         )
     if match.origin != "project":
         raise UsageError(f"{match.name} is your own hook: it needs no trust")
-    if match.kind != "python":
+    if match.kind == "markdown":
         raise UsageError(f"{match.name} is a Markdown hook, with no code: it needs no trust")
     return match
 

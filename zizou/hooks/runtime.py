@@ -73,15 +73,17 @@ ORIGIN_ORDER: dict[str, int] = {"builtin": 0, "user": 1, "project": 2}
 @dataclass(frozen=True)
 class HookSource:
     """A hook file as found: where it comes from, its kind, its text and the text's SHA-256.
-    A built-in hook has its `render` function instead of text."""
+    A built-in hook, or a command of another agent's settings, has its `render` function
+    (the command is its text)."""
 
     name: str  # how it is named to the user: "builtin:modes", "user:x.py", ".zizou/hooks/x.py"
     origin: Origin
-    kind: Literal["python", "markdown"]
+    kind: Literal["python", "markdown", "command"]
     text: str = ""
     path: Path | None = None
     sha256: str = ""
     render: Callable[[Prompt], None] | None = None
+    on_event: Callable[[AnyEvent], None] | None = None  # a command hook's turn events
 
     @property
     def sort_key(self) -> tuple[int, str]:
@@ -486,6 +488,13 @@ class HookRuntime:
                 )
             case _:
                 pass
+        for hook in self.hooks:
+            if hook.source.on_event is not None and not hook.disabled:
+                try:
+                    hook.source.on_event(event)
+                except HOOK_FAILURES:
+                    name = hook.source.name
+                    log.warning("the hook %s failed on %s", name, event.type, exc_info=True)
 
     def pending_warnings(self) -> list[HookWarning]:
         """Warnings not yet told (a `before_tool` that raised on the turn's last step)."""

@@ -48,8 +48,9 @@ def user_hooks_dir(config_dir: Path) -> Path:
 
 
 def needs_trust(source: HookSource) -> bool:
-    """A project's Python hook is code the repository brought: it runs only once trusted."""
-    return source.origin == "project" and source.kind == "python"
+    """A project's Python hook, or a command of its settings, is code the repository brought:
+    it runs only once trusted."""
+    return source.origin == "project" and source.kind in ("python", "command")
 
 
 # A hook's file name is shown, and pasted into commands (`zizou hooks trust NAME`): plain

@@ -27,7 +27,9 @@ from zizou.checkpoints import Checkpoints
 from zizou.checks.checkers import narrowed
 from zizou.checks.service import EditChecks
 from zizou.checks.syntax import what_breaks
+from zizou.config.claude_setup import claude_setup
 from zizou.config.options import RunOptions, SessionChoice
+from zizou.config.setup_report import SetupRecorder
 from zizou.confined import open_handle
 from zizou.contracts.conversation import Conversation
 from zizou.contracts.instructions import InstructionSet
@@ -152,11 +154,15 @@ def build_session(
         warnings.append(str(status.warning()))
     _restore_modes(state, loaded, options)
     hooks, untrusted = _hooks(options, registry, state, warnings)
+    boxing = (boxed, env, session_id)  # Claude Code's settings: their hooks and rules
+    claude = claude_setup(root, options.rules, hooks, boxing, options.trust_hooks)
+    untrusted += claude.waiting
+    warnings += claude.problems
     checkpoints = _checkpoints(options, session_id, state, writer, loaded)
     checks = _checks(options, boxed, env, warnings)
     gates = CallGates.of(
         approver,
-        dataclasses.replace(options.rules, permission_mode=options.permission_mode),
+        claude.widen(dataclasses.replace(options.rules, permission_mode=options.permission_mode)),
         policy=hooks,
         read_only=partial(read_only_reason, state),
         changes=checkpoints,
@@ -179,6 +185,7 @@ def build_session(
     # the decks (the cap on model calls is per turn, theirs too).
     recorders: list[TurnRecorder] = [hooks]
     recorders += [r for r in (writer, log) if r is not None]
+    recorders += [SetupRecorder(root)] if log is not None else []  # into the open log
     recorders += [checkpoints, decks]
     agent = Agent(
         model,

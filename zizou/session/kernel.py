@@ -165,6 +165,17 @@ class Session:
         model fails (the conversation is then unchanged)."""
         return await self.agent.compact(instructions)
 
+    async def with_inline_output(
+        self, typed: str, message: str, reserved: frozenset[str] = frozenset()
+    ) -> tuple[str, list[str]]:
+        """What `typed` sends when it runs a command file (`/review 42`): `message` (its body,
+        as `message_for` made it) with the output of the file's inline `` !`command` ``s, each
+        run as the model's run_bash would be (approval, hooks, rules, sandbox); and what to
+        say. `reserved`: the names of zizou's own commands, which win a clash."""
+        from zizou.agent.inline_commands import with_inline_output
+
+        return await with_inline_output(self.root, typed, message, reserved, self.agent.runner)
+
     def limit_steps(self, max_steps: int) -> None:
         self.agent.limit_steps(max_steps)
 

@@ -20,7 +20,10 @@ class HeadlessApprover:
     """Nobody is there to ask: deny, and tell the model how a user could approve it."""
 
     async def ask(self, request: PermissionRequest) -> Approval:
-        if request.kind == "commit":
+        hook = _hook_reason(request.reason)
+        if hook is not None:
+            how = f"{hook}; a hook asks for it, so only a person can approve it (not --yes)"
+        elif request.kind == "commit":
             how = f"a commit needs the user's approval: they can re-run with --allow {request.tool}"
         elif request.protected:
             how = "protected paths are never written or deleted without a person approving it"
@@ -39,6 +42,12 @@ class HeadlessApprover:
             how = f"the user can re-run with --allow {request.tool} or --yes"
         why = f"zizou is running headless and nothing approved this; {how}"
         return Approval("deny", why, by="headless")
+
+
+def _hook_reason(reason: str) -> str | None:
+    """What a hook's `ask` said (`hook:NAME: why`), when the question is a hook's."""
+    at = 0 if reason.startswith("hook:") else reason.find("; hook:") + 2
+    return reason[at:] if at == 0 or at > 1 else None
 
 
 def _quoted(text: str) -> str:

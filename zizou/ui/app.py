@@ -45,7 +45,7 @@ from zizou.ui.screens.link_confirm import confirm_link
 from zizou.ui.screens.picker import PickerScreen
 from zizou.ui.session import SetupMode, UiSession
 from zizou.ui.shell import UserShell
-from zizou.ui.slash import file_command_message
+from zizou.ui.slash import by_name, file_command_message
 from zizou.ui.slash_commands import SlashCommands
 from zizou.ui.turns import TurnController
 from zizou.ui.undo_commands import UndoCommands
@@ -218,7 +218,11 @@ class ZizouApp(KeyedApp):
         sent, notes = await asyncio.to_thread(file_command_message, self.opening.root, text)
         for note in notes:
             await self.chat.add_notice(note, "warning")
-        if sent != text:
+        if sent != text:  # and the inline `!`command`s of the file, run as the model's are
+            kernel = self.opening.current.kernel
+            sent, ran = await kernel.with_inline_output(text, sent, frozenset(by_name()))
+            for note in ran:
+                await self.chat.add_notice(note, "warning")
             return sent
         await self.workspace.open_mentions(self.mcp.without_resources(text))
         return await self.mcp.expand(text)

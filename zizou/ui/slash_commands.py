@@ -25,7 +25,7 @@ from zizou.ui.hook_commands import HookCommands
 from zizou.ui.host import QuitRequested, SessionChanged, ShowScreen
 from zizou.ui.job_commands import JobCommands
 from zizou.ui.rule_commands import RuleCommands
-from zizou.ui.slash import commands, file_commands
+from zizou.ui.slash import by_name, commands, file_commands
 from zizou.ui.slash_registry import SECTIONS, handlers, slash
 from zizou.ui.state_commands import StateCommands
 from zizou.ui.transcript import export_transcript, transcript_markdown
@@ -150,14 +150,17 @@ class SlashCommands:
     @slash(
         "context",
         "[light|default|max]",
-        help="repo map budget: off, default, large",
+        help="what was loaded (instructions, commands, agents, hooks, rules); or the map budget",
         section="context",
     )
     async def context(self, args: list[str]) -> None:
         prompt = self.session.kernel.prompt
         if not args:
+            from zizou.config.setup_report import setup_report
+
+            loaded = await asyncio.to_thread(setup_report, self.root, frozenset(by_name()))
             budget = f"Repo map budget: {prompt.map_tokens} tokens."
-            await self.say(f"{budget} /context light|default|max changes it.")
+            await self.say(f"{loaded}\n{budget} /context light|default|max changes it.")
             return
         level = args[0].lower()
         if level not in MAP_TOKENS_BY_LEVEL:

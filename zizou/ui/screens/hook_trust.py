@@ -56,10 +56,12 @@ def about(source: HookSource, changed: bool) -> str:
     state = (
         "CHANGED since you trusted it: read what it does now" if changed else "new: never trusted"
     )
-    return (
-        f"{state} · sha256 {source.sha256[:HASH_CHARS]}\n"
-        "Python the repository brought: it runs inside zizou, as you, before every model step."
+    what = (
+        "A command of the project's settings: it runs in the sandbox, on its event."
+        if source.kind == "command"
+        else "Python the repository brought: it runs inside zizou, as you, before every model step."
     )
+    return f"{state} · sha256 {source.sha256[:HASH_CHARS]}\n{what}"
 
 
 def code_text(code: str, limit: int = SHOWN_LINES) -> Text:
