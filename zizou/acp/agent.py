@@ -79,6 +79,7 @@ class ZizouAgent:
         self.flags = flags
         self.client = client
         self.sessions: dict[str, AcpSession] = {}
+        self._later: set[asyncio.Task[None]] = set()  # what is told once an answer is out
 
     async def initialize(self, protocol_version: int, **_: Any) -> InitializeResponse:
         capabilities = AgentCapabilities(
@@ -105,6 +106,11 @@ class ZizouAgent:
         self, cwd: str, mcp_servers: list[ClientServer] | None = None, **_: Any
     ) -> NewSessionResponse:
         session = await self._open(cwd, None, mcp_servers or [])
+        # Told once the editor knows the session: the transport writes in order, and this
+        # answer is queued before the task first runs.
+        told = asyncio.create_task(session.tell_commands())
+        self._later.add(told)
+        told.add_done_callback(self._later.discard)
         return NewSessionResponse(session_id=session.id, modes=self._modes(session))
 
     async def load_session(
@@ -114,6 +120,7 @@ class ZizouAgent:
             await self.sessions.pop(session_id).close()
         session = await self._open(cwd, session_id, mcp_servers or [])
         await session.replay()
+        await session.tell_commands()
         return LoadSessionResponse(modes=self._modes(session))
 
     async def list_sessions(
@@ -153,6 +160,8 @@ class ZizouAgent:
 
     async def close(self) -> None:
         """The client is gone: every session ends, with its commands, jobs and servers."""
+        for told in list(self._later):
+            told.cancel()
         sessions, self.sessions = list(self.sessions.values()), {}
         for session in sessions:
             await session.close()

@@ -10,12 +10,13 @@ import logging
 from contextlib import aclosing
 from typing import Any, Protocol
 
-from acp import RequestError, plan_entry, update_plan
-from acp.helpers import update_current_mode
+from acp import RequestError, plan_entry, update_agent_message_text, update_plan
+from acp.helpers import update_available_commands, update_current_mode
 from acp.schema import PlanEntryStatus, StopReason
 
 from zizou.acp.replay import replayed
-from zizou.acp.updates import TurnUpdates, Update, stop_reason
+from zizou.acp.slash import Said, available_commands, slash_command
+from zizou.acp.updates import TurnUpdates, Update, notice, stop_reason
 from zizou.core.events import TurnFinished
 from zizou.hooks.modes import plan_items
 from zizou.runtime import Runtime
@@ -54,10 +55,15 @@ class AcpSession:
         self._told_plan = []  # the editor knows nothing of this session yet
         await self._tell_state()
 
+    async def tell_commands(self) -> None:
+        """The slash commands the editor may offer (`available_commands_update`)."""
+        commands = await asyncio.to_thread(available_commands, self.runtime)
+        await self.send(update_available_commands(commands))
+
     async def prompt(self, text: str) -> StopReason:
         if self.turn is not None and not self.turn.done():
             raise RequestError.invalid_request({"message": "a turn is already running"})
-        self.turn = asyncio.create_task(self._run(text))
+        self.turn = asyncio.create_task(self._answer(text))
         return await self.turn
 
     def set_mode(self, mode: str) -> None:
@@ -79,6 +85,20 @@ class AcpSession:
                 log.debug("the turn ended as the session closed: %r", exc)
         if stopped := await asyncio.to_thread(self.runtime.close):
             log.warning("stopped background jobs on exit: %s", ", ".join(stopped))
+
+    async def _answer(self, text: str) -> StopReason:
+        """A slash command answered here, or a turn run on the message it sends."""
+        try:
+            outcome = await slash_command(self.runtime, text)
+            if isinstance(outcome, Said):
+                await self.send(update_agent_message_text(outcome.text))
+                await self._tell_state()
+                return "end_turn"
+        except asyncio.CancelledError:  # a command stopped midway (a /compact, a /run)
+            return "cancelled"
+        for note in outcome.notes:
+            await self.send(notice(note))
+        return await self._run(outcome.text)
 
     async def _run(self, text: str) -> StopReason:
         updates = TurnUpdates(self.runtime.ctx.root)
