@@ -28,11 +28,13 @@ from acp.schema import (
     SessionListCapabilities,
     SessionMode,
     SessionModeState,
+    SetSessionConfigOptionResponse,
     SetSessionModeResponse,
 )
 
 from zizou import __version__
 from zizou.acp.client_servers import ClientServer, servers_file
+from zizou.acp.config_options import MODE_OPTION, MODEL_OPTION, model_choices
 from zizou.acp.permissions import ClientApprover, PermissionClient
 from zizou.acp.prompt_text import PromptBlock, prompt_text
 from zizou.acp.session import AcpSession, UpdateClient
@@ -111,7 +113,11 @@ class ZizouAgent:
         told = asyncio.create_task(session.tell_commands())
         self._later.add(told)
         told.add_done_callback(self._later.discard)
-        return NewSessionResponse(session_id=session.id, modes=self._modes(session))
+        return NewSessionResponse(
+            session_id=session.id,
+            modes=self._modes(session),
+            config_options=session.config_options(),
+        )
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[ClientServer] | None = None, **_: Any
@@ -121,7 +127,9 @@ class ZizouAgent:
         session = await self._open(cwd, session_id, mcp_servers or [])
         await session.replay()
         await session.tell_commands()
-        return LoadSessionResponse(modes=self._modes(session))
+        return LoadSessionResponse(
+            modes=self._modes(session), config_options=session.config_options()
+        )
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **_: Any
@@ -149,6 +157,22 @@ class ZizouAgent:
             raise RequestError.invalid_params({"message": f"no such mode: {mode_id}"})
         self._session(session_id).set_mode(mode_id)
         return SetSessionModeResponse()
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **_: Any
+    ) -> SetSessionConfigOptionResponse:
+        """The editor changed the model or the mode."""
+        session = self._session(session_id)
+        if config_id == MODE_OPTION and value in MODES:
+            session.set_mode(str(value))
+        elif config_id == MODEL_OPTION and value in {c.value for c in session.models}:
+            options = self._options(session.runtime.ctx.root, None)
+            model = await asyncio.to_thread(self._open_model, options, str(value))
+            session.switch_model(model)
+        else:
+            what = f"{config_id} = {value!r}"
+            raise RequestError.invalid_params({"message": f"no such setting: {what}"})
+        return SetSessionConfigOptionResponse(config_options=session.config_options())
 
     async def prompt(self, prompt: list[PromptBlock], session_id: str, **_: Any) -> PromptResponse:
         stop = await self._session(session_id).prompt(prompt_text(prompt))
@@ -188,7 +212,8 @@ class ZizouAgent:
                 listed.unlink(missing_ok=True)
         for warning in runtime.warnings:
             log.warning("%s", warning)
-        session = AcpSession(runtime, self.client)
+        models = await asyncio.to_thread(model_choices, runtime.agent.model.id)
+        session = AcpSession(runtime, self.client, models)
         self.sessions[session.id] = session
         return session
 
@@ -222,12 +247,13 @@ class ZizouAgent:
         except UsageError as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
 
-    def _open_model(self, options: RunOptions) -> Any:
+    def _open_model(self, options: RunOptions, model_id: str | None = None) -> Any:
+        """The model `options` name, or `model_id` with their address, key and settings."""
         from zizou.config.model_choice import MissingKey, open_model
 
         try:
             return open_model(
-                options.model,
+                model_id or options.model,
                 options.api_base,
                 options.api_key_value,
                 lambda warning: log.warning("%s", warning),

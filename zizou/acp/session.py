@@ -12,12 +12,19 @@ from typing import Any, Protocol
 
 from acp import RequestError, plan_entry, update_agent_message_text, update_plan
 from acp.helpers import update_available_commands, update_current_mode
-from acp.schema import PlanEntryStatus, StopReason
+from acp.schema import (
+    ConfigOptionUpdate,
+    PlanEntryStatus,
+    SessionConfigSelectOption,
+    StopReason,
+)
 
+from zizou.acp.config_options import ConfigOption, config_options
 from zizou.acp.replay import replayed
 from zizou.acp.slash import Said, available_commands, slash_command
 from zizou.acp.updates import TurnUpdates, Update, notice, stop_reason
 from zizou.core.events import TurnFinished
+from zizou.core.protocols import Model
 from zizou.hooks.modes import plan_items
 from zizou.runtime import Runtime
 
@@ -30,9 +37,12 @@ class UpdateClient(Protocol):
 
 
 class AcpSession:
-    def __init__(self, runtime: Runtime, client: UpdateClient) -> None:
+    def __init__(
+        self, runtime: Runtime, client: UpdateClient, models: list[SessionConfigSelectOption]
+    ) -> None:
         self.runtime = runtime
         self.client = client
+        self.models = models  # the models the editor may switch to
         self.turn: asyncio.Task[StopReason] | None = None
         self._told_plan: list[tuple[str, str]] = self._plan()
         self._told_mode = runtime.state.mode
@@ -70,6 +80,14 @@ class AcpSession:
         """The editor switched the mode: it knows, so it is not told back."""
         self.runtime.state.set_mode(mode, "user")
         self._told_mode = mode
+
+    def switch_model(self, model: Model) -> None:
+        """The editor picked `model`: the requests from the next one on go to it."""
+        self.runtime.agent.switch_model(model)
+
+    def config_options(self) -> list[ConfigOption]:
+        state = self.runtime.state
+        return config_options(self.runtime.agent.model.id, state.mode, self.models)
 
     def cancel(self) -> None:
         if self.turn is not None:
@@ -133,6 +151,10 @@ class AcpSession:
         if mode != self._told_mode:
             self._told_mode = mode
             await self.send(update_current_mode(mode))
+            options = self.config_options()
+            await self.send(
+                ConfigOptionUpdate(session_update="config_option_update", config_options=options)
+            )
 
     def _plan(self) -> list[tuple[str, str]]:
         task = self.runtime.state.task
