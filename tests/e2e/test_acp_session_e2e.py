@@ -55,7 +55,43 @@ async def test_plan_mode_refuses_writes_and_the_plan_reaches_the_editor(
         {"content": "read the code", "priority": "medium", "status": "completed"},
         {"content": "write the fix", "priority": "medium", "status": "pending"},
     ]
-    assert [u["kind"] for u in client.of_kind("tool_call")] == ["think", "edit"]
+    assert [u["kind"] for u in client.of_kind("tool_call")] == ["think", "edit", "switch_mode"]
+    [(gate, options)] = client.asked  # the plan gate: the editor kept planning
+    assert gate.kind == "switch_mode" and [o.option_id for o in options] == [
+        "build",
+        "keep_planning",
+    ]
+    assert not client.of_kind("current_mode_update")
+
+
+async def test_the_plan_gate_asks_to_build_and_building_carries_the_plan_out(
+    project: Path, zizou_home: Path
+) -> None:
+    item = {"id": "p1", "title": "write the fix", "status": "pending"}
+    plan = {"goal": "ship it", "plan": [item]}
+    script = [
+        call("update_state", merge=plan),
+        {"text": "here is the plan"},
+        call("write_file", path="fix.txt", content="fixed\n"),
+        {"text": "carried out"},
+    ]
+    client = RecordingClient(answers=["build"])
+    with LoopbackServer(script) as srv:
+        async with zizou_acp(client, srv.base_url, zizou_home, project, "--yes") as (conn, _):
+            await conn.initialize(protocol_version=1)
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            await conn.set_session_mode(session_id=session.session_id, mode_id="plan")
+            answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("plan")])
+        last = [m for m in srv.chat_requests[-1]["messages"] if m["role"] == "user"]
+    assert answer.stop_reason == "end_turn"
+    [(gate, _)] = client.asked
+    assert gate.title == "Switch to build mode and carry out the plan"
+    [started] = [u for u in client.of_kind("tool_call") if u["kind"] == "switch_mode"]
+    assert "write the fix" in started["content"][0]["content"]["text"]
+    assert [u["currentModeId"] for u in client.of_kind("current_mode_update")] == ["build"]
+    assert (project / "fix.txt").read_text() == "fixed\n"
+    assert last[-1]["content"] == "Go ahead with the plan."
+    assert client.text() == "here is the plancarried out"
 
 
 async def test_the_editors_mcp_server_starts_and_its_tool_asks_first(

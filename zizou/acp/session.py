@@ -10,7 +10,13 @@ import logging
 from contextlib import aclosing
 from typing import Any, Protocol
 
-from acp import RequestError, plan_entry, update_agent_message_text, update_plan
+from acp import (
+    RequestError,
+    plan_entry,
+    update_agent_message_text,
+    update_plan,
+    update_user_message_text,
+)
 from acp.helpers import update_available_commands, update_current_mode
 from acp.schema import (
     ConfigOptionUpdate,
@@ -20,12 +26,14 @@ from acp.schema import (
 )
 
 from zizou.acp.config_options import ConfigOption, config_options
+from zizou.acp.permissions import PermissionClient
+from zizou.acp.plan_gate import ask_to_build, gate_plan
 from zizou.acp.replay import replayed
 from zizou.acp.slash import Said, available_commands, slash_command
 from zizou.acp.updates import TurnUpdates, Update, notice, stop_reason
 from zizou.core.events import TurnFinished
 from zizou.core.protocols import Model
-from zizou.hooks.modes import plan_items
+from zizou.hooks.modes import GO_AHEAD, plan_items
 from zizou.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -36,9 +44,13 @@ class UpdateClient(Protocol):
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None: ...
 
 
+class SessionClient(UpdateClient, PermissionClient, Protocol):
+    """What a session asks of the editor: to be told, and to answer (the plan gate)."""
+
+
 class AcpSession:
     def __init__(
-        self, runtime: Runtime, client: UpdateClient, models: list[SessionConfigSelectOption]
+        self, runtime: Runtime, client: SessionClient, models: list[SessionConfigSelectOption]
     ) -> None:
         self.runtime = runtime
         self.client = client
@@ -105,7 +117,8 @@ class AcpSession:
             log.warning("stopped background jobs on exit: %s", ", ".join(stopped))
 
     async def _answer(self, text: str) -> StopReason:
-        """A slash command answered here, or a turn run on the message it sends."""
+        """A slash command answered here, or a turn run on the message it sends; then, in plan
+        mode, the plan gate."""
         try:
             outcome = await slash_command(self.runtime, text)
             if isinstance(outcome, Said):
@@ -116,7 +129,20 @@ class AcpSession:
             return "cancelled"
         for note in outcome.notes:
             await self.send(notice(note))
-        return await self._run(outcome.text)
+        stop = await self._run(outcome.text)
+        plan = gate_plan(self.runtime.state) if stop == "end_turn" else None
+        if plan is None:
+            return stop
+        try:
+            build = await ask_to_build(self.client, self.id, plan, self.send)
+        except asyncio.CancelledError:
+            return "cancelled"
+        if not build:
+            return stop
+        self.runtime.state.set_mode("build", "user")
+        await self._tell_state()
+        await self.send(update_user_message_text(GO_AHEAD))
+        return await self._run(GO_AHEAD)
 
     async def _run(self, text: str) -> StopReason:
         updates = TurnUpdates(self.runtime.ctx.root)
@@ -162,4 +188,4 @@ class AcpSession:
         return [(str(item.get("title")), str(item.get("status", "pending"))) for item in items]
 
 
-__all__ = ["AcpSession", "UpdateClient"]
+__all__ = ["AcpSession", "SessionClient", "UpdateClient"]
