@@ -15,6 +15,7 @@ from acp.schema import (
     AgentCapabilities,
     AuthenticateResponse,
     AuthMethodAgent,
+    ClientCapabilities,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
@@ -35,6 +36,7 @@ from acp.schema import (
 from zizou import __version__
 from zizou.acp.client_servers import ClientServer, servers_file
 from zizou.acp.config_options import MODE_OPTION, MODEL_OPTION, model_choices
+from zizou.acp.editor_reads import EditorReadFile, FileClient
 from zizou.acp.permissions import ClientApprover, PermissionClient
 from zizou.acp.prompt_text import PromptBlock, prompt_text
 from zizou.acp.session import AcpSession, UpdateClient
@@ -72,7 +74,7 @@ class _SessionName:
         return self.value
 
 
-class EditorClient(PermissionClient, UpdateClient, Protocol):
+class EditorClient(PermissionClient, UpdateClient, FileClient, Protocol):
     """What zizou asks of the editor's side of the connection."""
 
 
@@ -82,8 +84,16 @@ class ZizouAgent:
         self.client = client
         self.sessions: dict[str, AcpSession] = {}
         self._later: set[asyncio.Task[None]] = set()  # what is told once an answer is out
+        self.reads_buffers = False  # the editor offers fs/read_text_file (see editor_reads)
 
-    async def initialize(self, protocol_version: int, **_: Any) -> InitializeResponse:
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        **_: Any,
+    ) -> InitializeResponse:
+        files = client_capabilities.fs if client_capabilities is not None else None
+        self.reads_buffers = bool(files is not None and files.read_text_file)
         capabilities = AgentCapabilities(
             load_session=True,
             prompt_capabilities=PromptCapabilities(embedded_context=True),
@@ -226,8 +236,9 @@ class ZizouAgent:
         model = self._open_model(options)
         name = _SessionName()
         approver = ClientApprover(self.client, options.root, name, save_prefix, save_tool_rule)
+        tools = [EditorReadFile(self.client, name)] if self.reads_buffers else []
         try:
-            runtime = build_runtime(options, model, approver)
+            runtime = build_runtime(options, model, approver, tools=tools)
         except UsageError as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         name.value = runtime.session_id
