@@ -38,7 +38,7 @@ from zizou.acp.client_servers import ClientServer, servers_file
 from zizou.acp.config_options import MODE_OPTION, MODEL_OPTION, model_choices
 from zizou.acp.editor_reads import EditorReadFile, FileClient
 from zizou.acp.permissions import ClientApprover, PermissionClient
-from zizou.acp.prompt_text import PromptBlock, prompt_text
+from zizou.acp.prompt_text import PromptBlock, prompt_images, prompt_text
 from zizou.acp.session import AcpSession, UpdateClient
 from zizou.config.options import Flags, RunOptions
 from zizou.errors import UsageError
@@ -96,7 +96,8 @@ class ZizouAgent:
         self.reads_buffers = bool(files is not None and files.read_text_file)
         capabilities = AgentCapabilities(
             load_session=True,
-            prompt_capabilities=PromptCapabilities(embedded_context=True),
+            # Images go to a model that takes them; with any other, the prompt is refused.
+            prompt_capabilities=PromptCapabilities(embedded_context=True, image=True),
             mcp_capabilities=McpCapabilities(http=True),
             session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
         )
@@ -185,7 +186,8 @@ class ZizouAgent:
         return SetSessionConfigOptionResponse(config_options=session.config_options())
 
     async def prompt(self, prompt: list[PromptBlock], session_id: str, **_: Any) -> PromptResponse:
-        stop = await self._session(session_id).prompt(prompt_text(prompt))
+        session = self._session(session_id)
+        stop = await session.prompt(prompt_text(prompt), prompt_images(prompt))
         return PromptResponse(stop_reason=stop)
 
     async def cancel(self, session_id: str, **_: Any) -> None:

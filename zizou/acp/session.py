@@ -32,11 +32,16 @@ from zizou.acp.replay import replayed
 from zizou.acp.slash import Said, available_commands, slash_command
 from zizou.acp.updates import TurnUpdates, Update, notice, stop_reason
 from zizou.core.events import TurnFinished
+from zizou.core.messages import ImagePart
 from zizou.core.protocols import Model
 from zizou.hooks.modes import GO_AHEAD, plan_items
 from zizou.runtime import Runtime
 
 log = logging.getLogger(__name__)
+NO_IMAGES = (
+    "{model} does not take images: pick a model that does (the Model setting), "
+    "or send the prompt without them"
+)
 PLAN_STATUSES: dict[str, PlanEntryStatus] = {"in_progress": "in_progress", "done": "completed"}
 
 
@@ -82,10 +87,13 @@ class AcpSession:
         commands = await asyncio.to_thread(available_commands, self.runtime)
         await self.send(update_available_commands(commands))
 
-    async def prompt(self, text: str) -> StopReason:
+    async def prompt(self, text: str, images: tuple[ImagePart, ...] = ()) -> StopReason:
         if self.turn is not None and not self.turn.done():
             raise RequestError.invalid_request({"message": "a turn is already running"})
-        self.turn = asyncio.create_task(self._answer(text))
+        model = self.runtime.agent.model
+        if images and not getattr(model, "takes_images", False):
+            raise RequestError.invalid_params({"message": NO_IMAGES.format(model=model.id)})
+        self.turn = asyncio.create_task(self._answer(text, images))
         return await self.turn
 
     def set_mode(self, mode: str) -> None:
@@ -116,7 +124,7 @@ class AcpSession:
         if stopped := await asyncio.to_thread(self.runtime.close):
             log.warning("stopped background jobs on exit: %s", ", ".join(stopped))
 
-    async def _answer(self, text: str) -> StopReason:
+    async def _answer(self, text: str, images: tuple[ImagePart, ...]) -> StopReason:
         """A slash command answered here, or a turn run on the message it sends; then, in plan
         mode, the plan gate."""
         try:
@@ -129,7 +137,7 @@ class AcpSession:
             return "cancelled"
         for note in outcome.notes:
             await self.send(notice(note))
-        stop = await self._run(outcome.text)
+        stop = await self._run(outcome.text, images)
         plan = gate_plan(self.runtime.state) if stop == "end_turn" else None
         if plan is None:
             return stop
@@ -144,10 +152,10 @@ class AcpSession:
         await self.send(update_user_message_text(GO_AHEAD))
         return await self._run(GO_AHEAD)
 
-    async def _run(self, text: str) -> StopReason:
+    async def _run(self, text: str, images: tuple[ImagePart, ...] = ()) -> StopReason:
         updates = TurnUpdates(self.runtime.ctx.root)
         finished: TurnFinished | None = None
-        turn = self.runtime.agent.run_turn(text)
+        turn = self.runtime.agent.run_turn(text, images)
         try:
             async with aclosing(turn) as events:
                 async for event in events:

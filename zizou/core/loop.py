@@ -49,7 +49,7 @@ from zizou.core.events import (
 )
 from zizou.core.guards import RepeatGuard, StopTurn, UnknownToolGuard, compactions_exceeded
 from zizou.core.images import with_images
-from zizou.core.messages import AssistantMessage, ToolMessage
+from zizou.core.messages import AssistantMessage, ImagePart, ToolMessage
 from zizou.core.parallel import CallDone, runs_alongside, side_by_side
 from zizou.core.prompt import CompiledPrompt
 from zizou.core.protocols import (
@@ -217,8 +217,11 @@ class Agent:
         )
         return request, plan, changes.warnings
 
-    async def run_turn(self, user_text: str) -> AsyncGenerator[AnyEvent, None]:
-        """Run one turn, yielding its events (each also goes to every recorder).
+    async def run_turn(
+        self, user_text: str, images: tuple[ImagePart, ...] = ()
+    ) -> AsyncGenerator[AnyEvent, None]:
+        """Run one turn on the user's message (and the images attached to it), yielding its
+        events (each also goes to every recorder).
 
         The lifecycle is the loop's: TurnStarted, then per step StepStarted, the text, one
         ModelReplied, each tool call's start and finish, StepFinished once its tools are done,
@@ -236,7 +239,7 @@ class Agent:
             except Exception:  # a recorder's failure must not stop the turn
                 log.exception("recorder %s failed to begin the turn", type(recorder).__name__)
         try:
-            async with aclosing(self._turn(user_text, progress)) as events:
+            async with aclosing(self._turn(user_text, progress, images)) as events:
                 async for event in events:
                     self._record(event, progress)
                     yield event
@@ -303,7 +306,9 @@ class Agent:
         self.runner.offer(built[1].offered, dict(built[1].hidden))  # any other tool is refused
         return built
 
-    async def _turn(self, user_text: str, progress: _Progress) -> AsyncGenerator[AnyEvent, None]:
+    async def _turn(
+        self, user_text: str, progress: _Progress, images: tuple[ImagePart, ...] = ()
+    ) -> AsyncGenerator[AnyEvent, None]:
         yield TurnStarted(user_text)
         repeats = RepeatGuard(self.config.loop_guard_repeats)
         unknown = UnknownToolGuard(self.config.unknown_tool_limit, self.runner.registry.names)
@@ -321,7 +326,7 @@ class Agent:
             self.prompt.new_turn()
             if self.checks is not None:
                 self.checks.new_turn()
-            self.conversation.add_user(user_text)
+            self.conversation.add_user(user_text, images=images)
             while progress.step < self.config.max_steps:
                 progress.step += 1
                 progress.step_open, progress.step_usage = True, Usage()
