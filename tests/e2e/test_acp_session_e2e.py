@@ -16,7 +16,7 @@ from typing import Any
 from acp import text_block
 from acp.schema import McpServerStdio
 from acp_harness import RecordingClient, zizou_acp, zizou_program
-from conftest import cli_env
+from conftest import cli_env, run_cli
 from loopback import LoopbackServer
 from waiting import scaled, wait_until
 
@@ -170,6 +170,14 @@ def test_a_client_that_vanishes_mid_command_ends_zizou_and_the_command(
     turns = [r for r in records if r["kind"] == "turn"]
     assert [t["event"] for t in turns] == ["started", "finished"]
     assert turns[-1]["reason"] == "cancelled"
+    # Nothing lost: `zizou -c` goes on with the session, the stopped command's result in it.
+    with LoopbackServer([{"text": "going on"}]) as srv:
+        resumed = run_cli(["-c", "-p", "go on", "--api-base", srv.base_url], project, zizou_home)
+        [request] = srv.chat_requests
+    assert resumed.code == 0 and "going on" in resumed.stdout, resumed.stderr
+    sent = [m for m in request["messages"] if m["role"] != "system"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "tool", "user"]
+    assert sent[0]["content"] == "work" and "interrupted" in sent[2]["content"]
 
 
 def _alive(pid: int) -> bool:
