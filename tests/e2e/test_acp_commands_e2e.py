@@ -1,7 +1,8 @@
 """The slash commands of `zizou acp` through the real process: the editor is told which there
 are (zizou's own and the project's command files) after session/new and session/load; `/undo`
 puts back the files of the last turn; a project command sends its body; `/compact` summarises;
-`/decks` lists the decks."""
+`/decks` lists the decks and `/run` runs one; `zizou undo` and `zizou sessions list` work on
+a session an editor made."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 from acp import text_block
 from acp_harness import RecordingClient, zizou_acp
+from conftest import run_cli
 from loopback import LoopbackServer
 from waiting import until
 
@@ -132,3 +134,53 @@ async def test_compact_summarises_and_decks_lists_the_decks(
     assert "Decks (" in said or "No decks here." in said
     sent = json.dumps([m for m in last["messages"] if m["role"] != "system"])
     assert "SUMMARY: the user asked" in sent and "a question" not in sent
+
+
+GREETER = """\
+---
+description: Greets the person named in the input.
+---
+Greet the person named in the input, in one sentence.
+"""
+
+
+async def test_run_runs_a_deck_and_decks_lists_it(project: Path, zizou_home: Path) -> None:
+    decks = project / ".zizou" / "decks"
+    decks.mkdir(parents=True)
+    (decks / "greeter.deck.md").write_text(GREETER)
+    script = [{"text": "Hello, Ada!", "match": "You are the deck greeter,"}]
+    client = RecordingClient()
+    with LoopbackServer(script) as srv:
+        async with zizou_acp(client, srv.base_url, zizou_home, project) as (conn, _):
+            await conn.initialize(protocol_version=1)
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            sid = session.session_id
+            await conn.prompt(session_id=sid, prompt=[text_block("/decks")])
+            listed = client.text()
+            ran = await conn.prompt(session_id=sid, prompt=[text_block("/run greeter Ada")])
+        [request] = srv.chat_requests
+    assert "greeter · string → string · Greets the person named in the input." in listed
+    assert ran.stop_reason == "end_turn"
+    assert client.text().endswith("greeter returned:\nHello, Ada!")
+    assert "Ada" in json.dumps(request["messages"])
+
+
+async def test_zizou_undo_and_sessions_list_work_on_an_editors_session(
+    project: Path, zizou_home: Path
+) -> None:
+    (project / "notes.txt").write_text("old line\n")
+    script = [
+        call("read_file", path="notes.txt"),
+        call("edit_file", path="notes.txt", old_string="old line", new_string="new line"),
+        {"text": "edited"},
+    ]
+    with LoopbackServer(script) as srv:
+        async with zizou_acp(RecordingClient(), srv.base_url, zizou_home, project) as (conn, _):
+            await conn.initialize(protocol_version=1)
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("edit notes")])
+    listed = run_cli(["sessions", "list"], project, zizou_home)
+    undone = run_cli(["undo"], project, zizou_home)
+    assert session.session_id in listed.stdout, listed.stderr
+    assert undone.code == 0, undone.stderr
+    assert (project / "notes.txt").read_text() == "old line\n"
