@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from acp import text_block
-from acp.schema import McpServerStdio
+from acp.schema import HttpHeader, HttpMcpServer, McpServerStdio
 from acp_harness import RecordingClient, zizou_acp, zizou_program
 from conftest import cli_env, run_cli
 from loopback import LoopbackServer
+from mcp_harness import FAULT_SERVER, free_port, wait_for_port
 from waiting import scaled, wait_until
 
 
@@ -116,6 +117,38 @@ async def test_the_editors_mcp_server_starts_and_its_tool_asks_first(
     [(asked, _)] = client.asked
     assert "clock" in asked.title
     assert "datetime" in told[0] and "UTC" in told[0], told
+
+
+async def test_the_editors_http_mcp_server_is_reached_with_its_headers(
+    project: Path, zizou_home: Path
+) -> None:
+    port = free_port()
+    command = [sys.executable, FAULT_SERVER, "--http", str(port)]
+    server = subprocess.Popen(
+        [*command, "--require-header", "X-Token: s3cret-value-42"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port)
+        web = HttpMcpServer(
+            type="http",
+            name="web",
+            url=f"http://127.0.0.1:{port}/mcp",
+            headers=[HttpHeader(name="X-Token", value="s3cret-value-42")],
+        )
+        script = [call("mcp__web__echo", text="over http"), {"text": "echoed"}]
+        client = RecordingClient(answers=["allow_once"])
+        with LoopbackServer(script) as srv:
+            async with zizou_acp(client, srv.base_url, zizou_home, project) as (conn, _):
+                await conn.initialize(protocol_version=1)
+                session = await conn.new_session(cwd=str(project), mcp_servers=[web])
+                await conn.prompt(session_id=session.session_id, prompt=[text_block("echo")])
+            told = [m["content"] for m in srv.chat_requests[-1]["messages"] if m["role"] == "tool"]
+    finally:
+        server.kill()
+        server.wait()
+    assert told == ["echo: over http"]
 
 
 def test_a_client_that_vanishes_mid_command_ends_zizou_and_the_command(
