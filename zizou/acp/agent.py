@@ -1,7 +1,8 @@
-"""The ACP agent: `initialize`, `authenticate`, sessions made, loaded, prompted, cancelled and
-switched between build and plan. Each session is built as `zizou -p` builds its run, from the
-command line's flags with the session's `cwd` as the project (`resolve_options`,
-`build_runtime`), asking the editor where the app would ask the person."""
+"""The ACP agent: `initialize`, `authenticate`, sessions made, loaded, prompted, cancelled,
+switched between build and plan, and given another model (`session/set_config_option`). Each
+session is built as `zizou -p` builds its run, from the command line's flags with the session's
+`cwd` as the project (`resolve_options`, `build_runtime`), asking the editor where the app would
+ask the person, and reading files through the editor when it offers to (`editor_reads`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 """One ACP session: a zizou runtime, the turn it runs, and what the editor was last told of
-its plan and mode. A turn runs in a task of its own, so `session/cancel` ends it at once: the
-loop answers the running call with what it did (a command is killed), records the turn's end,
-and the prompt answers `cancelled`."""
+its plan and mode. A prompt is a slash command answered here (zizou/acp/slash.py) or a turn on
+the message and its images; in plan mode, a turn that ends with open plan items is followed by
+the plan gate. A turn runs in a task of its own, so `session/cancel` ends it at once: the loop
+answers the running call with what it did (a command is killed), records the turn's end, and
+the prompt answers `cancelled`."""
 
 from __future__ import annotations
 
