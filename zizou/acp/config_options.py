@@ -29,8 +29,12 @@ def model_choices(current: str) -> list[SessionConfigSelectOption]:
     from zizou.providers.catalog import Provider, find_provider, provider_of
     from zizou.ui.model_list import local_model_map, model_entries
 
+    keyed: dict[str, bool] = {}  # the key store is asked once a provider
+
     def has_key(provider: Provider) -> bool:
-        return not provider.needs_key or resolve_key(provider.id) is not None
+        if provider.id not in keyed:
+            keyed[provider.id] = not provider.needs_key or resolve_key(provider.id) is not None
+        return keyed[provider.id]
 
     choices = []
     for entry in model_entries(current, has_key, local_model_map()):
