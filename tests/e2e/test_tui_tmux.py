@@ -417,9 +417,11 @@ def test_shift_tab_plans_and_the_gate_switches_to_build_and_goes_ahead(
         time.sleep(1.0)  # the gate takes no key typed on as it opens: a pause arms it
         tmux.run("send-keys", "-t", "main", "y")
         tmux.wait_for(
-            lambda s: "Carried out the plan." in s
-            and _status_line(s).startswith("BUILD")
-            and "Build mode: zizou carries out the plan." in s,
+            lambda s: (
+                "Carried out the plan." in s
+                and _status_line(s).startswith("BUILD")
+                and "Build mode: zizou carries out the plan." in s
+            ),
             "the plan carried out in build mode",
         )
     requests = [json.loads(line)["body"] for line in log.read_text().splitlines()]
