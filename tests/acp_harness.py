@@ -17,6 +17,7 @@ from acp.schema import (
     AllowedOutcome,
     DeniedOutcome,
     PermissionOption,
+    ReadTextFileResponse,
     RequestPermissionResponse,
     ToolCallUpdate,
 )
@@ -33,12 +34,15 @@ def zizou_program() -> str:
 
 @dataclass
 class RecordingClient:
-    """An editor: it records every update, and answers permission requests from `answers`
-    (an option id, or "cancelled"; once they run out, it rejects)."""
+    """An editor: it records every update, answers permission requests from `answers` (an
+    option id, or "cancelled"; once they run out, it rejects), and gives files as `buffers`
+    hold them when asked (zizou asks only if it was told the editor can answer)."""
 
     answers: list[str] = field(default_factory=list)
     updates: list[dict[str, Any]] = field(default_factory=list)
     asked: list[tuple[ToolCallUpdate, list[PermissionOption]]] = field(default_factory=list)
+    buffers: dict[str, str] = field(default_factory=dict)  # open files' unsaved text, by path
+    read: list[str] = field(default_factory=list)  # the paths zizou asked for
 
     async def request_permission(
         self, options: list[PermissionOption], session_id: str, tool_call: ToolCallUpdate, **_: Any
@@ -53,6 +57,12 @@ class RecordingClient:
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         self.updates.append(update.model_dump(mode="json", by_alias=True, exclude_none=True))
+
+    async def read_text_file(self, path: str, session_id: str, **_: Any) -> ReadTextFileResponse:
+        """As an editor answers: an open file's buffer, else the file on disk."""
+        self.read.append(path)
+        text = self.buffers.get(path)
+        return ReadTextFileResponse(content=Path(path).read_text() if text is None else text)
 
     def on_connect(self, conn: Any) -> None:
         pass

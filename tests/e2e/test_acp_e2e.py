@@ -256,7 +256,9 @@ async def test_a_session_loads_in_a_new_process_replaying_its_conversation(
             loaded = await conn.load_session(
                 cwd=str(project), session_id=session_id, mcp_servers=[]
             )
-            replay = list(second.updates)
+            replay = [
+                u for u in second.updates if u["sessionUpdate"] != "available_commands_update"
+            ]
             answer = await conn.prompt(session_id=session_id, prompt=[text_block("remember?")])
         sent = srv.chat_requests[-1]["messages"]
     assert [(s.session_id, s.title) for s in listed.sessions] == [(session_id, "read the notes")]
@@ -326,3 +328,23 @@ async def test_the_step_cap_the_length_cap_and_a_provider_error_each_answer_the_
     assert answers == ["max_turn_requests", "max_tokens"]
     assert failed is not None and "malformed" in json.dumps(failed.data)
     assert last.stop_reason == "end_turn"
+
+
+async def test_a_refusal_and_the_spending_cap_each_answer_the_prompt(
+    project: Path, zizou_home: Path
+) -> None:
+    refusal = [{"text": "I will not", "finish_reason": "content_filter"}]
+    with LoopbackServer(refusal) as srv:
+        async with zizou_acp(RecordingClient(), srv.base_url, zizou_home, project) as (conn, _):
+            session_id = await new_session(conn, project)
+            refused = await conn.prompt(session_id=session_id, prompt=[text_block("first")])
+    client = RecordingClient()
+    with LoopbackServer([{"text": "never sent"}]) as srv:
+        cap = ("--max-budget-usd", "0.000001")
+        async with zizou_acp(client, srv.base_url, zizou_home, project, *cap) as (conn, _):
+            session_id = await new_session(conn, project)
+            capped = await conn.prompt(session_id=session_id, prompt=[text_block("second")])
+        sent = len(srv.chat_requests)
+    assert refused.stop_reason == "refusal"
+    assert capped.stop_reason == "max_tokens" and sent == 0  # refused before it went out
+    assert "budget" in json.dumps(client.of_kind("agent_thought_chunk")).lower()

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from acp import text_block
-from acp.schema import McpServerStdio
+from acp.schema import HttpHeader, HttpMcpServer, McpServerStdio
 from acp_harness import RecordingClient, zizou_acp, zizou_program
-from conftest import cli_env
+from conftest import cli_env, run_cli
 from loopback import LoopbackServer
+from mcp_harness import FAULT_SERVER, free_port, wait_for_port
 from waiting import scaled, wait_until
 
 
@@ -55,7 +56,43 @@ async def test_plan_mode_refuses_writes_and_the_plan_reaches_the_editor(
         {"content": "read the code", "priority": "medium", "status": "completed"},
         {"content": "write the fix", "priority": "medium", "status": "pending"},
     ]
-    assert [u["kind"] for u in client.of_kind("tool_call")] == ["think", "edit"]
+    assert [u["kind"] for u in client.of_kind("tool_call")] == ["think", "edit", "switch_mode"]
+    [(gate, options)] = client.asked  # the plan gate: the editor kept planning
+    assert gate.kind == "switch_mode" and [o.option_id for o in options] == [
+        "build",
+        "keep_planning",
+    ]
+    assert not client.of_kind("current_mode_update")
+
+
+async def test_the_plan_gate_asks_to_build_and_building_carries_the_plan_out(
+    project: Path, zizou_home: Path
+) -> None:
+    item = {"id": "p1", "title": "write the fix", "status": "pending"}
+    plan = {"goal": "ship it", "plan": [item]}
+    script = [
+        call("update_state", merge=plan),
+        {"text": "here is the plan"},
+        call("write_file", path="fix.txt", content="fixed\n"),
+        {"text": "carried out"},
+    ]
+    client = RecordingClient(answers=["build"])
+    with LoopbackServer(script) as srv:
+        async with zizou_acp(client, srv.base_url, zizou_home, project, "--yes") as (conn, _):
+            await conn.initialize(protocol_version=1)
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            await conn.set_session_mode(session_id=session.session_id, mode_id="plan")
+            answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("plan")])
+        last = [m for m in srv.chat_requests[-1]["messages"] if m["role"] == "user"]
+    assert answer.stop_reason == "end_turn"
+    [(gate, _)] = client.asked
+    assert gate.title == "Switch to build mode and carry out the plan"
+    [started] = [u for u in client.of_kind("tool_call") if u["kind"] == "switch_mode"]
+    assert "write the fix" in started["content"][0]["content"]["text"]
+    assert [u["currentModeId"] for u in client.of_kind("current_mode_update")] == ["build"]
+    assert (project / "fix.txt").read_text() == "fixed\n"
+    assert last[-1]["content"] == "Go ahead with the plan."
+    assert client.text() == "here is the plancarried out"
 
 
 async def test_the_editors_mcp_server_starts_and_its_tool_asks_first(
@@ -80,6 +117,38 @@ async def test_the_editors_mcp_server_starts_and_its_tool_asks_first(
     [(asked, _)] = client.asked
     assert "clock" in asked.title
     assert "datetime" in told[0] and "UTC" in told[0], told
+
+
+async def test_the_editors_http_mcp_server_is_reached_with_its_headers(
+    project: Path, zizou_home: Path
+) -> None:
+    port = free_port()
+    command = [sys.executable, FAULT_SERVER, "--http", str(port)]
+    server = subprocess.Popen(
+        [*command, "--require-header", "X-Token: s3cret-value-42"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port)
+        web = HttpMcpServer(
+            type="http",
+            name="web",
+            url=f"http://127.0.0.1:{port}/mcp",
+            headers=[HttpHeader(name="X-Token", value="s3cret-value-42")],
+        )
+        script = [call("mcp__web__echo", text="over http"), {"text": "echoed"}]
+        client = RecordingClient(answers=["allow_once"])
+        with LoopbackServer(script) as srv:
+            async with zizou_acp(client, srv.base_url, zizou_home, project) as (conn, _):
+                await conn.initialize(protocol_version=1)
+                session = await conn.new_session(cwd=str(project), mcp_servers=[web])
+                await conn.prompt(session_id=session.session_id, prompt=[text_block("echo")])
+            told = [m["content"] for m in srv.chat_requests[-1]["messages"] if m["role"] == "tool"]
+    finally:
+        server.kill()
+        server.wait()
+    assert told == ["echo: over http"]
 
 
 def test_a_client_that_vanishes_mid_command_ends_zizou_and_the_command(
@@ -134,6 +203,14 @@ def test_a_client_that_vanishes_mid_command_ends_zizou_and_the_command(
     turns = [r for r in records if r["kind"] == "turn"]
     assert [t["event"] for t in turns] == ["started", "finished"]
     assert turns[-1]["reason"] == "cancelled"
+    # Nothing lost: `zizou -c` goes on with the session, the stopped command's result in it.
+    with LoopbackServer([{"text": "going on"}]) as srv:
+        resumed = run_cli(["-c", "-p", "go on", "--api-base", srv.base_url], project, zizou_home)
+        [request] = srv.chat_requests
+    assert resumed.code == 0 and "going on" in resumed.stdout, resumed.stderr
+    sent = [m for m in request["messages"] if m["role"] != "system"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "tool", "user"]
+    assert sent[0]["content"] == "work" and "interrupted" in sent[2]["content"]
 
 
 def _alive(pid: int) -> bool:

@@ -1,7 +1,8 @@
-"""The ACP agent: `initialize`, `authenticate`, sessions made, loaded, prompted, cancelled and
-switched between build and plan. Each session is built as `zizou -p` builds its run, from the
-command line's flags with the session's `cwd` as the project (`resolve_options`,
-`build_session`), asking the editor where the app would ask the person."""
+"""The ACP agent: `initialize`, `authenticate`, sessions made, loaded, prompted, cancelled,
+switched between build and plan, and given another model (`session/set_config_option`). Each
+session is built as `zizou -p` builds its run, from the command line's flags with the session's
+`cwd` as the project (`resolve_options`, `build_session`), asking the editor where the app would
+ask the person, and reading files through the editor when it offers to (`editor_reads`)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from acp.schema import (
     AgentCapabilities,
     AuthenticateResponse,
     AuthMethodAgent,
+    ClientCapabilities,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
@@ -28,13 +30,16 @@ from acp.schema import (
     SessionListCapabilities,
     SessionMode,
     SessionModeState,
+    SetSessionConfigOptionResponse,
     SetSessionModeResponse,
 )
 
 from zizou import __version__
 from zizou.acp.client_servers import ClientServer, servers_file
+from zizou.acp.config_options import MODE_OPTION, MODEL_OPTION, model_choices
+from zizou.acp.editor_reads import EditorReadFile, FileClient
 from zizou.acp.permissions import ClientApprover, PermissionClient
-from zizou.acp.prompt_text import PromptBlock, prompt_text
+from zizou.acp.prompt_text import PromptBlock, prompt_images, prompt_text
 from zizou.acp.session import AcpSession, UpdateClient
 from zizou.config.options import Flags, RunOptions
 from zizou.errors import UsageError
@@ -70,7 +75,7 @@ class _SessionName:
         return self.value
 
 
-class EditorClient(PermissionClient, UpdateClient, Protocol):
+class EditorClient(PermissionClient, UpdateClient, FileClient, Protocol):
     """What zizou asks of the editor's side of the connection."""
 
 
@@ -79,11 +84,21 @@ class ZizouAgent:
         self.flags = flags
         self.client = client
         self.sessions: dict[str, AcpSession] = {}
+        self._later: set[asyncio.Task[None]] = set()  # what is told once an answer is out
+        self.reads_buffers = False  # the editor offers fs/read_text_file (see editor_reads)
 
-    async def initialize(self, protocol_version: int, **_: Any) -> InitializeResponse:
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        **_: Any,
+    ) -> InitializeResponse:
+        files = client_capabilities.fs if client_capabilities is not None else None
+        self.reads_buffers = bool(files is not None and files.read_text_file)
         capabilities = AgentCapabilities(
             load_session=True,
-            prompt_capabilities=PromptCapabilities(embedded_context=True),
+            # Images go to a model that takes them; with any other, the prompt is refused.
+            prompt_capabilities=PromptCapabilities(embedded_context=True, image=True),
             mcp_capabilities=McpCapabilities(http=True),
             session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
         )
@@ -105,7 +120,16 @@ class ZizouAgent:
         self, cwd: str, mcp_servers: list[ClientServer] | None = None, **_: Any
     ) -> NewSessionResponse:
         session = await self._open(cwd, None, mcp_servers or [])
-        return NewSessionResponse(session_id=session.id, modes=self._modes(session))
+        # Told once the editor knows the session: the transport writes in order, and this
+        # answer is queued before the task first runs.
+        told = asyncio.create_task(session.tell_commands())
+        self._later.add(told)
+        told.add_done_callback(self._later.discard)
+        return NewSessionResponse(
+            session_id=session.id,
+            modes=self._modes(session),
+            config_options=session.config_options(),
+        )
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[ClientServer] | None = None, **_: Any
@@ -114,7 +138,10 @@ class ZizouAgent:
             await self.sessions.pop(session_id).close()
         session = await self._open(cwd, session_id, mcp_servers or [])
         await session.replay()
-        return LoadSessionResponse(modes=self._modes(session))
+        await session.tell_commands()
+        return LoadSessionResponse(
+            modes=self._modes(session), config_options=session.config_options()
+        )
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **_: Any
@@ -143,8 +170,25 @@ class ZizouAgent:
         self._session(session_id).set_mode(mode_id)
         return SetSessionModeResponse()
 
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **_: Any
+    ) -> SetSessionConfigOptionResponse:
+        """The editor changed the model or the mode."""
+        session = self._session(session_id)
+        if config_id == MODE_OPTION and value in MODES:
+            session.set_mode(str(value))
+        elif config_id == MODEL_OPTION and value in {c.value for c in session.models}:
+            options = self._options(session.kernel.root, None)
+            model = await asyncio.to_thread(self._open_model, options, str(value))
+            session.switch_model(model)
+        else:
+            what = f"{config_id} = {value!r}"
+            raise RequestError.invalid_params({"message": f"no such setting: {what}"})
+        return SetSessionConfigOptionResponse(config_options=session.config_options())
+
     async def prompt(self, prompt: list[PromptBlock], session_id: str, **_: Any) -> PromptResponse:
-        stop = await self._session(session_id).prompt(prompt_text(prompt))
+        session = self._session(session_id)
+        stop = await session.prompt(prompt_text(prompt), prompt_images(prompt))
         return PromptResponse(stop_reason=stop)
 
     async def cancel(self, session_id: str, **_: Any) -> None:
@@ -153,6 +197,8 @@ class ZizouAgent:
 
     async def close(self) -> None:
         """The client is gone: every session ends, with its commands, jobs and servers."""
+        for told in list(self._later):
+            told.cancel()
         sessions, self.sessions = list(self.sessions.values()), {}
         for session in sessions:
             await session.close()
@@ -179,7 +225,8 @@ class ZizouAgent:
                 listed.unlink(missing_ok=True)
         for warning in runtime.warnings:
             log.warning("%s", warning)
-        session = AcpSession(runtime, self.client)
+        models = await asyncio.to_thread(model_choices, runtime.model.id)
+        session = AcpSession(runtime, self.client, models)
         self.sessions[session.id] = session
         return session
 
@@ -192,8 +239,9 @@ class ZizouAgent:
         model = self._open_model(options)
         name = _SessionName()
         approver = ClientApprover(self.client, options.root, name, save_prefix, save_tool_rule)
+        tools = [EditorReadFile(self.client, name)] if self.reads_buffers else []
         try:
-            runtime = build_session(options, model, approver)
+            runtime = build_session(options, model, approver, tools=tools)
         except UsageError as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         name.value = runtime.session_id
@@ -213,12 +261,13 @@ class ZizouAgent:
         except UsageError as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
 
-    def _open_model(self, options: RunOptions) -> Any:
+    def _open_model(self, options: RunOptions, model_id: str | None = None) -> Any:
+        """The model `options` name, or `model_id` with their address, key and settings."""
         from zizou.config.model_choice import MissingKey, open_model
 
         try:
             return open_model(
-                options.model,
+                model_id or options.model,
                 options.api_base,
                 options.api_key_value,
                 lambda warning: log.warning("%s", warning),

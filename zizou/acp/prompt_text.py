@@ -1,7 +1,8 @@
 """A `session/prompt`'s content blocks as the text of a zizou turn: the text as typed, a
 resource link as the path or address it names, an embedded resource (an editor's selection,
-an open file) as its text, fenced and named. Images and audio are not offered (the
-capabilities say so); one that comes anyway is named, not dropped silently."""
+an open file) as its text, fenced and named; and its images, attached to the message for a
+model that takes them. Audio is not offered (the capabilities say so); audio that comes anyway
+is named, not dropped silently."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from acp.schema import (
     TextContentBlock,
     TextResourceContents,
 )
+
+from zizou.contracts.messages import ImagePart
 
 PromptBlock = (
     TextContentBlock
@@ -45,9 +48,20 @@ def prompt_text(blocks: Sequence[PromptBlock]) -> str:
                 pieces.append("\n</context>\n")
             case EmbeddedResourceContentBlock():
                 pieces.append(f"[a binary resource was left out: {where(block.resource.uri)}]")
-            case ImageContentBlock() | AudioContentBlock():
-                pieces.append(f"[{block.type} left out: zizou takes text here]")
+            case AudioContentBlock():
+                pieces.append("[audio left out: zizou takes text and images]")
+            case ImageContentBlock():
+                pass  # attached to the message (`prompt_images`)
     return "".join(pieces)
 
 
-__all__ = ["PromptBlock", "prompt_text", "where"]
+def prompt_images(blocks: Sequence[PromptBlock]) -> tuple[ImagePart, ...]:
+    """The images of the prompt, in order."""
+    return tuple(
+        ImagePart(mime=block.mime_type, data=block.data)
+        for block in blocks
+        if isinstance(block, ImageContentBlock)
+    )
+
+
+__all__ = ["PromptBlock", "prompt_images", "prompt_text", "where"]

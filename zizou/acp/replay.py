@@ -1,12 +1,13 @@
 """A loaded session's conversation, replayed as the updates its turns sent (`session/load`):
-the user's messages, the answers, and each tool call with its result, diffs included."""
+the user's messages (their images too), the answers, and each tool call with its result,
+diffs included."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from acp import update_user_message_text
+from acp import image_block, update_user_message, update_user_message_text
 
 from zizou.acp.updates import TurnUpdates, Update
 from zizou.contracts.events import TextDelta, ToolCallFinished, ToolCallStarted
@@ -21,6 +22,8 @@ def replayed(root: Path, records: Iterable[Message]) -> Iterator[Update]:
         match record:
             case UserMessage():
                 yield update_user_message_text(record.content)
+                for image in record.images:
+                    yield update_user_message(image_block(image.data, image.mime))
             case AssistantMessage():
                 if record.content:
                     yield from updates.of(TextDelta(record.content))

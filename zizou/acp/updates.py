@@ -14,6 +14,8 @@ from acp.schema import (
     AgentMessageChunk,
     AgentPlanUpdate,
     AgentThoughtChunk,
+    AvailableCommandsUpdate,
+    ConfigOptionUpdate,
     CurrentModeUpdate,
     StopReason,
     ToolCallProgress,
@@ -61,6 +63,8 @@ Update = (
     | ToolCallProgress
     | AgentPlanUpdate
     | CurrentModeUpdate
+    | AvailableCommandsUpdate
+    | ConfigOptionUpdate
 )
 # How a turn ended, as the prompt's stop reason; "done" and "error" are decided apart.
 STOP_REASONS: dict[str, StopReason] = {

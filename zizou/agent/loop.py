@@ -53,7 +53,7 @@ from zizou.contracts.events import (
     Usage,
 )
 from zizou.contracts.images import with_images
-from zizou.contracts.messages import AssistantMessage, ToolMessage
+from zizou.contracts.messages import AssistantMessage, ImagePart, ToolMessage
 from zizou.contracts.protocols import (
     ChangeChecks,
     Model,
@@ -219,8 +219,11 @@ class Agent:
         )
         return request, plan, changes.warnings
 
-    async def run_turn(self, user_text: str) -> AsyncGenerator[AnyEvent, None]:
-        """Run one turn, yielding its events (each also goes to every recorder).
+    async def run_turn(
+        self, user_text: str, images: tuple[ImagePart, ...] = ()
+    ) -> AsyncGenerator[AnyEvent, None]:
+        """Run one turn on the user's message (and the images attached to it), yielding its
+        events (each also goes to every recorder).
 
         The lifecycle is the loop's: TurnStarted, then per step StepStarted, the text, one
         ModelReplied, each tool call's start and finish, StepFinished once its tools are done,
@@ -238,7 +241,7 @@ class Agent:
             except Exception:  # a recorder's failure must not stop the turn
                 log.exception("recorder %s failed to begin the turn", type(recorder).__name__)
         try:
-            async with aclosing(self._turn(user_text, progress)) as events:
+            async with aclosing(self._turn(user_text, progress, images)) as events:
                 async for event in events:
                     self._record(event, progress)
                     yield event
@@ -305,7 +308,9 @@ class Agent:
         self.runner.offer(built[1].offered, dict(built[1].hidden))  # any other tool is refused
         return built
 
-    async def _turn(self, user_text: str, progress: _Progress) -> AsyncGenerator[AnyEvent, None]:
+    async def _turn(
+        self, user_text: str, progress: _Progress, images: tuple[ImagePart, ...] = ()
+    ) -> AsyncGenerator[AnyEvent, None]:
         yield TurnStarted(user_text)
         repeats = RepeatGuard(self.config.loop_guard_repeats)
         unknown = UnknownToolGuard(self.config.unknown_tool_limit, self.runner.registry.names)
@@ -323,7 +328,7 @@ class Agent:
             self.prompt.new_turn()
             if self.checks is not None:
                 self.checks.new_turn()
-            self.conversation.add_user(user_text)
+            self.conversation.add_user(user_text, images=images)
             while progress.step < self.config.max_steps:
                 progress.step += 1
                 progress.step_open, progress.step_usage = True, Usage()

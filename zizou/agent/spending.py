@@ -295,6 +295,11 @@ class Metered:
         window = getattr(self.inner, "context_window", None)
         return window if isinstance(window, int) else None
 
+    @property
+    def takes_images(self) -> bool:
+        """Whether the inner model reads images (see zizou.contracts.images)."""
+        return bool(getattr(self.inner, "takes_images", False))
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         request = await self.spending.admit(self.inner.id, request)
         async for item in self.inner.stream(request):

@@ -15,6 +15,7 @@ from typing import Any
 
 from zizou.contracts.messages import (
     AssistantMessage,
+    ImagePart,
     Message,
     ShellRun,
     ToolCallPart,
@@ -55,14 +56,16 @@ class Conversation:
         if self.on_append is not None:
             self.on_append(message)
 
-    def add_user(self, text: str, shell: ShellRun | None = None) -> bool:
-        """Add the user's message (`shell`: the `!command` it shares); False when it is a retry
-        of the same unanswered message, which is then kept once rather than duplicated."""
+    def add_user(
+        self, text: str, shell: ShellRun | None = None, images: tuple[ImagePart, ...] = ()
+    ) -> bool:
+        """Add the user's message (`shell`: the `!command` it shares; `images`: those attached);
+        False when it is a retry of the same unanswered message, kept once, not duplicated."""
         self.close_pending("not run: the turn was interrupted")
         last = self.records[-1] if self.records else None
-        if isinstance(last, UserMessage) and last.content == text:
+        if isinstance(last, UserMessage) and last.content == text and last.images == images:
             return False
-        self._append(UserMessage(content=text, shell=shell))
+        self._append(UserMessage(content=text, shell=shell, images=images))
         return True
 
     def add_checks_report(self, text: str) -> None:

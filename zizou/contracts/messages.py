@@ -34,6 +34,14 @@ class ShellRun(_Message):
     ok: bool
 
 
+class ImagePart(_Message):
+    """An image a tool returned (an MCP server's) or the user attached (an editor's prompt):
+    sent to a model that takes images, and named in the text for one that does not."""
+
+    mime: str  # image/png, image/jpeg...
+    data: str  # base64
+
+
 class UserMessage(_Message):
     role: Literal["user"] = "user"
     content: str  # what the model reads
@@ -41,6 +49,7 @@ class UserMessage(_Message):
     # True: not the user's words but zizou's, what the configured checks found after the
     # model ended its turn; it belongs to that turn (undo, the transcript).
     checks: bool | None = None
+    images: tuple[ImagePart, ...] = ()  # the images the user attached (`with_images`)
 
     @property
     def from_user(self) -> bool:
@@ -51,14 +60,6 @@ class AssistantMessage(_Message):
     role: Literal["assistant"] = "assistant"
     content: str | None = None
     tool_calls: tuple[ToolCallPart, ...] = ()
-
-
-class ImagePart(_Message):
-    """An image a tool returned (an MCP server's): sent to a model that takes images, and
-    named in the text for one that does not."""
-
-    mime: str  # image/png, image/jpeg...
-    data: str  # base64
 
 
 class ToolMessage(_Message):

@@ -31,6 +31,7 @@ summary of it and any questions. The user reviews the plan and switches to build
 it out."""
 PLAN_WHY = "plan mode is read-only; the user switches to build mode (Shift+Tab, /mode build)"
 OPEN = ("pending", "in_progress", "blocked")
+GO_AHEAD = "Go ahead with the plan."  # the user's message once the plan gate said build
 
 
 def read_only_reason(state: SessionState) -> str | None:
@@ -90,6 +91,7 @@ def _read_only(ctx: PromptContext, step: StepModifier) -> None:
 
 
 __all__ = [
+    "GO_AHEAD",
     "MODES",
     "NAME",
     "PLAN_TEXT",

@@ -88,6 +88,11 @@ class RetryingModel:
         window = getattr(self.inner, "context_window", None)
         return window if isinstance(window, int) else None
 
+    @property
+    def takes_images(self) -> bool:
+        """Whether the inner model reads images (see zizou.contracts.images)."""
+        return bool(getattr(self.inner, "takes_images", False))
+
     def call_parameters(self) -> dict[str, Any]:
         """The inner model's call parameters, plus this retry policy (for the debug log)."""
         return {**self.inner.call_parameters(), "retry": self.policy.model_dump()}

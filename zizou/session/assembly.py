@@ -14,9 +14,10 @@ import logging
 import os
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from zizou.agent.calls import CallRunner
 from zizou.agent.gates import CallGates
@@ -65,7 +66,7 @@ from zizou.sessions import SessionStore, SessionWriter
 from zizou.sessions.records import StateRecord
 from zizou.sessions.store import LoadedSession
 from zizou.sessions.task_replay import replay_task_state
-from zizou.tools import Registry, ToolContext, default_registry
+from zizou.tools import Registry, Tool, ToolContext, default_registry
 from zizou.tools.jobs import JobTable, next_job_number
 from zizou.tools.jobs.left_running import JobRecord
 from zizou.tools.jobs.left_running import sweep as sweep_left_running
@@ -103,14 +104,16 @@ def build_session(
     persist: bool = True,
     mcp: McpSetup | None = None,
     owns_mcp: bool = True,
+    tools: Sequence[Tool[Any]] = (),
 ) -> Session:
-    """The runtime `options` describe, around `model`, asking `approver`; `persist=False` keeps
+    """The session `options` describe, around `model`, asking `approver`; `persist=False` keeps
     no session file (tests). The MCP servers start in the background at the end (`mcp`: the
     servers of an earlier session of the app, kept); `owns_mcp=False` leaves stopping them to
-    the caller (the app stops them when it quits)."""
+    the caller (the app stops them when it quits). `tools` take the place of the built-in tools
+    of their names."""
     root = options.root
     ensure_excluded(root)  # zizou-debug.log and .zizou/ are never committed by accident
-    registry = default_registry()
+    registry = default_registry(tools)
     env = scrubbed_env(os.environ)
     status = options.sandbox_status or detect(
         options.sandbox, network=options.sandbox_network, env=env

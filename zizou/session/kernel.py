@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from zizou.contracts.conversation import Conversation
     from zizou.contracts.events import AnyEvent, Compacted, Nested
     from zizou.contracts.instructions import InstructionSet
+    from zizou.contracts.messages import ImagePart
     from zizou.contracts.protocols import Model, ToolCall
     from zizou.contracts.state import Subscriber
     from zizou.contracts.task_state import SchemaError
@@ -138,10 +139,13 @@ class Session:
 
     # What the front ends do to it.
 
-    def run_turn(self, text: str) -> AsyncGenerator[AnyEvent, None]:
-        """Run one turn for the user's `text`; cancelling the task that iterates it cancels the
-        turn (its commands end, the history stays valid)."""
-        return self.agent.run_turn(text)
+    def run_turn(
+        self, text: str, images: tuple[ImagePart, ...] = ()
+    ) -> AsyncGenerator[AnyEvent, None]:
+        """Run one turn for the user's `text` (and `images`, for a model that reads them);
+        cancelling the task that iterates it cancels the turn (its commands end, the history
+        stays valid)."""
+        return self.agent.run_turn(text, images)
 
     def switch_model(self, model: Model) -> None:
         """Send the next request to `model`."""

@@ -93,15 +93,17 @@ class Registry:
         return len(self._all())
 
 
-def default_registry() -> Registry:
+def default_registry(instead: Sequence[Tool[Any]] = ()) -> Registry:
     """A registry holding new instances of the built-in tools (a tool may keep state, such as
-    the programs open_file launched: each session has its own)."""
+    the programs open_file launched: each session has its own); a tool of `instead` takes the
+    place of the built-in one of its name (`zizou acp` reads files through the editor)."""
     import importlib
 
+    replacing = {tool.name: tool for tool in instead}
     registry = Registry()
     for module_name, class_name in BUILTIN_TOOLS:
         module = importlib.import_module(f"zizou.tools.{module_name}")
-        registry.register(getattr(module, class_name)())
+        registry.register(replacing.get(module_name) or getattr(module, class_name)())
     return registry
 
 

@@ -136,24 +136,42 @@ class ReadFile(Tool[ReadFileArgs]):
             return ToolResult.error(str(err))
         except OSError as err:
             return ToolResult.error(f"could not read {args.path}: {err.strerror or err}")
-        lines = split_lines(to_lf(text.shown))
-        start, end = args.start_line, args.end_line
-        if args.window is not None:
-            if start is not None or end is not None:
-                return ToolResult.error("give start_line/end_line or window, not both")
-            try:
-                found = locate(args.window.spec(), lines, rel)
-            except WindowError as err:
-                return ToolResult.error(str(err))
-            start, end = found.start, found.end
-        ctx.state.record_view(file.path, data, FileView(rel, start, end))
-        if not lines:
-            return ToolResult(ok=True, output=f"{rel} is empty (0 lines, {len(data)} bytes).")
-        shown = _window(rel, lines, start or 1, end)
-        if shown.ok and not text.is_utf8:  # said first, before the lines it explains
-            note = f"[{rel} is not plain UTF-8: {text.describe()}]"
-            return ToolResult(ok=True, output=f"{note}\n{shown.output}")
-        return shown
+        return show_lines(args, file, data, text.shown, ctx, encoding_note(rel, text))
+
+
+def encoding_note(rel: str, text: FileText) -> str | None:
+    """What the model is told first of a file that is not plain UTF-8."""
+    return None if text.is_utf8 else f"[{rel} is not plain UTF-8: {text.describe()}]"
+
+
+def show_lines(
+    args: ReadFileArgs,
+    file: PathHandle,
+    data: bytes,
+    text: str,
+    ctx: ToolContext,
+    note: str | None = None,
+) -> ToolResult:
+    """The lines of `text` that `args` ask for, numbered, `note` first; the view is recorded
+    with `data`, the file's bytes, which an edit checks are unchanged."""
+    rel = file.rel
+    lines = split_lines(to_lf(text))
+    start, end = args.start_line, args.end_line
+    if args.window is not None:
+        if start is not None or end is not None:
+            return ToolResult.error("give start_line/end_line or window, not both")
+        try:
+            found = locate(args.window.spec(), lines, rel)
+        except WindowError as err:
+            return ToolResult.error(str(err))
+        start, end = found.start, found.end
+    ctx.state.record_view(file.path, data, FileView(rel, start, end))
+    if not lines:
+        return ToolResult(ok=True, output=f"{rel} is empty (0 lines, {len(data)} bytes).")
+    shown = _window(rel, lines, start or 1, end)
+    if shown.ok and note:  # said first, before the lines it explains
+        return ToolResult(ok=True, output=f"{note}\n{shown.output}")
+    return shown
 
 
 def _window(rel: str, lines: list[str], start: int, end: int | None) -> ToolResult:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from zizou.hooks.modes import GO_AHEAD
 from zizou.ui.host import SessionChanged, ShowScreen
 from zizou.ui.slash_registry import slash
 
@@ -42,7 +43,6 @@ PERMISSIONS = {
     "it still asks.",
     "ask": "Build mode, asking: every edit and command asks.",
 }
-GO_AHEAD = "Go ahead with the plan."
 STILL_PLANNING = "Still planning: say what to change, or Shift+Tab to build."
 CARRYING_OUT = "Build mode: zizou carries out the plan."
 
