@@ -13,9 +13,10 @@ from zizou.confined import PathHandle
 from zizou.core.approvers import ScriptedApprover
 from zizou.core.events import ToolCallFinished, ToolProgress
 from zizou.core.permissions import Rules
-from zizou.core.protocols import Approval
+from zizou.core.protocols import Approval, CommandWatching
 from zizou.providers.fake import ScriptedModel
 from zizou.runtime import build_runtime
+from zizou.sandbox.layer_apply import Applied
 
 
 class Watch:
@@ -26,7 +27,7 @@ class Watch:
         self.command = command
         self.problem = problem
 
-    def finished(self) -> str | None:
+    def finished(self, applied: Applied | None = None) -> str | None:
         made = (self.watching.root / "made.txt").exists()
         self.watching.seen.append(("finished", self.command, made))
         return "what it changed is not kept for undo: full" if self.watching.fail else None
@@ -38,7 +39,7 @@ class Watching:
         self.root = root or Path("/nonexistent")
         self.seen: list[tuple[str, str, bool]] = []  # (step, rel, whether the file existed)
 
-    def before_command(self, command: str) -> Watch:
+    def before_command(self, command: str, watched: CommandWatching = "snapshot") -> Watch:
         self.seen.append(("command", command, (self.root / "made.txt").exists()))
         return Watch(self, command, "no room" if self.fail else None)
 

@@ -4,8 +4,8 @@ Right before an allowed write or delete, `ChangeLog.before_change` keeps the fil
 through the very handle the tool writes through, so what is kept is the file the tool changes)
 as a blob, and notes it in the session file as a `checkpoint` line of the current turn; once
 the tool ended, `after_change` notes the hash it left. A file is kept once a turn: a second
-change in the same turn only moves its `after`. Before a command, `before_command` snapshots the
-project's files, and what the command changed is noted the same way (see `commands.py`). It is
+change in the same turn only moves its `after`. What a command changed is noted the same way,
+from its copy-on-write layer or from snapshots of the project's files (see `commands.py`). It is
 also a `TurnRecorder`, so a new turn clears what could be redone, and a summary that replaces
 the turns (`/compact`) ends their undo.
 """
@@ -29,7 +29,7 @@ from zizou.checkpoints.snapshot_diff import SnapshotError
 from zizou.confined import PathHandle
 from zizou.core.conversation import Conversation
 from zizou.core.events import AnyEvent, Compacted
-from zizou.core.protocols import ModelRequest
+from zizou.core.protocols import CommandWatching, ModelRequest
 from zizou.core.state import StateEvent
 from zizou.errors import PathError
 from zizou.sessions.records import CheckpointLine, CommandNote, CommandRecord, ModeRecord, Record
@@ -122,13 +122,15 @@ class ChangeLog:
         if sha != known.after or not known.settled:
             self._note(turn, replace(known, after=sha, settled=True))
 
-    def before_command(self, command: str) -> CommandWatch | None:
-        """Snapshot the project's files before `command` runs; None when commands are not
-        watched, or no turn runs."""
+    def before_command(
+        self, command: str, watched: CommandWatching = "snapshot"
+    ) -> CommandWatch | None:
+        """Watch `command` as `watched` says (a snapshot of the project's files is taken now
+        for "snapshot"); None when no turn runs, or commands are snapshotted and that is off."""
         turn = users(self.conversation.records) - 1
-        if self.shadow is None or turn < 0:
+        if turn < 0 or (watched == "snapshot" and self.shadow is None):
             return None
-        return CommandWatch(self, self.shadow, command, turn)
+        return CommandWatch(self, self.shadow, command, turn, watched)
 
     def note_command(self, turn: int, changes: list[FileChange], note: CommandNote) -> None:
         """A command of `turn` changed `changes` (merged with what the turn changed before), and
