@@ -171,3 +171,25 @@ def test_without_a_layer_undo_asks_naming_each_file_it_cannot_attribute(
 
     shown = run_cli(["undo", "--dry-run"], project, zizou_home)
     assert "maybe not by the command" in shown.stdout, shown.stdout
+
+
+@pytest.mark.usefixtures("sandbox_on")
+def test_what_a_command_did_before_zizou_was_killed_reaches_the_project_at_the_next_start(
+    project: Path, zizou_home: Path
+) -> None:
+    with LoopbackServer([bash_call(f"echo made > made.txt; {HELD}")]) as srv:
+        proc = start("make it", srv, project, zizou_home)
+        try:
+            wait_until(lambda: holding() is not None, "the model's command", 60)
+            proc.kill()  # kill -9: zizou applies nothing; the sandbox dies with it
+            proc.wait(timeout=scaled(30))
+            wait_until(lambda: holding() is None, "the sandbox to end with zizou", 30)
+        finally:
+            proc.kill()
+    assert not (project / "made.txt").exists()  # still in the command's layer
+
+    with LoopbackServer([{"text": "hello"}]) as srv:
+        args = ["-p", "hi", "--model", "openai/test-model", "--api-base", srv.base_url]
+        again = run_cli(args, project, zizou_home)
+    assert again.code == 0, again.stderr
+    assert (project / "made.txt").read_text() == "made\n"

@@ -32,6 +32,8 @@ from zizou.core.events import AnyEvent, Compacted
 from zizou.core.protocols import CommandWatching, ModelRequest
 from zizou.core.state import StateEvent
 from zizou.errors import PathError
+from zizou.sandbox.layer import layers_dir, left_behind
+from zizou.sandbox.layer_apply import apply_layer
 from zizou.sessions.records import CheckpointLine, CommandNote, CommandRecord, ModeRecord, Record
 from zizou.sessions.state_lines import StateLines, state_record
 from zizou.sessions.store import SessionWriter
@@ -66,8 +68,23 @@ class ChangeLog:
 
     def prune(self, max_mb: int, max_age_days: int) -> Pruned:
         """Prune the project's blobs (see `BlobStore.prune`) and the snapshots' repository
-        (`ShadowRepo.prune`), and sweep the temp files of writes cut short; at start-up."""
+        (`ShadowRepo.prune`), sweep the temp files of writes cut short, and move into the
+        project what a command left in its layer when its zizou died; at start-up."""
         confined.sweep_staged(self.root)
+        for layer in left_behind(self.root, layers_dir()):
+            applied = apply_layer(layer, MAX_SAVED_BYTES)
+            done = len(applied.files) + len(applied.skipped)
+            log.warning(
+                "moved %d changes a command left when its zizou ended into the project"
+                " (not undone)",
+                done,
+            )
+            for conflict in applied.conflicts:
+                log.warning(
+                    "kept the project's version of %s; the command's: %s",
+                    conflict.path,
+                    conflict.kept,
+                )
         if self.shadow is not None:
             try:
                 self.shadow.prune(max_age_days * DAY_S)

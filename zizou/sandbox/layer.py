@@ -12,7 +12,9 @@ sandbox is started inside it and binds that overlay as the project. The upper an
 directories live in zizou's cache directory, outside the project (overlayfs refuses an upper
 directory inside its lower one); on the same file system, applying a change is a rename.
 `probe` tries a whole layer once per project: where it fails, commands run as before and their
-changes cannot be attributed (see zizou/checkpoints/commands.py).
+changes cannot be attributed (see zizou/checkpoints/commands.py). A layer whose zizou died
+before applying it (kill -9) is found by the next zizou in the project (`left_behind`) and
+applied then, so a command's work is never lost.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import time
 from pathlib import Path
 
 LAYERS = "layers"
+OWNER = "owner"  # in a layer's directory: when it was made, and the project it lies over
 PROBE_TIMEOUT_S = 10.0
 # The clock file change times are read from (Linux's CLOCK_REALTIME_COARSE: Python 3.11 does
 # not name it): a change made after a reading of it never has an earlier time.
@@ -80,6 +83,7 @@ class Layer:
         try:
             layer.upper.mkdir()
             layer.work.mkdir()
+            (directory / OWNER).write_text(f"{layer.started_ns}\n{root}")
         except OSError:
             layer.remove()
             raise
@@ -97,6 +101,37 @@ class Layer:
             with contextlib.suppress(OSError):
                 path.chmod(0o700)
         shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def left_behind(root: Path, base: Path) -> list[Layer]:
+    """The layers over `root` whose zizou ended before it could apply them (killed, crashed),
+    each claimed by this process (renamed, so that no other zizou applies it too)."""
+    found: list[Layer] = []
+    with contextlib.suppress(OSError):
+        for directory in sorted(base.iterdir()):
+            owner, _, _ = directory.name.partition("-")
+            if not owner.isdigit() or _alive(int(owner)):
+                continue
+            try:
+                started, lower = (directory / OWNER).read_text().split("\n", 1)
+                if lower != str(root):
+                    continue
+                claimed = base / f"{os.getpid()}-left-{directory.name}"
+                directory.rename(claimed)
+            except (OSError, ValueError):
+                continue
+            found.append(Layer(root, claimed, int(started)))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def inner_ids() -> list[str]:
@@ -158,4 +193,12 @@ def is_whiteout(info: os.stat_result) -> bool:
     return st.S_ISCHR(info.st_mode) and info.st_rdev == 0
 
 
-__all__ = ["Layer", "inner_ids", "is_whiteout", "layers_dir", "probe", "unusable"]
+__all__ = [
+    "Layer",
+    "inner_ids",
+    "is_whiteout",
+    "layers_dir",
+    "left_behind",
+    "probe",
+    "unusable",
+]
