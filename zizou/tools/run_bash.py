@@ -35,6 +35,7 @@ from zizou.env import scrubbed_env
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
 from zizou.tools.jobs import Job, OutputSpool, strip_terminal_controls
 from zizou.tools.jobs.layered import apply_when_done, with_applied
+from zizou.tools.jobs.listening import with_reach
 from zizou.tools.jobs.report import background_text, finished_text, interrupted_text
 from zizou.tools.read_only_command import reads_only_inside
 
@@ -270,12 +271,12 @@ class RunBash(Tool[RunBashArgs]):
         if args.background:
             job.background = True
             if not await job.wait(FIRST_LINES_S):
-                return ToolResult(ok=True, output=background_text(job))
+                return ToolResult(ok=True, output=with_reach(background_text(job), job))
         else:
             after = ctx.jobs.background_after_s
             if not await job.wait(after if after > 0 else None):
                 job.background = True
-                return ToolResult(ok=True, output=background_text(job, after))
+                return ToolResult(ok=True, output=with_reach(background_text(job, after), job))
         text, cut = finished_text(job)
         if not job.background:
             ctx.jobs.finished(job, keep=cut)
