@@ -122,6 +122,7 @@ class SlashCommands:
             "export": self.export,
             "cost": self.cost,
             "status": self.status,
+            "config": self.config,
             "permissions": self.rules.permissions,
             "log": self.log,
             "jobs": JobCommands(host, opening, notices).command,
@@ -279,6 +280,15 @@ class SlashCommands:
         from zizou.ui.status_command import status_text
 
         await self.say(status_text(self.session))
+
+    async def config(self, args: list[str]) -> None:
+        from zizou.ui.config_view import config_text
+
+        options = self.session.options
+        if options is None:
+            await self.say("The settings are not known here: `zizou config` prints them.")
+            return
+        await self.say(config_text(options))
 
     async def log(self, args: list[str]) -> None:
         log = self.session.runtime.debug_log

@@ -130,7 +130,13 @@ def build_session(
     runtimes = runtime_factory(options, approver, persist=persist)
     runtime = runtimes(model, options.rules, options.session)
     return UiSession(
-        runtime, options.root, models, runtimes, model_problem=problem, model_problem_kind=kind
+        runtime,
+        options.root,
+        models,
+        runtimes,
+        model_problem=problem,
+        model_problem_kind=kind,
+        options=options,
     )
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from zizou.config.options import SetupMode
+from zizou.config.options import RunOptions, SetupMode
 from zizou.core.events import Usage
 from zizou.core.permissions import Rules
 from zizou.core.protocols import Model, ModelEvent, ModelRequest
@@ -70,6 +70,7 @@ class UiSession:
     turns: int = 0  # turns started, as the session file counts them
     # Told every change of the workspace, in this runtime and in each one adopted later.
     watchers: list[Subscriber] = field(default_factory=list)
+    options: RunOptions | None = None  # the settings it started with (`/config`)
 
     @property
     def model_id(self) -> str:

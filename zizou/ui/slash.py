@@ -61,6 +61,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("jobs", "[ID|kill ID]", "background jobs: list them, read one's output, stop one"),
     SlashCommand("cost", "", "tokens and cost so far"),
     SlashCommand("status", "", "model, key, sandbox, permission mode, MCP servers, context"),
+    SlashCommand("config", "", "the settings this session started with, and where each came from"),
     SlashCommand("permissions", "", "list and remove saved approval rules"),
     SlashCommand("log", "", "where the debug log is and what the last turn cost"),
     SlashCommand("exit", "", "quit zizou"),
