@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from zizou.checkpoints.history import FileChange
-from zizou.checkpoints.layer_changes import TOO_LARGE, layer_changes
+from zizou.checkpoints.layer_changes import layer_changes
 from zizou.checkpoints.shadow import ShadowRepo
 from zizou.checkpoints.snapshot_diff import (
     LINK,
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from zizou.sandbox.layer_apply import Applied
 
 MAX_NAMED = 200  # paths named per command as not restorable; the others are counted
+TOO_LARGE = "it is larger than 64 MB"
 GONE = "its bytes were not in the snapshot"
 UNWATCHED = "it ran in the background, where what it changes is not watched"
 NOT_APPLIED = (

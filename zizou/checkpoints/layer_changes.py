@@ -10,7 +10,7 @@ from zizou.checkpoints.history import FileChange
 from zizou.sandbox.layer_apply import Applied, AppliedFile
 from zizou.sessions.records import CheckpointRecord, UnkeptPath
 
-TOO_LARGE = "it is larger than 64 MB"
+OVER_LIMIT = "it is larger than 64 MB, or its command changed more than 256 MB of files"
 
 
 def layer_changes(applied: Applied, blobs: BlobStore) -> tuple[list[FileChange], list[UnkeptPath]]:
@@ -33,7 +33,7 @@ def _change(item: AppliedFile, blobs: BlobStore) -> FileChange:
     if item.change == "created":
         return FileChange(item.path, None, item.after)
     if item.before is None:
-        why = TOO_LARGE if item.too_large else "its bytes before could not be read"
+        why = OVER_LIMIT if item.too_large else "its bytes before could not be read"
         return FileChange(item.path, None, item.after, item.mode, unsaved=why)
     sha = blobs.put(item.before, durable=False)
     return FileChange(item.path, sha, item.after, item.mode)
@@ -52,4 +52,4 @@ def _shown(path: str) -> str:
     return path.encode("utf-8", "replace").decode("utf-8", "replace")
 
 
-__all__ = ["TOO_LARGE", "layer_changes"]
+__all__ = ["OVER_LIMIT", "layer_changes"]

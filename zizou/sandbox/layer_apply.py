@@ -37,6 +37,9 @@ Change = Literal["created", "changed", "deleted"]
 CONFLICTS = "conflicts"
 OPAQUE = "user.overlay.opaque"
 CHUNK = 1 << 20
+# The bytes before read for one command, all files together: past it (a `make clean` of a
+# large tree), the files' changes are applied but their bytes before are not kept for undo.
+READ_BUDGET = 256 * 1024 * 1024
 NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -82,6 +85,7 @@ class _Applier:
     def __init__(self, layer: Layer, limit: int) -> None:
         self.layer = layer
         self.limit = limit
+        self.budget = READ_BUDGET  # bytes before still to read, for all its files together
         self.out = Applied()
         self.aside = f"{PROJECT_DIR_NAME}/{CONFLICTS}/{layer.directory.name}"
 
@@ -117,7 +121,7 @@ class _Applier:
             self.skipped(rel, "changed")
             _move(source, real_fd, name)
             return
-        before, mode, large = _before(real_fd, name, real, self.limit)
+        before, mode, large = self.before(real_fd, name, real)
         after = _digest(source) if st.S_ISREG(info.st_mode) else None
         regular = st.S_ISREG(info.st_mode) and (real is None or st.S_ISREG(real.st_mode))
         _move(source, real_fd, name)
@@ -172,10 +176,18 @@ class _Applier:
             self.skipped(rel, "changed")
             os.unlink(name, dir_fd=real_fd)
             return
-        before, mode, large = _before(real_fd, name, real, self.limit)
+        before, mode, large = self.before(real_fd, name, real)
         os.unlink(name, dir_fd=real_fd)
         regular = st.S_ISREG(real.st_mode)
         self.out.files.append(AppliedFile(rel, "deleted", before, mode, None, regular, large))
+
+    def before(
+        self, dir_fd: int, name: str, real: os.stat_result | None
+    ) -> tuple[bytes | None, int | None, bool]:
+        """A file's bytes before (within the file limit and what is left of the budget)."""
+        before, mode, large = _before(dir_fd, name, real, min(self.limit, self.budget))
+        self.budget -= len(before or b"")
+        return before, mode, large
 
     def changed_meanwhile(self, real: os.stat_result) -> bool:
         return real.st_ctime_ns >= self.layer.started_ns
