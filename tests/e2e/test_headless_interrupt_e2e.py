@@ -17,6 +17,18 @@ from loopback import LoopbackServer
 from waiting import wait_until
 
 
+def sleeping(argv: bytes) -> bool:
+    """Whether a process runs whose command line holds `argv` (NUL-separated)."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if argv in (entry / "cmdline").read_bytes():
+                    return True
+            except OSError:
+                continue
+    return False
+
+
 def test_ctrl_c_ends_the_turn_in_the_session_file_and_prints_the_result(
     project: Path, zizou_home: Path
 ) -> None:
@@ -69,12 +81,15 @@ def test_ctrl_c_during_a_command_tells_how_long_it_ran_and_what_it_printed(
             text=True,
         )
         try:
-            wait_until(lambda: (project / "made.txt").exists(), "the command to run")
+            # In the sandbox the command writes to its own layer until it ends: its process
+            # says that it runs.
+            wait_until(lambda: sleeping(b"sleep\x00600\x00"), "the command to run")
             proc.send_signal(signal.SIGINT)
             stdout, stderr = proc.communicate(timeout=60)
         finally:
             proc.kill()
     assert proc.returncode == 130, stderr
+    assert (project / "made.txt").exists()  # what it did before the stop is done
     assert json.loads(stdout.strip().splitlines()[-1])["error"]["kind"] == "interrupted"
     [session] = (project / ".zizou" / "sessions").glob("*.jsonl")
     records = [json.loads(line) for line in session.read_text().splitlines()]

@@ -7,7 +7,7 @@ app. Keys are masked and every line goes through the redactor. What the session 
 
 from __future__ import annotations
 
-from zizou.config.config_command import option_rows
+from zizou.config.option_rows import option_rows
 from zizou.config.options import RunOptions
 from zizou.config.settings import settings_path
 from zizou.redact import Redactor, loaded_secrets
