@@ -73,6 +73,20 @@ async def within(awaitable: Awaitable[object], what: str, limit_s: float = LIMIT
         raise AssertionError(f"waited {limit_s:g} s for {what}") from None
 
 
+def running_process(argv: bytes) -> int | None:
+    """The pid of a process whose command line holds `argv` (its arguments NUL-separated, as
+    /proc shows them), if one runs: that a command runs, where its files do not show it yet (a
+    command in its copy-on-write layer writes to the project only when it ends)."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if argv in (entry / "cmdline").read_bytes():
+                    return int(entry.name)
+            except OSError:
+                continue
+    return None
+
+
 @contextmanager
 def exclusive(path: Path) -> Iterator[None]:
     """Hold an exclusive lock on `path` (created if missing) for the `with` block."""

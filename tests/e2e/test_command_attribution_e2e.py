@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import CliResult, cli_env, run_cli
 from loopback import LoopbackServer
-from waiting import scaled, wait_until
+from waiting import running_process, scaled, wait_until
 
 WAIT_FOR_EDIT = "until grep -q edited notes.txt; do sleep 0.05; done"
 USER_EDIT = f"echo made > made.txt; {WAIT_FOR_EDIT}; echo command done"
@@ -52,28 +52,16 @@ def finish(proc: subprocess.Popen[str]) -> CliResult:
     return CliResult(proc.returncode, stdout, stderr)
 
 
-def process(argv: bytes) -> int | None:
-    """The pid of a process whose command line holds `argv` (NUL-separated), if one runs."""
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if argv in (entry / "cmdline").read_bytes():
-                    return int(entry.name)
-            except OSError:
-                continue
-    return None
-
-
 def running(marker: str) -> bool:
     """Whether the model's command holding `marker` runs."""
-    return process(marker.encode()) is not None
+    return running_process(marker.encode()) is not None
 
 
 HELD = "sleep 3600"  # ended by the test, by its pid
 
 
 def holding() -> int | None:
-    return process(b"sleep\x003600\x00")
+    return running_process(b"sleep\x003600\x00")
 
 
 def run_while_the_user_edits(

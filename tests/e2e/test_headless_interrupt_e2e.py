@@ -14,19 +14,7 @@ from pathlib import Path
 
 from conftest import cli_env
 from loopback import LoopbackServer
-from waiting import wait_until
-
-
-def sleeping(argv: bytes) -> bool:
-    """Whether a process runs whose command line holds `argv` (NUL-separated)."""
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if argv in (entry / "cmdline").read_bytes():
-                    return True
-            except OSError:
-                continue
-    return False
+from waiting import running_process, wait_until
 
 
 def test_ctrl_c_ends_the_turn_in_the_session_file_and_prints_the_result(
@@ -81,9 +69,8 @@ def test_ctrl_c_during_a_command_tells_how_long_it_ran_and_what_it_printed(
             text=True,
         )
         try:
-            # In the sandbox the command writes to its own layer until it ends: its process
-            # says that it runs.
-            wait_until(lambda: sleeping(b"sleep\x00600\x00"), "the command to run")
+            # In the sandbox its files arrive when it ends: its process says that it runs.
+            wait_until(lambda: running_process(b"sleep\x00600\x00"), "the command to run")
             proc.send_signal(signal.SIGINT)
             stdout, stderr = proc.communicate(timeout=60)
         finally:

@@ -107,6 +107,7 @@ def left_behind(root: Path, base: Path) -> list[Layer]:
     """The layers over `root` whose zizou ended before it could apply them (killed, crashed),
     each claimed by this process (renamed, so that no other zizou applies it too)."""
     found: list[Layer] = []
+    root = Path(os.path.realpath(root))  # as the sandbox names it
     with contextlib.suppress(OSError):
         for directory in sorted(base.iterdir()):
             owner, _, _ = directory.name.partition("-")
