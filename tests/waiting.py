@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import os
+import random
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -85,6 +86,13 @@ def running_process(argv: bytes) -> int | None:
             except OSError:
                 continue
     return None
+
+
+def unique_sleep(seconds: int = 600) -> tuple[str, bytes]:
+    """A `sleep` no other process runs (its duration has a random fraction: the same tests may
+    run at once elsewhere on the machine), and its command line for `running_process`."""
+    duration = f"{seconds}.{random.randrange(10**8, 10**9)}"
+    return f"sleep {duration}", f"sleep\0{duration}\0".encode()
 
 
 @contextmanager

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import CliResult, cli_env, run_cli
 from loopback import LoopbackServer
-from waiting import running_process, scaled, wait_until
+from waiting import running_process, scaled, unique_sleep, wait_until
 
 WAIT_FOR_EDIT = "until grep -q edited notes.txt; do sleep 0.05; done"
 USER_EDIT = f"echo made > made.txt; {WAIT_FOR_EDIT}; echo command done"
@@ -57,23 +57,17 @@ def running(marker: str) -> bool:
     return running_process(marker.encode()) is not None
 
 
-HELD = "sleep 3600"  # ended by the test, by its pid
-
-
-def holding() -> int | None:
-    return running_process(b"sleep\x003600\x00")
-
-
 def run_while_the_user_edits(
     project: Path, home: Path, command: str, *extra: str
 ) -> tuple[CliResult, LoopbackServer]:
     """`zizou -p` runs `command`; once it runs, the test appends to notes.txt in place."""
     (project / "notes.txt").write_text("my notes\n")
-    script = [bash_call(command), {"text": "done"}]
+    marker = f": {project}"  # this test's command, whatever else runs on the machine
+    script = [bash_call(f"{marker}; {command}"), {"text": "done"}]
     with LoopbackServer(script) as srv:
         proc = start("run the checks", srv, project, home, *extra)
         try:
-            wait_until(lambda: running(WAIT_FOR_EDIT), "the model's command to run", 60)
+            wait_until(lambda: running(marker), "the model's command to run", 60)
             with (project / "notes.txt").open("a") as notes:
                 notes.write("edited by me\n")
         finally:
@@ -119,7 +113,8 @@ def test_a_file_both_changed_keeps_the_users_version_and_the_command_hears_of_it
 def test_two_runs_at_once_undo_only_their_own_files(project: Path, zizou_home: Path) -> None:
     """The first run's command sleeps until the second run made its file; then the test ends
     that sleep (a command in a layer may not see a file made outside it meanwhile)."""
-    alpha = f"echo a > alpha.txt; {HELD}; echo alpha done"
+    held, holding = unique_sleep(3600)  # ended by the test, by its pid
+    alpha = f"echo a > alpha.txt; {held}; echo alpha done"
     script = [
         bash_call(alpha, match="run alpha"),
         bash_call("echo b > beta.txt; echo beta done", match="run beta"),
@@ -129,9 +124,9 @@ def test_two_runs_at_once_undo_only_their_own_files(project: Path, zizou_home: P
     with LoopbackServer(script) as srv:
         first = start("run alpha", srv, project, zizou_home)
         try:
-            wait_until(lambda: holding() is not None, "the first run's command", 60)
+            wait_until(lambda: running_process(holding), "the first run's command", 60)
             second = finish(start("run beta", srv, project, zizou_home))
-            os.kill(holding() or 0, signal.SIGTERM)
+            os.kill(running_process(holding) or 0, signal.SIGTERM)
         finally:
             ran = finish(first)
     assert second.code == 0 and ran.code == 0, (second.stderr, ran.stderr)
@@ -165,13 +160,14 @@ def test_without_a_layer_undo_asks_naming_each_file_it_cannot_attribute(
 def test_what_a_command_did_before_zizou_was_killed_reaches_the_project_at_the_next_start(
     project: Path, zizou_home: Path
 ) -> None:
-    with LoopbackServer([bash_call(f"echo made > made.txt; {HELD}")]) as srv:
+    held, holding = unique_sleep(3600)
+    with LoopbackServer([bash_call(f"echo made > made.txt; {held}")]) as srv:
         proc = start("make it", srv, project, zizou_home)
         try:
-            wait_until(lambda: holding() is not None, "the model's command", 60)
+            wait_until(lambda: running_process(holding), "the model's command", 60)
             proc.kill()  # kill -9: zizou applies nothing; the sandbox dies with it
             proc.wait(timeout=scaled(30))
-            wait_until(lambda: holding() is None, "the sandbox to end with zizou", 30)
+            wait_until(lambda: not running_process(holding), "the sandbox to end with zizou")
         finally:
             proc.kill()
     assert not (project / "made.txt").exists()  # still in the command's layer

@@ -32,6 +32,7 @@ from pydantic import Field, field_validator
 
 from zizou.core.protocols import CommandWatching
 from zizou.env import scrubbed_env
+from zizou.sandbox.layer_apply import Applied
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
 from zizou.tools.jobs import Job, OutputSpool, strip_terminal_controls
 from zizou.tools.jobs.layered import apply_when_done, with_applied
@@ -241,29 +242,30 @@ class RunBash(Tool[RunBashArgs]):
             )
         except OSError as err:
             return ToolResult.error(f"could not start bash: {err.strerror or err}")
+        applied: Applied | None = None  # what its layer moved into the project
         try:
             result = await self._follow(job, args, ctx)
         except asyncio.CancelledError:  # the user stopped the turn (Esc, Ctrl+C): it ends,
             await job.kill()  # and the model hears how long it ran and what it printed
             text, cut = interrupted_text(job)
             ctx.jobs.finished(job, keep=cut)
-            # What it did until then is the project's now (here: a cancelled task cannot wait).
-            return with_applied(ToolResult(ok=False, output=text), ctx.jobs.applied(job))
+            result = ToolResult(ok=False, output=text)
+            applied = ctx.jobs.applied(job)  # what it did until then (a cancelled task can't wait)
         except BaseException:
             await job.kill()
             ctx.jobs.applied(job)
             ctx.jobs.finished(job, keep=False)
             raise
+        else:
+            if job.done:
+                applied = await asyncio.to_thread(ctx.jobs.applied, job)
+            elif layer is not None:  # moved to the background: its changes come when it ends
+                apply_when_done(ctx.jobs, job)
         finally:
             job.listeners.remove(progress)  # nobody reads this call's progress any more
             if sandbox is not None:
                 sandbox.refresh_soon()  # the command may have made new secret files
-        if layer is None:
-            return result
-        if not job.done:  # moved to the background: its changes come when it ends
-            apply_when_done(ctx.jobs, job)
-            return result
-        return with_applied(result, await asyncio.to_thread(ctx.jobs.applied, job))
+        return with_applied(result, applied)
 
     async def _follow(self, job: Job, args: RunBashArgs, ctx: ToolContext) -> ToolResult:
         """Wait for the command as long as the call should: its first lines for a background
