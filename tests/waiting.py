@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import os
+import random
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -71,6 +72,27 @@ async def within(awaitable: Awaitable[object], what: str, limit_s: float = LIMIT
         await asyncio.wait_for(awaitable, limit_s)
     except TimeoutError:
         raise AssertionError(f"waited {limit_s:g} s for {what}") from None
+
+
+def running_process(argv: bytes) -> int | None:
+    """The pid of a process whose command line holds `argv` (its arguments NUL-separated, as
+    /proc shows them), if one runs: that a command runs, where its files do not show it yet (a
+    command in its copy-on-write layer writes to the project only when it ends)."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if argv in (entry / "cmdline").read_bytes():
+                    return int(entry.name)
+            except OSError:
+                continue
+    return None
+
+
+def unique_sleep(seconds: int = 600) -> tuple[str, bytes]:
+    """A `sleep` no other process runs (its duration has a random fraction: the same tests may
+    run at once elsewhere on the machine), and its command line for `running_process`."""
+    duration = f"{seconds}.{random.randrange(10**8, 10**9)}"
+    return f"sleep {duration}", f"sleep\0{duration}\0".encode()
 
 
 @contextmanager

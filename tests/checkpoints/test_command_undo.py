@@ -1,8 +1,9 @@
-"""Undo of what commands changed, on real files in a real git repository with tracked,
-untracked and ignored files: each command snapshotted before and after it ran, its changes
-restored byte for byte (deleted untracked files, `mv`, `sed -i`, `> file`, `git checkout -- .`,
-`git clean -fdx`), what no snapshot keeps named and never claimed, and the user's `.git` never
-touched."""
+"""Undo of what commands changed where they run in no copy-on-write layer, on real files in a
+real git repository with tracked, untracked and ignored files: each command snapshotted before
+and after it ran, its changes restored byte for byte (deleted untracked files, `mv`, `sed -i`,
+`> file`, `git checkout -- .`, `git clean -fdx`) once the user says so (each is only maybe the
+command's: undo asks, naming it, and goes ahead when forced), what no snapshot keeps named and
+never claimed, and the user's `.git` never touched."""
 
 from __future__ import annotations
 
@@ -80,7 +81,10 @@ def test_the_scripted_commands_are_undone_byte_for_byte(session: Session, repo: 
     assert not (repo / "src").exists() and (repo / "b.txt").exists()
 
     preview = session.checkpoints.undo_preview()
-    assert preview is not None and preview.conflicts == ()
+    assert preview is not None and preview.conflicts == preview.files  # none is surely its
+    assert all(plan.unsure and not plan.outside for plan in preview.files)
+    with pytest.raises(UndoRefused, match="maybe not by the command"):
+        session.checkpoints.undo()
     planned = {plan.path: plan.action for plan in preview.files}
     assert planned == {
         "src/pkg/mod.py": "recreate",
@@ -97,7 +101,7 @@ def test_the_scripted_commands_are_undone_byte_for_byte(session: Session, repo: 
     assert said[0] == "not restored, no snapshot keeps them: data/cache/ (ignored, deleted)"
     assert "outside the project's files" in said[-1] and preview.not_undone == ()
 
-    result = session.checkpoints.undo()
+    result = session.checkpoints.undo(force=True)
     assert result.failed == ()
     after = tree_of(repo)
     lost = {"data/cache/big.bin"}  # ignored: named above, not restored
@@ -110,7 +114,7 @@ def test_redo_and_a_reopened_session_keep_the_command_and_what_it_could_not_rest
 ) -> None:
     session.commands("clean", ("rm -rf data src; rm build.log",))
     gone = tree_of(repo)
-    session.checkpoints.undo()
+    session.checkpoints.undo(force=True)
     assert (repo / "src" / "pic.bin").read_bytes() == BINARY
     assert (repo / "data" / "seed.csv").exists() and not (repo / "build.log").exists()
 
@@ -121,7 +125,7 @@ def test_redo_and_a_reopened_session_keep_the_command_and_what_it_could_not_rest
     assert tree_of(repo) == gone
     undo = reopened.undo_preview()
     assert undo is not None and {u.path for u in undo.unkept} == {"data/cache/", "build.log"}
-    reopened.undo()
+    reopened.undo(force=True)
     assert (repo / "src" / "pkg" / "mod.py").read_text() == "x = 1\n"
 
 
@@ -138,7 +142,7 @@ def test_git_checkout_and_git_clean_are_undone_but_for_ignored_files(
     preview = session.checkpoints.undo_preview()
     assert preview is not None
     assert {u.path for u in preview.unkept} == {"build.log", "data/cache/"}
-    session.checkpoints.undo()
+    session.checkpoints.undo(force=True)
     lost = {"build.log", "data/cache/big.bin"}
     after = tree_of(repo)
     assert after == {rel: data for rel, data in before.items() if rel not in lost}
@@ -155,7 +159,7 @@ def test_a_command_and_a_file_tool_in_one_turn_go_back_to_before_the_turn(
         file.write("two\n")
     assert watch.finished() is None
     assert (repo / "d.txt").read_bytes() == b"by the tool\ntwo\n"
-    session.checkpoints.undo()
+    session.checkpoints.undo(force=True)
     assert (repo / "d.txt").read_text() == "emptied\n"
 
 
@@ -175,13 +179,13 @@ def test_links_and_a_command_that_changed_nothing(session: Session, repo: Path) 
     preview = session.checkpoints.undo_preview()
     assert preview is not None and preview.files == () and preview.unkept == ()
     assert preview.commands == ("ls > /dev/null",) and preview.not_undone == ()
-    session.checkpoints.undo()
+    session.checkpoints.undo(force=True)
 
     session.commands("unlink", ("rm link a.txt",))
     preview = session.checkpoints.undo_preview()
     assert preview is not None and [p.path for p in preview.files] == ["a.txt"]
     assert preview.unkept == (UnkeptPath(path="link", why="link", change="deleted"),)
-    session.checkpoints.undo()
+    session.checkpoints.undo(force=True)
     assert (repo / "a.txt").read_text() == "move me\n" and not (repo / "link").exists()
 
 
@@ -191,7 +195,7 @@ def test_commands_not_watched_or_not_kept_are_said_to_stay(session: Session, rep
     preview = session.checkpoints.undo_preview()
     assert preview is not None and preview.files == () and preview.not_undone == ("rm a.txt",)
     assert "commands not undone (their changes stay): rm a.txt" in caveats(preview)
-    session.checkpoints.undo()
+    session.checkpoints.undo(force=True)
 
     session.checkpoints.shadow = ShadowRepo(repo, timeout_s=1e-9)  # git never finishes in time
     session.conversation.add_user("again")
@@ -209,7 +213,7 @@ def test_a_nested_repository_without_a_commit_does_not_stop_the_snapshot(
     git(repo / "vendor" / "lib", "init", "-q")
     (repo / "vendor" / "lib" / "f.py").write_text("inside\n")
     session.commands("delete", ("rm a.txt",))
-    session.checkpoints.undo()
+    session.checkpoints.undo(force=True)
     assert (repo / "a.txt").read_text() == "move me\n"
     assert (repo / SHADOW_DIR / "index").is_file()
 
@@ -221,12 +225,12 @@ def test_many_files_are_undone_and_redone_in_one_batch(session: Session) -> None
         (root / "gen" / f"f{n}.txt").write_bytes(bytes([n]) * (n + 1))
     before = tree_of(root)
     session.commands("regenerate", ("rm -rf gen && mkdir gen && echo new > gen/only.txt",))
-    assert session.checkpoints.undo().failed == ()
+    assert session.checkpoints.undo(force=True).failed == ()
     assert tree_of(root) == before
     reopened = session.reopened()
     assert reopened.redo().failed == ()
     assert sorted(p.name for p in (root / "gen").iterdir()) == ["only.txt"]
-    assert reopened.undo().failed == ()
+    assert reopened.undo(force=True).failed == ()
     assert tree_of(root) == before
 
 
@@ -240,6 +244,6 @@ def test_files_a_command_un_ignored_are_not_taken_for_new_ones(
     assert preview is not None
     assert [(plan.path, plan.action) for plan in preview.files] == [(".gitignore", "recreate")]
     assert preview.unkept == ()
-    session.checkpoints.undo()
+    session.checkpoints.undo(force=True)
     assert (repo / "build.log").read_text() == "ignored\n"
     assert (repo / "data" / "cache" / "big.bin").read_bytes() == BINARY

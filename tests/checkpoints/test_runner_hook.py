@@ -13,8 +13,9 @@ from zizou.agent.permissions import Rules
 from zizou.config.options import RunOptions
 from zizou.confined import PathHandle
 from zizou.contracts.events import ToolCallFinished, ToolProgress
-from zizou.contracts.protocols import Approval
+from zizou.contracts.protocols import Approval, CommandWatching
 from zizou.providers.fake import ScriptedModel
+from zizou.sandbox.layer_apply import Applied
 from zizou.session.assembly import build_session
 
 
@@ -26,7 +27,7 @@ class Watch:
         self.command = command
         self.problem = problem
 
-    def finished(self) -> str | None:
+    def finished(self, applied: Applied | None = None) -> str | None:
         made = (self.watching.root / "made.txt").exists()
         self.watching.seen.append(("finished", self.command, made))
         return "what it changed is not kept for undo: full" if self.watching.fail else None
@@ -38,7 +39,7 @@ class Watching:
         self.root = root or Path("/nonexistent")
         self.seen: list[tuple[str, str, bool]] = []  # (step, rel, whether the file existed)
 
-    def before_command(self, command: str) -> Watch:
+    def before_command(self, command: str, watched: CommandWatching = "snapshot") -> Watch:
         self.seen.append(("command", command, (self.root / "made.txt").exists()))
         return Watch(self, command, "no room" if self.fail else None)
 

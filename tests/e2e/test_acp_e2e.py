@@ -15,7 +15,7 @@ from acp import RequestError, text_block
 from acp_harness import RecordingClient, debug_log, zizou_acp, zizou_program
 from conftest import cli_env
 from loopback import LoopbackServer
-from waiting import scaled, until
+from waiting import running_process, scaled, unique_sleep, until
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:
@@ -93,7 +93,8 @@ async def test_an_editor_that_answers_cancelled_denies(project: Path, zizou_home
 async def test_cancel_stops_a_long_command_at_once_and_the_session_goes_on(
     project: Path, zizou_home: Path
 ) -> None:
-    command = "echo started the work; touch made.txt; sleep 600"
+    sleep, sleeping = unique_sleep()
+    command = f"echo started the work; touch made.txt; {sleep}"
     script = [call("run_bash", command=command), {"text": "still here", "match": "again"}]
     client = RecordingClient(answers=["allow_once"])
     with LoopbackServer(script) as srv:
@@ -102,7 +103,8 @@ async def test_cancel_stops_a_long_command_at_once_and_the_session_goes_on(
             turn = asyncio.ensure_future(
                 conn.prompt(session_id=session_id, prompt=[text_block("work")])
             )
-            await until(lambda: (project / "made.txt").exists(), "the command to run")
+            # In the sandbox its files arrive when it ends: its process says that it runs.
+            await until(lambda: running_process(sleeping), "the command to run", 60)
             await conn.cancel(session_id=session_id)
             answer = await asyncio.wait_for(turn, scaled(20))
             again = await conn.prompt(session_id=session_id, prompt=[text_block("again")])

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from conftest import cli_env
 from loopback import LoopbackServer
-from waiting import wait_until
+from waiting import running_process, unique_sleep, wait_until
 
 
 def test_ctrl_c_ends_the_turn_in_the_session_file_and_prints_the_result(
@@ -56,7 +56,8 @@ def test_ctrl_c_during_a_command_tells_how_long_it_ran_and_what_it_printed(
     """The command ran and did its work before the stop: the model, the session file and the
     debug log are told it was interrupted after so long, with its output, not that it never
     ran."""
-    command = "echo started the work; touch made.txt; sleep 600"
+    sleep, sleeping = unique_sleep()
+    command = f"echo started the work; touch made.txt; {sleep}"
     call = {"name": "run_bash", "arguments": json.dumps({"command": command})}
     with LoopbackServer([{"tool_calls": [call]}]) as srv:
         args = ["-p", "do the work", "--api-base", srv.base_url, "--yes"]
@@ -69,12 +70,14 @@ def test_ctrl_c_during_a_command_tells_how_long_it_ran_and_what_it_printed(
             text=True,
         )
         try:
-            wait_until(lambda: (project / "made.txt").exists(), "the command to run")
+            # In the sandbox its files arrive when it ends: its process says that it runs.
+            wait_until(lambda: running_process(sleeping), "the command to run", 60)
             proc.send_signal(signal.SIGINT)
             stdout, stderr = proc.communicate(timeout=60)
         finally:
             proc.kill()
     assert proc.returncode == 130, stderr
+    assert (project / "made.txt").exists()  # what it did before the stop is done
     assert json.loads(stdout.strip().splitlines()[-1])["error"]["kind"] == "interrupted"
     [session] = (project / ".zizou" / "sessions").glob("*.jsonl")
     records = [json.loads(line) for line in session.read_text().splitlines()]

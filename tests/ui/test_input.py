@@ -104,6 +104,24 @@ async def test_bang_runs_the_users_own_command_and_shows_its_output(
         assert note.content == shell_note(note.shell.command, note.shell.result)
 
 
+async def test_a_long_command_shows_its_output_as_it_runs_and_keeps_it_when_stopped(
+    make_app: MakeApp,
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "!echo building step 1; sleep 600")
+        await settle(pilot, lambda: bool(app.query(ToolRow)))
+        (row,) = app.query(ToolRow)
+        preview = row.query_one(".tool-preview")
+        await settle(pilot, lambda: "building step 1" in str(preview.render()))
+        assert row.ok is None  # still running
+        await pilot.press("escape")
+        await settle(pilot, lambda: row.ok is False)
+        body = str(row.query_one(".tool-body").render())
+        assert row.expanded and "interrupted after" in body and "building step 1" in body
+        assert app.session.kernel.state.conversation.records == []  # nothing is shared
+
+
 async def test_the_model_reads_the_command_output_with_the_next_message(
     make_app: MakeApp,
 ) -> None:

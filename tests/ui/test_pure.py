@@ -60,7 +60,7 @@ def test_commands_unknown_words_and_paths(tmp_path: Path) -> None:
     assert classify("/tmp is full", tmp_path).kind == "text"
     assert classify("hello /help", tmp_path).kind == "text"
     assert nearest("modle") == "model"
-    assert [c.name for c in completions("co")] == ["compact", "context", "cost"]
+    assert [c.name for c in completions("co")] == ["compact", "config", "context", "cost"]
 
 
 def test_history_walks_back_and_returns_to_the_draft() -> None:

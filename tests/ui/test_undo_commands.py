@@ -304,3 +304,26 @@ def test_the_session_file_shows_an_undone_turn_gone_and_a_redone_one_back(projec
     checkpoints.redo()
     assert kinds() == whole
     writer.close()
+
+
+async def test_without_a_layer_undo_asks_naming_each_file_a_command_may_have_changed(
+    make_app: MakeApp, project: Path
+) -> None:
+    """Unsandboxed, a command's changes are seen in snapshots, which cannot tell them from the
+    user's: /undo names each file and changes nothing unless told to."""
+    script = [call("run_bash", command="echo made > made.txt"), {"text": "Made it."}]
+    app = make_app(script, rules=Rules(yes=True), options={"sandbox": "off"})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "make a file")
+        await settle(pilot)
+        assert (project / "made.txt").exists()
+        await send(pilot, "/undo")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmScreen)
+        assert dialog.question == "Undo anyway? 1 file maybe not changed by its commands."
+        assert "made.txt\n      ⚠ it changed while a command ran, but maybe not by" in dialog.detail
+        await pilot.press("n")
+        await settle(pilot, lambda: "Nothing was undone" in said(app))
+        assert (project / "made.txt").exists()

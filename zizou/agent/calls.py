@@ -283,7 +283,8 @@ class CallRunner:
         watch = None
         if access.kind == "exec":
             label = access.command or tool.label(resolved.args)
-            starting = asyncio.ensure_future(start_watch(self.gates.changes, label))
+            watching = start_watch(self.gates.changes, label, access.watched)
+            starting = asyncio.ensure_future(watching)
             try:
                 if not (await asyncio.wait({starting}, timeout=SLOW_WATCH_S))[0]:  # a first one
                     yield ToolProgress(call.id, tool.name, "keeping the project's files for undo…")
@@ -298,21 +299,26 @@ class CallRunner:
         if checked and self.gates.checks is not None:
             await before_checks(self.gates.checks, checked)
 
+        ended: list[ToolResult] = []  # the result, however the call ended
+
         def stopped(result: ToolResult) -> None:
             self._stopped[call.id] = (tool.name, result)
+            ended.append(result)
 
         try:
             async with aclosing(_run_tool(resolved, ctx, stopped)) as items:
                 async for item in items:
+                    if isinstance(item, ToolResult):
+                        ended.append(item)
                     if isinstance(item, ToolResult) and watch is not None:
-                        problem, watch = await end_watch(watch), None
+                        problem, watch = await end_watch(watch, item.applied), None
                         if problem:
                             yield ToolProgress(call.id, tool.name, problem)
                     if isinstance(item, ToolResult):
                         item = await self._after_checks(access, checked, item)
                     yield item
-        finally:
-            end_watch_now(watch)  # cancelled before the result: kept all the same
+        finally:  # cancelled before the result: kept all the same
+            end_watch_now(watch, ended[-1].applied if ended else None)
             if changes is not None:
                 for handle in access.handles:
                     _kept(changes, handle.rel, partial(changes.after_change, handle))

@@ -31,8 +31,9 @@ from zizou.sessions.records import (
 class FileChange:
     """One file a turn changed: its SHA-256 before the turn's first change to it and after its
     last (None: it did not exist), its permission bits before, why its bytes before were not
-    kept, if they were not (then it cannot be restored), and whether `after` is what the tool
-    left (not while it runs, nor after a crash that cut it short)."""
+    kept, if they were not (then it cannot be restored), whether `after` is what the tool
+    left (not while it runs, nor after a crash that cut it short), and whether zizou may not
+    have made the change at all (`unsure`)."""
 
     path: str
     before: str | None
@@ -40,6 +41,7 @@ class FileChange:
     mode: int | None = None
     unsaved: str | None = None
     settled: bool = True
+    unsure: bool = False  # maybe not zizou's change (see `CheckpointRecord.unsure`)
 
     @property
     def changed(self) -> bool:
@@ -48,7 +50,8 @@ class FileChange:
 
     def merged(self, later: FileChange) -> FileChange:
         """This change followed by `later` in the same turn: the first before, the last after."""
-        return replace(self, after=later.after, settled=later.settled)
+        unsure = self.unsure or later.unsure
+        return replace(self, after=later.after, settled=later.settled, unsure=unsure)
 
     def record(self, turn: int) -> CheckpointRecord:
         return CheckpointRecord(turn=turn, settled=self.settled, **self.fields())
@@ -60,12 +63,15 @@ class FileChange:
             "after": self.after,
             "mode": self.mode,
             "unsaved": self.unsaved,
+            "unsure": self.unsure,
         }
 
     @classmethod
     def of(cls, line: CheckpointRecord | ChangedFile) -> FileChange:
         settled = line.settled if isinstance(line, CheckpointRecord) else True
-        return cls(line.path, line.before, line.after, line.mode, line.unsaved, settled)
+        return cls(
+            line.path, line.before, line.after, line.mode, line.unsaved, settled, line.unsure
+        )
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,10 @@ from zizou.sessions.records import CommandNote, UnkeptPath
 # none: it already is as it should be.
 Action = Literal["restore", "delete", "recreate", "none"]
 GONE = "its saved copy is gone (pruned from .zizou/checkpoints/)"
+UNSURE = (
+    "it changed while a command ran, but maybe not by the command: without a copy-on-write "
+    "layer zizou cannot tell (you, an editor or another zizou may have changed it)"
+)
 # How the result of a call that never ran starts: refused by a rule or the mode, or denied.
 REFUSED = tuple(
     ERROR_PREFIX + start
@@ -65,11 +69,12 @@ class FilePlan:
     problem: str | None = None
     target: str | None = None  # the hash it gets (None: it is deleted)
     mode: int | None = None  # the permission bits a file brought back gets
+    unsure: bool = False  # it changed while a command ran, maybe not by the command
 
     @property
     def blocked(self) -> bool:
         """Undo refuses it unless forced (and, forced, skips it when it has a problem)."""
-        return self.outside or self.problem is not None
+        return self.outside or self.unsure or self.problem is not None
 
 
 @dataclass(frozen=True)
@@ -138,6 +143,8 @@ def reason(plan: FilePlan) -> str:
     """Why a blocked file is blocked, in a person's words."""
     if plan.problem is not None:
         return plan.problem
+    if plan.unsure and not plan.outside:
+        return UNSURE
     return "changed outside zizou since the turn"
 
 
@@ -163,7 +170,8 @@ def plan_file(
     if unreadable is not None:
         action = "restore" if target is not None else "delete"
     problem = GONE if target is not None and not has(target) else None
-    return FilePlan(change.path, action, outside, problem, target, mode)
+    unsure = undo and change.unsure
+    return FilePlan(change.path, action, outside, problem, target, mode, unsure)
 
 
 @dataclass(frozen=True)

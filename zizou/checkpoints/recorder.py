@@ -4,8 +4,8 @@ Right before an allowed write or delete, `ChangeLog.before_change` keeps the fil
 through the very handle the tool writes through, so what is kept is the file the tool changes)
 as a blob, and notes it in the session file as a `checkpoint` line of the current turn; once
 the tool ended, `after_change` notes the hash it left. A file is kept once a turn: a second
-change in the same turn only moves its `after`. Before a command, `before_command` snapshots the
-project's files, and what the command changed is noted the same way (see `commands.py`). It is
+change in the same turn only moves its `after`. What a command changed is noted the same way,
+from its copy-on-write layer or from snapshots of the project's files (see `commands.py`). It is
 also a `TurnRecorder`, so a new turn clears what could be redone, and a summary that replaces
 the turns (`/compact`) ends their undo.
 """
@@ -29,9 +29,11 @@ from zizou.checkpoints.snapshot_diff import SnapshotError
 from zizou.confined import PathHandle
 from zizou.contracts.conversation import Conversation
 from zizou.contracts.events import AnyEvent, Compacted
-from zizou.contracts.protocols import ModelRequest
+from zizou.contracts.protocols import CommandWatching, ModelRequest
 from zizou.contracts.state import StateEvent
 from zizou.errors import PathError
+from zizou.sandbox.layer import layers_dir, left_behind
+from zizou.sandbox.layer_apply import apply_layer
 from zizou.sessions.records import CheckpointLine, CommandNote, CommandRecord, ModeRecord, Record
 from zizou.sessions.state_lines import StateLines, state_record
 from zizou.sessions.store import SessionWriter
@@ -66,8 +68,23 @@ class ChangeLog:
 
     def prune(self, max_mb: int, max_age_days: int) -> Pruned:
         """Prune the project's blobs (see `BlobStore.prune`) and the snapshots' repository
-        (`ShadowRepo.prune`), and sweep the temp files of writes cut short; at start-up."""
+        (`ShadowRepo.prune`), sweep the temp files of writes cut short, and move into the
+        project what a command left in its layer when its zizou died; at start-up."""
         confined.sweep_staged(self.root)
+        for layer in left_behind(self.root, layers_dir()):
+            applied = apply_layer(layer, MAX_SAVED_BYTES)
+            done = len(applied.files) + len(applied.skipped)
+            log.warning(
+                "moved %d changes a command left when its zizou ended into the project"
+                " (not undone)",
+                done,
+            )
+            for conflict in applied.conflicts:
+                log.warning(
+                    "kept the project's version of %s; the command's: %s",
+                    conflict.path,
+                    conflict.kept,
+                )
         if self.shadow is not None:
             try:
                 self.shadow.prune(max_age_days * DAY_S)
@@ -122,13 +139,15 @@ class ChangeLog:
         if sha != known.after or not known.settled:
             self._note(turn, replace(known, after=sha, settled=True))
 
-    def before_command(self, command: str) -> CommandWatch | None:
-        """Snapshot the project's files before `command` runs; None when commands are not
-        watched, or no turn runs."""
+    def before_command(
+        self, command: str, watched: CommandWatching = "snapshot"
+    ) -> CommandWatch | None:
+        """Watch `command` as `watched` says (a snapshot of the project's files is taken now
+        for "snapshot"); None when no turn runs, or commands are snapshotted and that is off."""
         turn = users(self.conversation.records) - 1
-        if self.shadow is None or turn < 0:
+        if turn < 0 or (watched == "snapshot" and self.shadow is None):
             return None
-        return CommandWatch(self, self.shadow, command, turn)
+        return CommandWatch(self, self.shadow, command, turn, watched)
 
     def note_command(self, turn: int, changes: list[FileChange], note: CommandNote) -> None:
         """A command of `turn` changed `changes` (merged with what the turn changed before), and

@@ -350,6 +350,8 @@ class Checkpoints(ChangeLog):
         except (PathError, OSError) as err:
             return FileOutcome(plan.path, plan.action, False, str(err) or type(err).__name__)
         note = "it had changed outside zizou; overwritten" if plan.outside else ""
+        if plan.unsure and not plan.outside:
+            note = "maybe not the command's change; put back as asked"
         return FileOutcome(plan.path, plan.action, True, note)
 
     def _redo_plan(self, change: FileChange) -> FilePlan:

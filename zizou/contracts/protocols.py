@@ -11,6 +11,7 @@ from zizou.contracts.events import AnyEvent, HookWarning, Retrying, Usage
 
 if TYPE_CHECKING:
     from zizou.confined import PathHandle
+    from zizou.sandbox.layer_apply import Applied
 
 
 @dataclass(frozen=True)
@@ -130,15 +131,23 @@ class ToolPolicy(Protocol):
     ) -> PolicyVerdict | None: ...
 
 
+# How what a command changes is found for undo: "snapshot", the project's files before and
+# after it (every change made meanwhile, by anyone, so each is only maybe the command's);
+# "layer", it runs in a copy-on-write layer of its own and its result says what it changed
+# (`ToolResult.applied`); "unwatched", not at all (a background job: its changes stay).
+CommandWatching = Literal["snapshot", "layer", "unwatched"]
+
+
 class CommandWatch(Protocol):
     """A command's files, kept before it runs (see `ChangeRecorder.before_command`): `problem`
     says why they could not be, if they could not; `finished`, once the command ended (done,
-    failed or cancelled), keeps what it changed, and says why that could not be kept, if so.
-    Calling `finished` again does nothing."""
+    failed or cancelled), keeps what it changed (`applied`: what its layer said, for a command
+    watched by its layer), and says why that could not be kept, if so. Calling `finished`
+    again does nothing."""
 
     problem: str | None
 
-    def finished(self) -> str | None: ...
+    def finished(self, applied: Applied | None = None) -> str | None: ...
 
 
 class ChangeRecorder(Protocol):
@@ -155,7 +164,9 @@ class ChangeRecorder(Protocol):
 
     def after_change(self, file: PathHandle) -> None: ...
 
-    def before_command(self, command: str) -> CommandWatch | None: ...
+    def before_command(
+        self, command: str, watched: CommandWatching = "snapshot"
+    ) -> CommandWatch | None: ...
 
 
 class ChangeChecks(Protocol):
@@ -249,6 +260,7 @@ __all__ = [
     "ChangeChecks",
     "ChangeRecorder",
     "CommandWatch",
+    "CommandWatching",
     "EventSink",
     "Model",
     "ModelEvent",

@@ -8,6 +8,9 @@ secret files, which it finds with a walk that is redone in the background after 
 Modes (`sandbox` in config.toml, `--sandbox`): `auto` uses one when it can and says so when it
 cannot; `required` refuses to run commands without one; `off` runs commands unsandboxed, as the
 user chose (then only rules for programs that cannot be widened by their arguments apply).
+
+With bubblewrap, a foreground command also gets a copy-on-write layer of its own over the
+project where the system allows one (`layer`; see layer.py), so that what it changed is known.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import Literal
 
 from zizou.paths import project_dir
 from zizou.sandbox import bwrap, seatbelt
+from zizou.sandbox.layer import Layer, inner_ids, layers_dir, probe
 from zizou.sandbox.protected import ProtectedPaths, find_protected
 
 SandboxMode = Literal["auto", "required", "off"]
@@ -143,10 +147,13 @@ class Sandbox:
     def active(self) -> bool:
         return self.status.kind is not None
 
-    def prefix(self, *, network: bool = False, readable: Sequence[Path] = ()) -> list[str]:
+    def prefix(
+        self, *, network: bool = False, readable: Sequence[Path] = (), layer: Layer | None = None
+    ) -> list[str]:
         """What to put before `bash -c COMMAND`; empty when commands run unsandboxed.
         `readable`: files the program needs that the private /tmp would hide (an MCP server's
-        script), made readable (regular files only, read-only)."""
+        script), made readable (regular files only, read-only). `layer`: the command's
+        copy-on-write layer (see `layer`), mounted first."""
         if self.status.kind is None:
             return []
         with contextlib.suppress(OSError):  # made now, so the sandbox hides it from the start
@@ -158,7 +165,7 @@ class Sandbox:
                 self.root, protected, network=allowed, hidden_dirs=self.hidden_dirs
             )
         assert self.status.binary is not None
-        return bwrap.bwrap_argv(
+        argv = bwrap.bwrap_argv(
             self.root,
             protected,
             network=allowed,
@@ -166,6 +173,28 @@ class Sandbox:
             binary=self.status.binary,
             readable=readable,
         )
+        if layer is None:
+            return argv
+        return [*layer.prefix(), argv[0], *inner_ids(), *argv[1:]]
+
+    def layer_problem(self) -> str | None:
+        """Why commands get no copy-on-write layer here, or None when they do (tried once)."""
+        if self.status.kind != "bwrap":
+            return "only the bubblewrap sandbox has one"
+        assert self.status.binary is not None
+        sandbox = bwrap.bwrap_argv(
+            self.root, ProtectedPaths(), network=False, binary=self.status.binary
+        )
+        return probe(self.root, layers_dir(), [sandbox[0], *inner_ids(), *sandbox[1:]])
+
+    def layer(self) -> Layer | None:
+        """A new copy-on-write layer for one command, or None where there is none."""
+        if self.layer_problem() is not None:
+            return None
+        try:
+            return Layer.create(self.root, layers_dir())
+        except OSError:
+            return None
 
     def protected(self) -> ProtectedPaths:
         """The project's `.git` entries and secret files, as of the last walk."""

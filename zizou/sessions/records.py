@@ -140,6 +140,9 @@ class _FileLine(_Record):
     before: str | None = None
     after: str | None = None
     mode: int | None = None
+    # Seen changed while a command ran, where no copy-on-write layer could tell whether the
+    # command changed it (the user or another program may have): undo asks before reverting.
+    unsure: bool = False
 
     _path = field_validator("path")(_restorable_path)
     _hashes = field_validator("before", "after")(_hash)

@@ -27,6 +27,7 @@ from zizou.confined import PathHandle, open_handle, relative, resolve
 from zizou.contracts.events import Nested
 from zizou.contracts.instructions import InstructionSet
 from zizou.contracts.messages import ImagePart
+from zizou.contracts.protocols import CommandWatching
 from zizou.contracts.state import FileView, SessionState
 from zizou.contracts.task_state import PatchResult
 from zizou.contracts.windows import WindowSpec
@@ -36,6 +37,7 @@ from zizou.tools.jobs import JobTable
 
 if TYPE_CHECKING:
     from zizou.sandbox import Sandbox
+    from zizou.sandbox.layer_apply import Applied
 
 # "job": acts only on a command zizou started (job_kill), never on anything else.
 # "mcp": a call to an MCP server's tool, which zizou cannot see into: approved like a command.
@@ -72,6 +74,8 @@ class ToolResult:
     replaced: str | None = None  # the text a write or edit replaced (for undo), if not too big
     duration_s: float | None = None  # how long the tool ran (not counting the approval wait)
     images: tuple[ImagePart, ...] = ()  # images for the model (an MCP tool's), if it takes them
+    # A command run in its own copy-on-write layer: what it changed, moved into the project.
+    applied: Applied | None = None
 
     @classmethod
     def error(cls, message: str) -> ToolResult:
@@ -102,6 +106,8 @@ class Access:
     # For "exec": the command only reads, and only inside the project (no secret file, no link
     # out): it never asks (core/permissions.py).
     read_only: bool = False
+    # For "exec": how what the command changes is found for undo (core/command_watch.py).
+    watched: CommandWatching = "snapshot"
 
     def handle(self) -> PathHandle:
         """The call's one file."""

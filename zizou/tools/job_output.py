@@ -9,6 +9,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
+from zizou.tools.jobs.listening import with_reach
 from zizou.tools.jobs.report import job_text
 
 
@@ -59,7 +60,8 @@ class JobOutput(Tool[JobOutputArgs]):
             return ToolResult.error(unknown_job(args.id, ctx))
         if args.wait_s:
             await job.wait(args.wait_s)
-        return ToolResult(ok=True, output=job_text(job, args.since_line))
+        text = job_text(job, args.since_line)
+        return ToolResult(ok=True, output=text if job.done else with_reach(text, job))
 
 
 def unknown_job(job_id: str, ctx: ToolContext) -> str:

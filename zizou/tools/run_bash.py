@@ -9,6 +9,10 @@ model reads the output. Standard input is /dev/null unless the call gives `stdin
 written while the output is read (a command that prints a lot before it reads, or never reads,
 cannot stall either side) and then closed. A command the user stops (Esc, Ctrl+C) is killed
 with its group, and its result says so: how long it ran and what it printed until then.
+In the bubblewrap sandbox a foreground command runs in a copy-on-write layer of its own, whose
+changes are moved into the project when it ends (`jobs/layered.py`): so undo knows exactly what
+it changed, and never takes back what the user changed meanwhile. A background job runs on
+the project itself, and what it changes is not undone.
 
 `run_shell` runs a command the same way with its output kept in memory as a head and a rolling
 tail (the sandbox's own checks use it).
@@ -26,10 +30,14 @@ from pathlib import Path
 
 from pydantic import Field, field_validator
 
+from zizou.contracts.protocols import CommandWatching
 from zizou.env import scrubbed_env
+from zizou.sandbox.layer_apply import Applied
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
 from zizou.tools.jobs import Job, OutputSpool, strip_terminal_controls
+from zizou.tools.jobs.listening import with_reach
 from zizou.tools.jobs.report import background_text, finished_text, interrupted_text
+from zizou.tools.layered_commands import apply_when_done, with_applied
 from zizou.tools.read_only_command import reads_only_inside
 
 KEEP_HEAD_BYTES = 512 * 1024
@@ -195,7 +203,8 @@ class RunBash(Tool[RunBashArgs]):
 
     def access(self, args: RunBashArgs, ctx: ToolContext) -> Access:
         read_only = reads_only_inside(ctx.root, args.command) and not args.background
-        return Access(kind="exec", command=args.command, read_only=read_only)
+        watched = _watched(args, ctx)
+        return Access(kind="exec", command=args.command, read_only=read_only, watched=watched)
 
     def preview(self, args: RunBashArgs, access: Access, ctx: ToolContext) -> str | None:
         """The arguments as JSON, with only the start of a long stdin, so the approval can
@@ -217,7 +226,8 @@ class RunBash(Tool[RunBashArgs]):
         if args.background:  # a job's lines should reach job_output as they are printed
             env.setdefault("PYTHONUNBUFFERED", "1")
         sandbox = ctx.sandbox
-        prefix = sandbox.prefix(network=ctx.network) if sandbox is not None else []
+        layer = sandbox.layer() if sandbox is not None and access.watched == "layer" else None
+        prefix = sandbox.prefix(network=ctx.network, layer=layer) if sandbox is not None else []
         progress = _progress_lines(ctx)
         try:
             job = await ctx.jobs.start(
@@ -228,24 +238,34 @@ class RunBash(Tool[RunBashArgs]):
                 stdin=None if args.stdin is None else stdin_bytes(args.stdin),
                 timeout_s=args.timeout,
                 on_output=progress,
+                layer=layer,
             )
         except OSError as err:
             return ToolResult.error(f"could not start bash: {err.strerror or err}")
+        applied: Applied | None = None  # what its layer moved into the project
         try:
-            return await self._follow(job, args, ctx)
+            result = await self._follow(job, args, ctx)
         except asyncio.CancelledError:  # the user stopped the turn (Esc, Ctrl+C): it ends,
             await job.kill()  # and the model hears how long it ran and what it printed
             text, cut = interrupted_text(job)
             ctx.jobs.finished(job, keep=cut)
-            return ToolResult(ok=False, output=text)
+            result = ToolResult(ok=False, output=text)
+            applied = ctx.jobs.applied(job)  # what it did until then (a cancelled task can't wait)
         except BaseException:
             await job.kill()
+            ctx.jobs.applied(job)
             ctx.jobs.finished(job, keep=False)
             raise
+        else:
+            if job.done:
+                applied = await asyncio.to_thread(ctx.jobs.applied, job)
+            elif layer is not None:  # moved to the background: its changes come when it ends
+                apply_when_done(ctx.jobs, job)
         finally:
             job.listeners.remove(progress)  # nobody reads this call's progress any more
             if sandbox is not None:
                 sandbox.refresh_soon()  # the command may have made new secret files
+        return with_applied(result, applied)
 
     async def _follow(self, job: Job, args: RunBashArgs, ctx: ToolContext) -> ToolResult:
         """Wait for the command as long as the call should: its first lines for a background
@@ -253,17 +273,27 @@ class RunBash(Tool[RunBashArgs]):
         if args.background:
             job.background = True
             if not await job.wait(FIRST_LINES_S):
-                return ToolResult(ok=True, output=background_text(job))
+                return ToolResult(ok=True, output=with_reach(background_text(job), job))
         else:
             after = ctx.jobs.background_after_s
             if not await job.wait(after if after > 0 else None):
                 job.background = True
-                return ToolResult(ok=True, output=background_text(job, after))
+                return ToolResult(ok=True, output=with_reach(background_text(job, after), job))
         text, cut = finished_text(job)
         if not job.background:
             ctx.jobs.finished(job, keep=cut)
         ok = job.exit_code == 0 and job.state == "exited"
         return ToolResult(ok=ok, output=text)
+
+
+def _watched(args: RunBashArgs, ctx: ToolContext) -> CommandWatching:
+    """How what the command changes is found: its own copy-on-write layer where the sandbox
+    has one; snapshots elsewhere; not at all for a background job."""
+    if args.background:
+        return "unwatched"
+    if ctx.sandbox is not None and ctx.sandbox.active and ctx.sandbox.layer_problem() is None:
+        return "layer"
+    return "snapshot"
 
 
 PROGRESS_EVERY_S = 0.25  # a chatty command's live line is refreshed at most this often

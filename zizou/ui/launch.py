@@ -134,7 +134,13 @@ def build_ui_session(
     runtimes = session_factory(options, approver, persist=persist)
     runtime = runtimes(model, options.rules, options.session)
     return UiSession(
-        runtime, options.root, models, runtimes, model_problem=problem, model_problem_kind=kind
+        runtime,
+        options.root,
+        models,
+        runtimes,
+        model_problem=problem,
+        model_problem_kind=kind,
+        options=options,
     )
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from zizou.agent.permissions import Rules
-from zizou.config.options import SetupMode
+from zizou.config.options import RunOptions, SetupMode
 from zizou.contracts.events import Usage
 from zizou.contracts.protocols import Model, ModelEvent, ModelRequest
 from zizou.errors import ProviderError
@@ -71,6 +71,7 @@ class UiSession:
     turns: int = 0  # turns started, as the session file counts them
     # Told every change of the workspace, in this runtime and in each one adopted later.
     watchers: list[Subscriber] = field(default_factory=list)
+    options: RunOptions | None = None  # the settings it started with (`/config`)
 
     @property
     def model_id(self) -> str:

@@ -3,10 +3,11 @@
 says how many lines the model is shown and names the read_output call for the rest) and shown
 in the conversation.
 
-It needs no approval (the user typed it), runs in a worker so the prompt stays live, and Esc
-kills its whole process group. Its output goes into the conversation as a note from the user,
-so the model reads it with the next message (as `git status` pasted by hand would be); a
-command the user interrupted shares nothing.
+It needs no approval (the user typed it), runs in a worker so the prompt stays live, shows
+the latest line it printed under its row as it runs, and Esc kills its whole process group
+(the row then keeps what it printed until then). Its output goes into the conversation as a
+note from the user, so the model reads it with the next message (as `git status` pasted by
+hand would be); a command the user interrupted shares nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from functools import partial
 from itertools import count
 from typing import TYPE_CHECKING
@@ -22,7 +24,7 @@ from textual.message import Message
 
 from zizou.contracts.messages import ShellRun
 from zizou.env import scrubbed_env
-from zizou.tools.jobs.report import finished_text
+from zizou.tools.jobs.report import finished_text, interrupted_text
 from zizou.ui.job_commands import kept_output
 from zizou.ui.text import one_line
 from zizou.ui.widgets.tool_row import ToolRow
@@ -58,6 +60,25 @@ def shell_row(command: str) -> ToolRow:
     )
 
 
+LIVE_EVERY_S = 0.1  # the row's line under a chatty command is redrawn at most this often
+
+
+def live_lines(row: ToolRow) -> Callable[[bytes], None]:
+    """Shows the latest line a running command printed under its row, as it prints."""
+    last = 0.0
+    pending = b""
+
+    def seen(chunk: bytes) -> None:
+        nonlocal last, pending
+        pending = (pending + chunk)[-4096:]
+        now = time.monotonic()
+        if now - last >= LIVE_EVERY_S and pending.strip():
+            last = now
+            row.show_progress(pending.decode(errors="replace"))
+
+    return seen
+
+
 class UserShell:
     """Runs the user's `!commands` in workers (group "shell", which Esc cancels) and posts
     `Shared` with each result for the model."""
@@ -90,17 +111,21 @@ class UserShell:
                 cwd=self.opening.current.root,
                 env=scrubbed_env(os.environ),
                 timeout_s=SHELL_TIMEOUT_S,
+                on_output=live_lines(row),
             )
         except OSError as err:
             await row.finish(False, f"could not start bash: {err}", time.monotonic() - started)
             return
         try:
             await job.wait()
-        except BaseException:
+        except BaseException:  # stopped (Esc): what it printed until then stays in its row
             await job.kill()
-            jobs.finished(job, keep=False)
-            stopped = "interrupted: the command and everything it started were stopped"
-            await row.finish(False, stopped, time.monotonic() - started)
+            result, cut = interrupted_text(job)
+            jobs.finished(job, keep=cut)
+            if cut:
+                row.full_output = partial(kept_output, jobs, job.id)
+            await row.finish(False, result, time.monotonic() - started)
+            row.expanded = True
             raise
         result, cut = finished_text(job)
         jobs.finished(job, keep=cut)

@@ -276,6 +276,20 @@ class SlashCommands:
 
         await self.say(status_text(self.session))
 
+    @slash(
+        "config",
+        help="the settings this session started with, and where each came from",
+        section="model",
+    )
+    async def config(self, args: list[str]) -> None:
+        from zizou.ui.config_view import config_text
+
+        options = self.session.options
+        if options is None:
+            await self.say("The settings are not known here: `zizou config` prints them.")
+            return
+        await self.say(config_text(options))
+
     @slash("log", help="where the debug log is and what the last turn cost", section="model")
     async def log(self, args: list[str]) -> None:
         log = self.session.kernel.debug_log

@@ -34,6 +34,7 @@ from zizou.checkpoints import (
     UndoResult,
     caveats,
 )
+from zizou.checkpoints.plans import UNSURE
 from zizou.errors import ZizouError
 from zizou.ui.conversations import TAGLINE
 from zizou.ui.host import SessionChanged, ShowScreen
@@ -232,11 +233,13 @@ def turn_entry(info: TurnInfo) -> Entry:
 
 
 def question(verb: str, refused: UndoRefused) -> str:
-    outside = sum(1 for plan in refused.conflicts if plan.problem is None)
-    missing = len(refused.conflicts) - outside
+    unsure = sum(1 for p in refused.conflicts if p.problem is None and p.unsure and not p.outside)
+    outside = sum(1 for plan in refused.conflicts if plan.problem is None) - unsure
+    missing = len(refused.conflicts) - outside - unsure
     since = "the turn" if verb != "redo" else "the undo"
     parts = [f"{outside} {files(outside)} changed outside zizou since {since}"] if outside else []
     parts += [f"{missing} {files(missing)} cannot be put back"] if missing else []
+    parts += [f"{unsure} {files(unsure)} maybe not changed by its commands"] if unsure else []
     return f"{verb.capitalize()} anyway? {' and '.join(parts)}."
 
 
@@ -262,6 +265,8 @@ def flag(verb: str, plan: FilePlan) -> str:
         return "\n      ⚠ changed since the undo: overwritten"
     if plan.outside:
         return "\n      ⚠ changed outside zizou since the turn (kept for /redo)"
+    if plan.unsure:
+        return f"\n      ⚠ {UNSURE} (kept for /redo)"
     return ""
 
 

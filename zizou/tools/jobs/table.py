@@ -12,6 +12,7 @@ commands (`left_running`), from which the next zizou ends it if even the watchdo
 
 from __future__ import annotations
 
+import logging
 import re
 import shutil
 import tempfile
@@ -20,7 +21,10 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from zizou.process_groups import end_groups_now, group_alive
+from zizou.sandbox.layer import Layer
+from zizou.sandbox.layer_apply import Applied
 from zizou.tools.jobs.job import Job
+from zizou.tools.jobs.layered import applied_notes, apply_now
 from zizou.tools.jobs.left_running import JobRecord
 from zizou.tools.jobs.spool import OutputSpool
 from zizou.tools.jobs.watchdog import WATCHDOG, Watchdog
@@ -28,6 +32,7 @@ from zizou.tools.jobs.watchdog import WATCHDOG, Watchdog
 DEFAULT_BACKGROUND_AFTER_S = 60.0
 KEEP_OUTPUTS = 50  # finished commands whose output is kept for read_output
 CLOSE_GRACE_S = 1.0
+log = logging.getLogger(__name__)
 
 
 class JobTable:
@@ -51,7 +56,12 @@ class JobTable:
         self._dir: Path | None = None
         self._groups: set[int] = set()  # every group started; shared with the finalizer
         self._holder: list[Path] = []  # the spool directory, for the finalizer
-        self._finalizer = weakref.finalize(self, _kill_and_remove, self._groups, self._holder)
+        # The copy-on-write layers of the commands running in one, by job id: applied when
+        # the command ends, or by the finalizer once it ended them.
+        self._layers: dict[str, Layer] = {}
+        self._finalizer = weakref.finalize(
+            self, _kill_and_remove, self._groups, self._holder, self._layers
+        )
 
     def _spool(self, job_id: str) -> OutputSpool:
         if self._dir is None:
@@ -72,8 +82,10 @@ class JobTable:
         stdin: bytes | None = None,
         timeout_s: float | None = None,
         on_output: Callable[[bytes], None] | None = None,
+        layer: Layer | None = None,
     ) -> Job:
-        """Start a command as the next job (`c1`, `c2`, ...), its output kept in a spool."""
+        """Start a command as the next job (`c1`, `c2`, ...), its output kept in a spool;
+        `layer`: the copy-on-write layer it runs in (see `applied`)."""
         job_id, self._next = f"c{self._next}", self._next + 1
         spool = self._spool(job_id)
         self._prune()
@@ -84,10 +96,20 @@ class JobTable:
             )  # fmt: skip
         except BaseException:
             spool.remove()
+            if layer is not None:
+                layer.remove()
             raise
         self._watch(job.pgid)
         self._jobs[job_id] = job
+        if layer is not None:
+            self._layers[job_id] = layer
         return job
+
+    def applied(self, job: Job) -> Applied | None:
+        """Once `job` ended: its layer's changes moved into the project (once; None: it ran
+        in no layer, or they were moved already)."""
+        layer = self._layers.pop(job.id, None)
+        return None if layer is None else apply_now(layer)
 
     def _watch(self, group: int) -> None:
         self._groups.add(group)
@@ -143,8 +165,10 @@ class JobTable:
         for group in other._groups:
             self._watch(group)
         self._holder.extend(other._holder)
+        self._layers.update(other._layers)
         other._jobs, other._holder[:] = {}, []
         other._groups.clear()
+        other._layers.clear()
 
     def close(self) -> list[str]:
         """On exit: end every process group zizou started that still has a process (TERM, a
@@ -173,10 +197,15 @@ def next_job_number(texts: Iterable[str]) -> int:
     return max(found, default=0) + 1
 
 
-def _kill_and_remove(groups: set[int], holder: list[Path]) -> None:
-    """Every live group: TERM, then KILL after a short grace; then the outputs' directory."""
+def _kill_and_remove(groups: set[int], holder: list[Path], layers: dict[str, Layer]) -> None:
+    """Every live group: TERM, then KILL after a short grace; then what the commands in a
+    layer changed is moved into the project (never lost), and the outputs' directory goes."""
     end_groups_now(groups, CLOSE_GRACE_S)
     groups.clear()
+    for job_id, layer in list(layers.items()):
+        for line in applied_notes(apply_now(layer)):
+            log.warning("command %s, ended on exit: %s", job_id, line)
+    layers.clear()
     for directory in holder:
         shutil.rmtree(directory, ignore_errors=True)
     holder.clear()
