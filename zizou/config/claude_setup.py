@@ -18,7 +18,7 @@ from zizou.contracts.instruction_files import root_instructions
 from zizou.hooks.runtime import HookRuntime, HookSource, Origin
 from zizou.hooks.settings_hooks import CommandHook, command_hooks, hook_source
 from zizou.hooks.shell_hook import ShellHookRunner
-from zizou.hooks.sources import TrustStore, needs_trust
+from zizou.hooks.sources import TrustStore, admit
 from zizou.paths import user_config_dir
 from zizou.sandbox import Sandbox
 
@@ -106,22 +106,8 @@ def add_claude_hooks(
     waiting: list[HookSource] = []
     for hook, path in setup.hooks:
         source = hook_source(hook, path, runner)
-        if needs_trust(source) and not trust.is_trusted(source):
-            if trust_all:
-                trust.trust(source)
-                said.append(f"trusted the hook {source.name} (sha256 {source.sha256[:12]})")
-            else:
-                changed = trust.status(source) == "changed"
-                hooks.skip(source, "changed since trusted" if changed else "not trusted")
-                waiting.append(source)
-                what = "changed since it was trusted" if changed else "not trusted yet"
-                said.append(
-                    f"the hook {source.name} ({hook.command!r}) was not run: it is {what}. "
-                    f"Read it, then pass --trust-hooks or run `zizou hooks trust {source.name}`"
-                )
-                continue
-        if (problem := hooks.add(source)) is not None:
-            said.append(problem)
+        if not admit(hooks, source, trust, trust_all, said.append, f" ({hook.command!r})"):
+            waiting.append(source)
     return waiting, said
 
 

@@ -21,12 +21,13 @@ import json
 import os
 import re
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
 from zizou import confined
 from zizou.errors import PathError, UsageError
-from zizou.hooks.runtime import HookSource, Origin
+from zizou.hooks.runtime import HookRuntime, HookSource, Origin
 from zizou.paths import PROJECT_DIR_NAME, write_private
 
 PROJECT_HOOKS = f"{PROJECT_DIR_NAME}/hooks"
@@ -321,11 +322,40 @@ def _write_private(path: Path, data: bytes) -> None:
     write_private(path, data, ".trusted-hooks-")
 
 
+def admit(
+    hooks: HookRuntime,
+    source: HookSource,
+    trust: TrustStore,
+    trust_all: bool,
+    say: Callable[[str], None],
+    shown: str = "",
+) -> bool:
+    """Load `source` into `hooks` if it may run: a project's hook only once its exact text is
+    trusted (`trust_all`: `--trust-hooks` trusts it now). False when it waits for trust: it is
+    skipped and `say` hears why and what to do (`shown`: how to show it, after its name)."""
+    if needs_trust(source) and not trust.is_trusted(source):
+        if not trust_all:
+            changed = trust.status(source) == "changed"
+            hooks.skip(source, "changed since trusted" if changed else "not trusted")
+            what = "changed since it was trusted" if changed else "not trusted yet"
+            say(
+                f"the hook {source.name}{shown} was not run: it is {what}. Read it, then pass "
+                f"--trust-hooks or run `zizou hooks trust {source.name}`"
+            )
+            return False
+        trust.trust(source)
+        say(f"trusted the hook {source.name} (sha256 {source.sha256[:12]})")
+    if (problem := hooks.add(source)) is not None:
+        say(problem)
+    return True
+
+
 __all__ = [
     "MAX_HOOK_BYTES",
     "PROJECT_HOOKS",
     "TRUST_FILE",
     "TrustStore",
+    "admit",
     "discover",
     "needs_trust",
     "user_hooks_dir",

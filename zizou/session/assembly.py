@@ -55,7 +55,7 @@ from zizou.errors import PathError, UsageError
 from zizou.hooks.init import init_hook
 from zizou.hooks.modes import MODES, modes_hook, read_only_reason
 from zizou.hooks.runtime import HookRuntime, HookSource
-from zizou.hooks.sources import TrustStore, discover, needs_trust
+from zizou.hooks.sources import TrustStore, admit, discover
 from zizou.mcp.connection import Launch
 from zizou.mcp.setup import McpSetup, open_servers
 from zizou.paths import user_config_dir
@@ -407,22 +407,8 @@ def _hooks(
         warnings.append(f"no project hook is trusted: {trust.problem}")
     untrusted: list[HookSource] = []
     for source in sources:
-        if needs_trust(source) and not trust.is_trusted(source):
-            if options.trust_hooks:
-                trust.trust(source)
-                warnings.append(f"trusted the hook {source.name} (sha256 {source.sha256[:12]})")
-            else:
-                changed = trust.status(source) == "changed"
-                hooks.skip(source, "changed since trusted" if changed else "not trusted")
-                untrusted.append(source)
-                what = "changed since it was trusted" if changed else "not trusted yet"
-                warnings.append(
-                    f"the hook {source.name} was not run: it is {what}. Read it, then pass "
-                    f"--trust-hooks or run `zizou hooks trust {source.name}`"
-                )
-                continue
-        if (problem := hooks.add(source)) is not None:
-            warnings.append(problem)
+        if not admit(hooks, source, trust, options.trust_hooks, warnings.append):
+            untrusted.append(source)
     return hooks, untrusted
 
 
