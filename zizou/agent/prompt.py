@@ -260,7 +260,9 @@ class PromptBuilder:
         schema = task.schema
         origin = "built in" if schema.source == "built-in" else f"from {schema.source}"
         typescript = schema.typescript().rstrip()
-        if task.snapshot() == schema.zero():  # empty: its shape, each field told once it is set
+        # The built-in state, empty: its shape; each field is told once it is set. A project's
+        # schema is always shown whole, with its value (its zero may mean something).
+        if schema.source == "built-in" and task.snapshot() == schema.zero():
             lines = [
                 "The task's state is empty: for work of more than a step or two, set it with "
                 "update_state (a JSON Patch, or a merge object) and keep it current; each field "
