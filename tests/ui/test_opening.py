@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from ui_harness import MakeApp, scripted_session, send, settle
+from ui_harness import MakeApp, clock_of, scripted_session, send, settle
 
 from zizou.errors import UsageError
 from zizou.ui.app import ZizouApp
@@ -91,8 +91,14 @@ async def test_streamed_text_waits_while_the_user_types(make_app: MakeApp) -> No
         await settle(pilot, lambda: bool(app.query(AssistantMessage)))
         message = app.query_one(AssistantMessage)
         await settle(pilot, lambda: message.markdown.source != "")
+        await pilot.press("x")  # typing: what streams in meanwhile is held back
+        clock = clock_of(app)
+        clock.hold()  # however slow the machine, the typing has not paused
+        await pilot.pause()
         shown = message.markdown.source
-        for _ in range(5):  # typing: what streams in meanwhile is held back
+        for _ in range(4):
             await pilot.press("x")
-        assert len(message.source) > len(shown) and message.markdown.source == shown
+        await settle(pilot, lambda: len(message.source) > len(shown))
+        assert message.markdown.source == shown
+        clock.release()
         await settle(pilot, lambda: message.markdown.source == message.source == words)

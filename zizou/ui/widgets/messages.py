@@ -159,9 +159,9 @@ class AssistantMessage(Widget):
             await asyncio.sleep(self.FLUSH_S)
 
     async def _typing_pause(self) -> None:
-        deadline = time.monotonic() + self.MAX_HOLD_S
+        deadline = self.typing.now() + self.MAX_HOLD_S
         while (idle := self.typing.idle_s()) < self.TYPING_PAUSE_S:
-            if time.monotonic() >= deadline:
+            if self.typing.now() >= deadline:
                 return
             await asyncio.sleep(self.TYPING_PAUSE_S - idle)
 
