@@ -11,10 +11,11 @@ from typing import Any
 
 from ui_harness import MakeApp, send, settle
 
+from zizou.decks.display import output_text
 from zizou.decks.spec import DeckSet
 from zizou.providers.fake import ScriptedModel
 from zizou.ui.app import ZizouApp
-from zizou.ui.deck_commands import decks_listing, output_text
+from zizou.ui.deck_commands import decks_listing
 from zizou.ui.slash import completions
 from zizou.ui.widgets.messages import Notice
 from zizou.ui.widgets.tool_row import ToolRow

@@ -5,10 +5,7 @@ are not kept for undo (a run is no turn of the conversation)."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
-from zizou.decks.display import signature
+from zizou.decks.display import output_text, signature
 from zizou.decks.tools import input_from_text
 from zizou.errors import UsageError
 from zizou.session.kernel import Session
@@ -52,11 +49,6 @@ async def run_deck(runtime: Session, text: str) -> str:
     if not outcome.ok:
         return f"{deck.name} failed — {outcome.code}: {outcome.message}"
     return f"{deck.name} returned:\n{output_text(outcome.output)}"
-
-
-def output_text(output: Any) -> str:
-    """A deck's output: text as it is, anything else as indented JSON."""
-    return output if isinstance(output, str) else json.dumps(output, indent=2, ensure_ascii=False)
 
 
 __all__ = ["decks_listing", "output_text", "run_deck"]

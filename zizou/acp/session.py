@@ -100,7 +100,7 @@ class AcpSession:
 
     def set_mode(self, mode: str) -> None:
         """The editor switched the mode: it knows, so it is not told back."""
-        self.kernel.state.set_mode(mode, "user")
+        self.kernel.set_mode(mode, "user")
         self._told_mode = mode
 
     def switch_model(self, model: Model) -> None:
@@ -149,7 +149,7 @@ class AcpSession:
             return "cancelled"
         if not build:
             return stop
-        self.kernel.state.set_mode("build", "user")
+        self.kernel.set_mode("build", "user")
         await self._tell_state()
         await self.send(update_user_message_text(GO_AHEAD))
         return await self._run(GO_AHEAD)

@@ -19,6 +19,7 @@ from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredComm
 
 from zizou.agent.guards import StopTurn
 from zizou.checkpoints import UndoError, UndoResult
+from zizou.checkpoints.plans import REDONE_WORDS, UNDONE_WORDS
 from zizou.contracts.file_commands import load_file_commands, message_for, split_command
 from zizou.errors import ProviderError
 from zizou.session.kernel import Session
@@ -32,8 +33,6 @@ EDITOR_COMMANDS: dict[str, tuple[str, str]] = {  # name: (what it does, its inpu
     "run": ("run a deck on an input (JSON or text), not through the model", "DECK [INPUT]"),
 }
 INIT_IN_PLAN = "/init writes ZIZOU.md, and plan mode changes nothing: switch to build first."
-DONE = {"restore": "restored", "delete": "deleted", "recreate": "brought back"}
-REDONE = {"restore": "changed again", "delete": "deleted again", "recreate": "made again"}
 
 
 @dataclass(frozen=True)
@@ -132,11 +131,11 @@ async def undo_or_redo(runtime: Session, verb: str, arguments: str) -> str:
 
 
 def report(verb: str, result: UndoResult) -> str:
-    words = REDONE if verb == "redo" else DONE
+    words = REDONE_WORDS if verb == "redo" else UNDONE_WORDS
     turn = result.turns[0]
     done: dict[str, list[str]] = {}
     for outcome in result.files:
-        if outcome.ok and outcome.action in words:
+        if outcome.ok and outcome.action != "none" and outcome.action in words:
             done.setdefault(words[outcome.action], []).append(outcome.path)
     files = "; ".join(f"{word} {', '.join(paths)}" for word, paths in done.items())
     what = "Redid" if verb == "redo" else "Undid"

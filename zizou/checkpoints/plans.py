@@ -307,7 +307,27 @@ def _command(arguments: str) -> str:
     return command if isinstance(command, str) else arguments
 
 
+# What undo did to a file, what redo did, and what undo would do: the words every front end
+# uses (the app's notice, `zizou undo`, an editor's /undo).
+UNDONE_WORDS = {
+    "restore": "restored",
+    "delete": "deleted",  # the turn created it
+    "recreate": "brought back",  # the turn deleted it
+    "none": "unchanged",
+}
+REDONE_WORDS = {"restore": "changed again", "delete": "deleted again", "recreate": "made again"}
+PLANNED_WORDS = {
+    "restore": "restore",
+    "delete": "delete",
+    "recreate": "bring back",
+    "none": "leave",
+}
+
+
 __all__ = [
+    "PLANNED_WORDS",
+    "REDONE_WORDS",
+    "UNDONE_WORDS",
     "WHY",
     "Action",
     "FileOutcome",

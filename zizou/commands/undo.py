@@ -18,6 +18,8 @@ from pathlib import Path
 import click
 
 from zizou.checkpoints.plans import (
+    PLANNED_WORDS,
+    UNDONE_WORDS,
     FileOutcome,
     TurnInfo,
     TurnPreview,
@@ -29,13 +31,7 @@ from zizou.checkpoints.undo import Checkpoints
 from zizou.errors import UsageError
 from zizou.sessions import SessionStore, find_project
 
-DONE = {
-    "restore": "restored",
-    "delete": "deleted",  # the turn created it
-    "recreate": "brought back",  # the turn deleted it
-    "none": "unchanged",
-}
-PLANNED = {"restore": "restore", "delete": "delete", "recreate": "bring back", "none": "leave"}
+DONE, PLANNED = UNDONE_WORDS, PLANNED_WORDS
 
 
 @click.command(name="undo", context_settings={"help_option_names": ["-h", "--help"]})

@@ -4,6 +4,7 @@ as the lists of decks show it."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from zizou.contracts.events import (
@@ -73,3 +74,10 @@ def _short(schema: dict[str, Any] | None) -> str:
         names = [name if name in required else f"{name}?" for name in properties]
         return "{" + ", ".join(names) + "}"
     return str(schema.get("type") or "json")
+
+
+def output_text(output: Any) -> str:
+    """A deck's output as a person reads it: text as it is, anything else as indented JSON."""
+    if isinstance(output, str):
+        return output
+    return json.dumps(output, indent=2, ensure_ascii=False)

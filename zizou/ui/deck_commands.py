@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from zizou.decks.display import nested_line, signature
+from zizou.decks.display import nested_line, output_text, signature
 from zizou.decks.tools import Outcome as DeckOutcome
 from zizou.decks.tools import input_from_text, short_input
 from zizou.errors import UsageError
@@ -181,15 +181,8 @@ def decks_listing(found: DeckSet) -> tuple[str, str]:
     return "\n".join(lines), LISTED_FIX if decks else MAKE_ONE
 
 
-def output_text(output: Any) -> str:
-    """A deck's output as the chat shows it: text as it is, anything else as indented JSON."""
-    if isinstance(output, str):
-        return output
-    return json.dumps(output, indent=2, ensure_ascii=False)
-
-
 def sentence(text: str) -> str:
     return text[:1].upper() + text[1:] + ("" if text.endswith((".", "\n")) else ".")
 
 
-__all__ = ["DeckCommands", "decks_listing", "output_text", "shown_on"]
+__all__ = ["DeckCommands", "decks_listing", "shown_on"]

@@ -34,7 +34,7 @@ from zizou.checkpoints import (
     UndoResult,
     caveats,
 )
-from zizou.checkpoints.plans import UNSURE
+from zizou.checkpoints.plans import PLANNED_WORDS, REDONE_WORDS, UNDONE_WORDS, UNSURE
 from zizou.errors import ZizouError
 from zizou.ui.conversations import TAGLINE
 from zizou.ui.host import SessionChanged, ShowScreen
@@ -61,14 +61,7 @@ NO_ARGS = "/{verb} takes no arguments: /rewind picks an earlier turn to go back 
 EDIT_AGAIN = "Its message is back in the prompt: edit it and Enter sends it again; or /redo."
 REWIND_TITLE = "Rewind: undo every turn from the last back to the one you pick (Enter)"
 SHOWN_DONE = 12  # the notice names this many files of each kind, then says how many more
-DONE = {  # what undo did to a file; redo's words below
-    "restore": "restored",
-    "delete": "deleted",  # the turn created it
-    "recreate": "brought back",  # the turn deleted it
-    "none": "unchanged",
-}
-REDONE = {"restore": "changed again", "delete": "deleted again", "recreate": "made again"}
-PLANNED = {"restore": "restore", "delete": "delete", "recreate": "bring back", "none": "leave"}
+DONE, REDONE, PLANNED = UNDONE_WORDS, REDONE_WORDS, PLANNED_WORDS
 
 
 class UndoCommands:
