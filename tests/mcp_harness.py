@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from waiting import scaled
+
 from zizou.env import scrubbed_env
 from zizou.mcp.config import ServerSpec, parse
 from zizou.mcp.connection import Launch
@@ -69,7 +71,7 @@ def started(root: Path, servers: dict[str, dict[str, Any]], **settings: Any) -> 
 
 def settle(manager: McpServers, limit_s: float = 60.0) -> list[ServerStatus]:
     """The statuses once no server is starting (a test's own generous limit)."""
-    deadline = time.monotonic() + limit_s
+    deadline = time.monotonic() + scaled(limit_s)
     while time.monotonic() < deadline:
         statuses = manager.statuses()
         if all(status.state != "starting" for status in statuses):
@@ -86,7 +88,7 @@ def free_port() -> int:
 
 
 def wait_for_port(port: int, limit_s: float = 30.0) -> None:
-    deadline = time.monotonic() + limit_s
+    deadline = time.monotonic() + scaled(limit_s)
     while time.monotonic() < deadline:
         with socket.socket() as sock:
             if sock.connect_ex(("127.0.0.1", port)) == 0:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from waiting import scaled
 
 from zizou.cli import main
 from zizou.hooks.sources import PROJECT_HOOKS, TRUST_FILE
@@ -243,7 +244,7 @@ def test_the_installed_command_lists_hooks(root: Path, home: Path) -> None:
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from loopback import LoopbackServer, Reply, ScriptedToolCall
+from waiting import scaled
 
 
 def post(base_url: str, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
@@ -23,7 +24,7 @@ def post(base_url: str, body: dict[str, Any]) -> tuple[int, dict[str, str], byte
         headers={"Content-Type": "application/json", "Authorization": "Bearer sk-test"},
     )
     try:
-        with urllib.request.urlopen(request, timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=scaled(10)) as response:
             return response.status, dict(response.headers), response.read()
     except urllib.error.HTTPError as err:
         return err.code, dict(err.headers), err.read()
@@ -121,7 +122,7 @@ def test_an_exhausted_script_answers_500_and_every_request_is_recorded() -> None
 def test_repeat_cycles_the_script_and_models_are_listed() -> None:
     with LoopbackServer([{"text": "a"}, {"text": "b"}], repeat=True) as srv:
         bodies = [post(srv.base_url, {**STREAM, "stream": False})[2] for _ in range(3)]
-        with urllib.request.urlopen(f"{srv.base_url}/models", timeout=10) as response:
+        with urllib.request.urlopen(f"{srv.base_url}/models", timeout=scaled(10)) as response:
             models = json.loads(response.read())
     texts = [json.loads(b)["choices"][0]["message"]["content"] for b in bodies]
     assert texts == ["a", "b", "a"] and models["data"][0]["id"] == "loopback"
@@ -151,7 +152,7 @@ def test_it_runs_standalone(tmp_path: Path) -> None:
             assert json.loads(raw)["choices"][0]["message"]["content"] == "standalone"
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.wait(timeout=scaled(10))
     assert [json.loads(line)["seq"] for line in log.read_text().splitlines()] == [1, 2]
 
 
@@ -159,7 +160,7 @@ def test_the_log_has_one_json_line_per_chat_request(tmp_path: Path) -> None:
     log = tmp_path / "requests.jsonl"
     with LoopbackServer([{"text": "one"}, {"text": "two"}], log_path=log) as srv:
         post(srv.base_url, STREAM)
-        urllib.request.urlopen(f"{srv.base_url}/models", timeout=10).close()  # not a chat
+        urllib.request.urlopen(f"{srv.base_url}/models", timeout=scaled(10)).close()  # not a chat
         post(
             srv.base_url,
             {**STREAM, "stream": False, "messages": [{"role": "user", "content": "é"}]},
@@ -244,7 +245,7 @@ def post_anthropic(root_url: str, body: dict[str, Any]) -> tuple[int, dict[str, 
         headers={"Content-Type": "application/json", "x-api-key": "sk-test"},
     )
     try:
-        with urllib.request.urlopen(request, timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=scaled(10)) as response:
             return response.status, dict(response.headers), response.read()
     except urllib.error.HTTPError as err:
         return err.code, dict(err.headers), err.read()

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from waiting import scaled
 
 from zizou.config.options import RunOptions
 from zizou.contracts.events import Nested, ToolCallFinished, ToolCallStarted
@@ -262,7 +263,7 @@ def test_the_worker_imports_neither_litellm_nor_textual_nor_the_providers(tmp_pa
         capture_output=True,
         text=True,
         cwd=tmp_path,
-        timeout=60,
+        timeout=scaled(60),
         check=True,
     )
     ready, ending = (json.loads(line) for line in done.stdout.splitlines())
@@ -277,7 +278,7 @@ def test_a_message_the_worker_cannot_read_ends_it_with_an_error(tmp_path: Path) 
         capture_output=True,
         text=True,
         cwd=tmp_path,
-        timeout=60,
+        timeout=scaled(60),
         check=True,
     )
     ready, ending = (json.loads(line) for line in done.stdout.splitlines())

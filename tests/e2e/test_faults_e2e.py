@@ -4,7 +4,8 @@ and that the session file holds the user's message exactly once.
 
 config.toml keeps the waits and timeouts short so the file runs in well under a minute; each run
 still pays litellm's import. `first_token_s` counts from the request, so it leaves room for
-litellm to build its client and connect on a loaded machine.
+litellm to build its client and connect on a loaded machine; both timeouts grow with the tests'
+other time limits (`waiting.scaled`), and the stalls that must outlast them with them.
 """
 
 from __future__ import annotations
@@ -17,18 +18,21 @@ from typing import Any
 
 from conftest import CliResult, run_cli
 from loopback import LoopbackServer
+from waiting import scaled
 
 from zizou.contracts.compaction import TOOL_PLACEHOLDER
 from zizou.sessions import SessionStore
 
 PROMPT = "fix the flaky test"
-CONFIG = """\
+FIRST_TOKEN_S = scaled(4)
+IDLE_S = scaled(0.5)
+CONFIG = f"""\
 [retry]
 base_delay_s = 0.05
 
 [timeouts]
-first_token_s = 4
-idle_s = 0.5
+first_token_s = {FIRST_TOKEN_S:g}
+idle_s = {IDLE_S:g}
 """
 OVERFLOW = {
     "status": 400,
@@ -161,8 +165,12 @@ def test_broken_streams_are_retried_and_their_tool_calls_never_run(
     pwn = {"tool_calls": [call("write_file", path="pwned.txt", content="x")], "truncate": True}
     script = [
         pwn,  # ends without a finish reason
-        {"text": "one two three", "stall_s": 5},  # stalls mid-reply, longer than idle_s
-        {"text": "late", "stall_s": 10, "stall_after": 0},  # no first token within first_token_s
+        {"text": "one two three", "stall_s": 10 * IDLE_S},  # stalls mid-reply, longer than idle_s
+        {
+            "text": "late",
+            "stall_s": 2.5 * FIRST_TOKEN_S,
+            "stall_after": 0,
+        },  # no first token within first_token_s
         {"text": "Fixed."},
     ]
     run_ = run(script, project, zizou_home, "--yes")
@@ -170,8 +178,12 @@ def test_broken_streams_are_retried_and_their_tool_calls_never_run(
     assert run_.attempts == 4 and not (project / "pwned.txt").exists()
     truncated, idle, first_token = (r["reason"] for r in run_.retries)
     assert truncated.startswith("the stream from openai ended before it finished, retrying")
-    assert idle.startswith("the stream from openai stalled for 0.5 s mid-reply (timeouts.idle_s)")
-    assert first_token.startswith("openai sent no first token within 4 s (timeouts.first_token_s)")
+    assert idle.startswith(
+        f"the stream from openai stalled for {IDLE_S:g} s mid-reply (timeouts.idle_s)"
+    )
+    assert first_token.startswith(
+        f"openai sent no first token within {FIRST_TOKEN_S:g} s (timeouts.first_token_s)"
+    )
     assert [r["attempt"] for r in run_.retries] == [2, 3, 4]
     kinds = [e["type"] for e in run_.events]
     assert kinds.index("text_delta") < kinds.index("retrying", kinds.index("text_delta"))

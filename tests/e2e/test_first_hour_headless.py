@@ -12,16 +12,17 @@ from typing import Any
 
 from conftest import CliResult, run_cli
 from loopback import LoopbackServer
+from waiting import scaled
 
 from zizou.contracts.compaction import TOOL_PLACEHOLDER
 
-CONFIG = """\
+CONFIG = f"""\
 [retry]
 base_delay_s = 0.05
 
 [timeouts]
-first_token_s = 10
-idle_s = 2
+first_token_s = {scaled(10):g}
+idle_s = {scaled(2):g}
 """
 OVERFLOW = {
     "status": 400,
@@ -62,11 +63,13 @@ def test_a_504_with_retry_after_waits_as_asked(project: Path, zizou_home: Path) 
 def test_headers_held_past_the_connect_timeout_are_tried_five_times(
     project: Path, zizou_home: Path
 ) -> None:
-    config = CONFIG + "connect_s = 1\n"
-    held = [{"text": "late", "delay_s": 2}] * 5
+    connect_s = scaled(1)
+    config = CONFIG + f"connect_s = {connect_s:g}\n"
+    held = [{"text": "late", "delay_s": 2 * connect_s}] * 5
     result, requests = run(held, project, zizou_home, config=config)
     assert result.code == 1, result.stderr
-    assert "gave up after 5 attempts: openai did not start answering within 1 s" in result.stderr
+    gave_up = f"gave up after 5 attempts: openai did not start answering within {connect_s:g} s"
+    assert gave_up in result.stderr
     # An attempt's clock also runs while litellm builds its client, which on a loaded machine
     # can take the whole second before the request is sent (even for every attempt): the server
     # may see fewer, never more. The five attempts are the message above.

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from conftest import cli_env
 from loopback import LoopbackServer
-from waiting import running_process, unique_sleep, wait_until
+from waiting import running_process, scaled, unique_sleep, wait_until
 
 
 def test_ctrl_c_ends_the_turn_in_the_session_file_and_prints_the_result(
@@ -31,12 +31,12 @@ def test_ctrl_c_ends_the_turn_in_the_session_file_and_prints_the_result(
             text=True,
         )
         try:
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + scaled(60)
             while not srv.chat_requests and time.monotonic() < deadline:
                 time.sleep(0.05)
             assert srv.chat_requests, "the request never reached the server"
             proc.send_signal(signal.SIGINT)
-            stdout, stderr = proc.communicate(timeout=30)
+            stdout, stderr = proc.communicate(timeout=scaled(30))
         finally:
             proc.kill()
     assert proc.returncode == 130, stderr
@@ -73,7 +73,7 @@ def test_ctrl_c_during_a_command_tells_how_long_it_ran_and_what_it_printed(
             # In the sandbox its files arrive when it ends: its process says that it runs.
             wait_until(lambda: running_process(sleeping), "the command to run", 60)
             proc.send_signal(signal.SIGINT)
-            stdout, stderr = proc.communicate(timeout=60)
+            stdout, stderr = proc.communicate(timeout=scaled(60))
         finally:
             proc.kill()
     assert proc.returncode == 130, stderr

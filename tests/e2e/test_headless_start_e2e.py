@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CliResult, cli_env
+from waiting import scaled
 
 
 def start(args: list[str], cwd: Path, home: Path, *, terminal: bool = False) -> CliResult:
@@ -27,7 +28,7 @@ def start(args: list[str], cwd: Path, home: Path, *, terminal: bool = False) -> 
             stdout=follower if terminal else subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=cli_env(home),
-            timeout=60,
+            timeout=scaled(60),
             check=False,
         )
     finally:

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from conftest import cli_env, run_cli
 from loopback import LoopbackServer
+from waiting import scaled
 
 FETCH = (
     "python3 -c 'import time, urllib.request\n"
@@ -66,7 +67,7 @@ def processes_in(project: Path) -> list[str]:
 
 
 def none_left(project: Path) -> list[str]:
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + scaled(5)
     while (left := processes_in(project)) and time.monotonic() < deadline:
         time.sleep(0.05)
     return left
@@ -176,13 +177,13 @@ def test_being_stopped_leaves_no_job_behind(
             text=True,
         )
         try:
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + scaled(60)
             while len(srv.chat_requests) < 2 and time.monotonic() < deadline:
                 time.sleep(0.05)
             assert len(srv.chat_requests) == 2, "the second request never came"
             assert processes_in(project), "the job is not running"
             proc.send_signal(signum)
-            _, stderr = proc.communicate(timeout=30)
+            _, stderr = proc.communicate(timeout=scaled(30))
         finally:
             proc.kill()
     assert proc.returncode == 130, stderr

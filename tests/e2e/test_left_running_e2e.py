@@ -13,7 +13,7 @@ from pathlib import Path
 
 from conftest import cli_env, run_cli
 from loopback import LoopbackServer
-from waiting import wait_until
+from waiting import scaled, wait_until
 
 START_S = 120  # a loaded machine takes long to start zizou (litellm's import alone)
 
@@ -80,7 +80,7 @@ def test_kill_9_of_zizou_ends_its_command_and_its_background_job(
             # zizou tells the watchdog of a group just after starting it: wait for that
             wait_until(lambda: recorded(project, 2), "both groups to be recorded")
             proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=30)
+            proc.wait(timeout=scaled(30))
             wait_until(lambda: not running(job) and not running(command), "them to end")
         finally:
             proc.kill()
@@ -102,7 +102,7 @@ def test_the_next_zizou_ends_what_a_dead_zizou_left_running_and_says_so(
             os.kill(watchdog, signal.SIGKILL)  # the watchdog dies first: nobody ends it now
             wait_until(lambda: b"watchdog_script" not in _cmdline(watchdog), "the watchdog to die")
             proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=30)
+            proc.wait(timeout=scaled(30))
             assert running(command)  # left running, re-parented
             with LoopbackServer([{"text": "hello again"}]) as again:
                 args = ["-p", "hi", "--api-base", again.base_url, "--sandbox", "off"]

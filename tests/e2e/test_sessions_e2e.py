@@ -10,6 +10,7 @@ from pathlib import Path
 
 from conftest import cli_env, run_cli
 from loopback import LoopbackServer
+from waiting import scaled
 
 from zizou.sessions import SessionStore
 
@@ -58,7 +59,7 @@ def test_kill_9_mid_stream_leaves_a_session_that_resumes_without_duplicates(
         )
         assert srv.stalling.wait(60), "the stream never started"  # it has, and it stalls
         proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=10)
+        proc.wait(timeout=scaled(10))
 
         store = SessionStore(project)
         session_id = store.active_id()

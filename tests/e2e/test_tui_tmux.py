@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 from loopback import LoopbackServer
+from waiting import scaled
 
 from zizou.ui.screens.hook_trust import HookTrustScreen
 
@@ -38,7 +39,7 @@ class Tmux:
             capture_output=True,
             text=True,
             check=True,
-            timeout=10,
+            timeout=scaled(10),
         )
         return done.stdout
 
@@ -50,7 +51,7 @@ class Tmux:
             return ""
 
     def wait_for(self, check: Callable[[str], bool], what: str, limit_s: float = 60) -> str:
-        deadline = time.monotonic() + limit_s
+        deadline = time.monotonic() + scaled(limit_s)
         while time.monotonic() < deadline:
             text = self.screen()
             if check(text):
@@ -182,7 +183,7 @@ def test_a_closed_terminal_ends_zizou_and_its_jobs(tmux: Tmux, project: Path) ->
     with LoopbackServer(JOB_SCRIPT) as srv:
         pid = _background_job_running(tmux, project, srv)
         tmux.run("kill-server")
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + scaled(20)
         while _alive(pid) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert not _alive(pid), "zizou outlived its terminal"
@@ -573,7 +574,7 @@ def test_an_approval_sets_the_windows_bell_flag(tmux: Tmux, project: Path) -> No
         tmux.run("send-keys", "-t", "main", "-l", "make the file")
         tmux.run("send-keys", "-t", "main", "Enter")
         tmux.wait_for(lambda s: "Run this command?" in s, "the approval dialog")
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + scaled(10)
         while tmux.run("display-message", "-p", "-t", "main", flag).strip() != "1":
             assert time.monotonic() < deadline, "the window's bell flag was never set"
             time.sleep(0.05)
@@ -607,7 +608,7 @@ def test_a_projects_mcp_server_is_approved_then_its_tool_is_asked_for_and_answer
         time.sleep(1)  # the dialog takes an answer once it has been on screen a moment
         tmux.run("send-keys", "-t", "main", "y")
         tmux.wait_for(lambda s: "Approved .mcp.json: starting git" in s, "the approval")
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + scaled(60)
         while "git · project · ready · 12 tools" not in tmux.screen():
             assert time.monotonic() < deadline, tmux.screen()
             tmux.run("send-keys", "-t", "main", "-l", "/mcp")

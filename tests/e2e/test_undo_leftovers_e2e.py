@@ -16,7 +16,7 @@ from typing import Any
 
 from conftest import cli_env, run_cli
 from loopback import LoopbackServer
-from waiting import wait_until
+from waiting import scaled, wait_until
 
 # `zizou undo`, its writes stopped just before a staged temp file takes its file's name: the
 # moment a kill leaves the temp file behind. It says so by making the file named in argv[1].
@@ -82,7 +82,7 @@ def test_an_undo_killed_halfway_leaves_nothing_in_the_project(
         wait_until(marker.exists, "the undo to reach its rename", limit_s=60)
         os.kill(undo.pid, signal.SIGKILL)
     finally:
-        undo.wait(timeout=30)
+        undo.wait(timeout=scaled(30))
     staged = list((project / ".zizou" / "tmp").iterdir())
     assert [path.name.startswith(f"{undo.pid}-") for path in staged] == [True]
     assert project_files(project) == ["pkg/mod1.py"]  # no temp file beside it

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from loopback import LoopbackServer
+from waiting import scaled
 
 from zizou.contracts.protocols import ModelReply, ModelRequest, TextPiece, ToolCall
 from zizou.providers import LiteLLMModel, make_model
@@ -286,7 +287,7 @@ def test_deciding_auto_waits_for_the_first_request_to_import_litellm() -> None:
         "assert 'litellm' not in sys.modules, 'litellm was imported'\n"
         "assert m.inner.active and 'litellm' in sys.modules\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=scaled(60))
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ from typing import Any, cast
 
 import pytest
 from loopback import LoopbackServer  # tests/ is on sys.path (tests/conftest.py)
+from waiting import scaled
 
 from zizou.contracts.protocols import Model, ModelReply, ModelRequest, TextPiece
 from zizou.errors import ProviderError
@@ -178,7 +179,9 @@ async def test_stopping_early_during_a_stall_does_not_hang() -> None:
         llm = LiteLLMModel("openai/gpt-4o", api_base=srv.base_url, api_key=KEY)
         stream = cast(AsyncGenerator[Any, None], llm.stream(REQUEST))
         first = await anext(stream)
-        await asyncio.wait_for(stream.aclose(), timeout=5)  # frees the connection, no waiting
+        await asyncio.wait_for(
+            stream.aclose(), timeout=scaled(5)
+        )  # frees the connection, no waiting
     assert isinstance(first, TextPiece)
 
 
@@ -218,7 +221,7 @@ def test_importing_the_providers_does_not_import_litellm() -> None:
         "p.make_model('gpt-4o')\n"
         "assert 'litellm' not in sys.modules, 'litellm was imported'\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=scaled(60))
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from waiting import scaled
 
 from .conftest import write_project
 
@@ -22,7 +23,7 @@ def _zizou_map(
         capture_output=True,
         env=env,
         check=check,
-        timeout=120,
+        timeout=scaled(120),
     )
 
 

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from waiting import scaled
 
 from zizou.agent.approvers import ScriptedApprover
 from zizou.agent.calls import CallRunner
@@ -42,14 +43,14 @@ def alive(pid: int) -> bool:
 
 
 def wait_gone(pids: list[int]) -> list[int]:
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + scaled(5)
     while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.02)
     return [pid for pid in pids if alive(pid)]
 
 
 async def pids_of(root: Path, name: str = "pids", count: int = 1) -> list[int]:
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + scaled(10)
     while True:
         path = root / name
         found = path.read_text().split() if path.exists() else []

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pydantic
 import pytest
+from waiting import scaled
 
 from zizou.agent.approvers import ScriptedApprover
 from zizou.agent.calls import CallRunner
@@ -46,7 +47,7 @@ def alive(pid: int) -> bool:
 
 
 def assert_all_gone(pids: list[int]) -> None:
-    deadline = time.monotonic() + 3
+    deadline = time.monotonic() + scaled(3)
     while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not [pid for pid in pids if alive(pid)]
@@ -95,7 +96,7 @@ async def test_cancellation_kills_the_group_and_says_how_long_it_ran(
     root: Path, ctx: ToolContext
 ) -> None:
     task = asyncio.create_task(bash(ctx, f"echo first words; {TWO_SLEEPERS}"))
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + scaled(5)
     while len((root / "pids").read_text().split() if (root / "pids").exists() else []) < 2:
         assert time.monotonic() < deadline
         await asyncio.sleep(0.02)
@@ -246,7 +247,7 @@ async def test_cancellation_while_stdin_is_written_kills_the_group(
     root: Path, ctx: ToolContext
 ) -> None:
     task = asyncio.create_task(bash(ctx, "echo $$ > pids; sleep 1000; cat", stdin=ONE_MIB))
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + scaled(5)
     while not (root / "pids").exists() or not (root / "pids").read_text().strip():
         assert time.monotonic() < deadline
         await asyncio.sleep(0.02)
