@@ -49,6 +49,27 @@ def test_a_claude_command_sends_its_body_with_the_arguments(
     assert sent == "Cherry-pick abc123 onto main."
 
 
+def test_a_command_file_or_an_attachment_over_100_kb_is_cut_and_says_so(
+    project: Path, zizou_home: Path, agents_home: Path
+) -> None:
+    commands = project / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "huge.md").write_text("Summarise @log.txt.\n" + "# padding\n" * 15_000)
+    (project / "log.txt").write_text("line\n" * 40_000)
+
+    sent, stderr = sent_for(project, zizou_home, agents_home, "/huge")
+    assert sent.startswith("Summarise @log.txt.") and len(sent.encode()) < 210_000
+    assert (
+        ".claude/commands/huge.md: only its first 100 KB is used (the file is 150,020 bytes)"
+        in (stderr)
+    )
+    assert "@log.txt: only its first 100 KB is used (the file is 200,000 bytes)" in stderr
+    listed = run_cli(
+        ["config", "--sources"], project, zizou_home, ZIZOU_AGENTS_HOME=str(agents_home)
+    )
+    assert "huge.md: only its first 100 KB is used (the file is 150,020 bytes)" in listed.stdout
+
+
 def test_codex_and_opencode_commands_work_and_secrets_stay_out(
     project: Path, zizou_home: Path, agents_home: Path
 ) -> None:

@@ -100,11 +100,13 @@ def _load_one(
         found.problems.append(f"{label}: /{name} comes first from {first.source}; not used")
         return
     try:
-        text = _read(base, rel)
+        text, size = _read(base, rel)
         fields, body = checked_front_matter(text, label)
     except (PathError, ValueError) as err:
         found.problems.append(str(err))
         return
+    if size > FILE_CAP:
+        found.problems.append(f"{label}: {_cut(size)}")
     found.commands[name] = FileCommand(
         name,
         label,
@@ -135,12 +137,18 @@ def _markdown_files(base: Path, folder: str, deep: bool) -> list[str]:
     return sorted(files)[:MAX_FILES]
 
 
-def _read(base: Path, rel: str) -> str:
+def _read(base: Path, rel: str) -> tuple[str, int]:
+    """The file's text (its first FILE_CAP bytes) and its size."""
     path = confined.resolve_unasked(base, rel)
     info = confined.stat(base, path)
     if info is None or not stat.S_ISREG(info.st_mode):
         raise PathError(f"{rel} is not a regular file")
-    return confined.read_head(base, path, FILE_CAP).decode("utf-8", errors="replace")
+    text = confined.read_head(base, path, FILE_CAP).decode("utf-8", errors="replace")
+    return text, info.st_size
+
+
+def _cut(size: int) -> str:
+    return f"only its first {FILE_CAP // 1000} KB is used (the file is {size:,} bytes)"
 
 
 def checked_front_matter(text: str, label: str) -> tuple[dict[str, str], str]:
@@ -218,6 +226,8 @@ def _attachments(body: str, root: Path, source: str) -> tuple[str, list[str]]:
         except PathError as err:
             notes.append(f"{source}: @{target} was not attached: {err}")
             continue
+        if info.st_size > FILE_CAP:
+            notes.append(f"{source}: @{target}: {_cut(info.st_size)}")
         text = data.decode("utf-8", errors="replace")
         parts.append(f"\n\nContents of {target}:\n```\n{text.rstrip()}\n```")
     return "".join(parts), notes
