@@ -2,10 +2,12 @@
 
 The deadline is generous (a loaded machine is slow, not wrong); the poll is short, so a test
 waits only as long as the condition takes. Every time limit inside the tests comes from
-`scaled`: ZIZOU_TEST_TIMEOUT_SCALE (a number, 1 by default) makes them all longer on a slow
-machine instead of failing there. `exclusive` holds a lock on a fixed path, for the
-rare test whose output must name a fixed path, so parallel runs (pytest-xdist workers, or two
-checkouts tested at once) take turns with that path instead of trampling each other.
+`scaled`: ZIZOU_TEST_TIMEOUT_SCALE (a number) makes them all that many times longer; unset (or
+`auto`), they follow the machine's load as each limit is set (1 + the load average per CPU), so a
+machine busy with other work makes them longer instead of failing the tests. `exclusive` holds
+a lock on a fixed path, for the rare test whose output must name a fixed path, so parallel runs
+(pytest-xdist workers, or two checkouts tested at once) take turns with that path instead of
+trampling each other.
 """
 
 from __future__ import annotations
@@ -25,10 +27,13 @@ EVERY_S = 0.01
 
 def timeout_scale() -> float:
     """How many times longer than written every time limit of the tests is (at least 1)."""
+    chosen = os.environ.get(SCALE_VARIABLE, "auto").strip() or "auto"
+    if chosen == "auto":
+        return max(1.0, 1 + os.getloadavg()[0] / (os.cpu_count() or 1))
     try:
-        scale = float(os.environ.get(SCALE_VARIABLE, "1"))
+        scale = float(chosen)
     except ValueError:
-        raise ValueError(f"{SCALE_VARIABLE} must be a number, such as 2") from None
+        raise ValueError(f"{SCALE_VARIABLE} must be a number, such as 2, or auto") from None
     return max(1.0, scale)
 
 

@@ -31,6 +31,7 @@ CONFIG = f"""\
 base_delay_s = 0.05
 
 [timeouts]
+connect_s = {scaled(15):g}
 first_token_s = {FIRST_TOKEN_S:g}
 idle_s = {IDLE_S:g}
 """

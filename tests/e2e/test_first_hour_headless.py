@@ -16,14 +16,8 @@ from waiting import scaled
 
 from zizou.contracts.compaction import TOOL_PLACEHOLDER
 
-CONFIG = f"""\
-[retry]
-base_delay_s = 0.05
-
-[timeouts]
-first_token_s = {scaled(10):g}
-idle_s = {scaled(2):g}
-"""
+TIMEOUTS = f"first_token_s = {scaled(10):g}\nidle_s = {scaled(2):g}\n"
+CONFIG = f"[retry]\nbase_delay_s = 0.05\n\n[timeouts]\nconnect_s = {scaled(15):g}\n{TIMEOUTS}"
 OVERFLOW = {
     "status": 400,
     "error": "This model's maximum context length is 1000 tokens. However, your messages "
@@ -64,7 +58,7 @@ def test_headers_held_past_the_connect_timeout_are_tried_five_times(
     project: Path, zizou_home: Path
 ) -> None:
     connect_s = scaled(1)
-    config = CONFIG + f"connect_s = {connect_s:g}\n"
+    config = f"[retry]\nbase_delay_s = 0.05\n\n[timeouts]\nconnect_s = {connect_s:g}\n{TIMEOUTS}"
     held = [{"text": "late", "delay_s": 2 * connect_s}] * 5
     result, requests = run(held, project, zizou_home, config=config)
     assert result.code == 1, result.stderr

@@ -164,8 +164,9 @@ def test_being_stopped_leaves_no_job_behind(
 ) -> None:
     script = [
         {"tool_calls": [call("run_bash", command="echo $$ > pid; sleep 900", background=True)]},
-        {"text": "too late", "delay_s": 60},
+        {"text": "too late", "delay_s": 600},  # held until the stop, however long that takes
     ]
+    (zizou_home / "config.toml").write_text("[timeouts]\nconnect_s = 900\n")
     with LoopbackServer(script) as srv:
         args = headless(srv, "--sandbox", "off", "--yes")
         proc = subprocess.Popen(
