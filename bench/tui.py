@@ -1,14 +1,16 @@
 """How fast the TUI is, on this machine.
 
-Prints: the time from process start to the first frame and to a usable prompt (a keystroke
-echoed) for the real `zizou` in a pseudo-terminal; the time to render a 100 KB streamed answer
-in the app (from Enter to the first frame showing the answer's end) next to the headless
-renderer consuming the same stream (paced as a fast model, and as one burst); and
-keystroke-to-echo latency in the real app while a long answer streams from the loopback server.
-Targets: <= 0.5 s to a usable prompt, <= 1.5x the headless time for a streamed answer, <= 50 ms
-per keystroke.
+Prints: the first frame at 120x40 next to a minimal Textual app drawing one Static in the
+same terminal (the floor, in the same run); the time from process start to the first frame
+and to a usable prompt (a keystroke echoed) for the real `zizou` in a pseudo-terminal; the
+time to render a 100 KB streamed answer in the app (from Enter to the first frame showing the
+answer's end) next to the headless renderer consuming the same stream (paced as a fast model,
+and as one burst); and keystroke-to-echo latency in the real app while a long answer streams
+from the loopback server. Targets: first frame <= 1.3x the minimal app, <= 0.5 s to a usable
+prompt, <= 1.15x the headless time for a streamed answer and <= 2x for a burst, <= 50 ms per
+keystroke.
 
-    .venv/bin/python bench/tui.py [--runs 5]
+    .venv/bin/python bench/tui.py [--runs 5] [--first-frame]
 """
 
 from __future__ import annotations
@@ -39,15 +41,34 @@ from loopback import LoopbackServer  # noqa: E402
 _ESCAPES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[()][0-9A-B]|\x1b.")
 
 
-class PtyApp:
-    """The real `zizou` in a pseudo-terminal of 100x30, its output timestamped."""
+MINIMAL_APP = """
+from textual.app import App
+from textual.widgets import Static
 
-    def __init__(self, args: list[str], cwd: Path, env: dict[str, str]) -> None:
+class Minimal(App[None]):
+    def compose(self):
+        yield Static("Ask zizou")
+
+Minimal().run()
+"""
+
+
+class PtyApp:
+    """The real `zizou` (or `argv`) in a pseudo-terminal of 100x30, its output timestamped."""
+
+    def __init__(
+        self,
+        args: list[str],
+        cwd: Path,
+        env: dict[str, str],
+        size: tuple[int, int] = (100, 30),
+        argv: list[str] | None = None,
+    ) -> None:
         master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "zizou", *args],
+            argv or [sys.executable, "-m", "zizou", *args],
             cwd=cwd,
             env=env,
             stdin=slave,
@@ -124,6 +145,26 @@ def startup(project: Path, base_url: str, runs: int) -> tuple[list[float], list[
         finally:
             app.close()
     return firsts, usables
+
+
+def first_frames(project: Path, base_url: str, runs: int) -> None:
+    """The issue's row: zizou's first frame at 120x40 beside a minimal Textual app drawing one
+    Static in the same terminal, started in turn so both see the same machine."""
+    zizou_args = ["--api-base", base_url, "--no-debug-log"]
+    minimal_argv = [sys.executable, "-c", MINIMAL_APP]
+    zizou, minimal = [], []
+    for _ in range(runs):
+        for argv, times in ((minimal_argv, minimal), (None, zizou)):
+            app = PtyApp(zizou_args, project, environment(), size=(120, 40), argv=argv)
+            try:
+                times.append(app.wait_for(b"Ask zizou", app.started) - app.started)
+            finally:
+                app.close()
+    z, m = statistics.median(zizou), statistics.median(minimal)
+    print(
+        f"first frame 120x40   {z * 1000:8.1f} ms   minimal Textual app {m * 1000:.1f} ms   "
+        f"ratio {z / m:.2f}x   target <= 1.3x (median of {runs})"
+    )
 
 
 def keystroke_latency(
@@ -250,11 +291,16 @@ def render_compare(runs: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    runs = parser.parse_args().runs
+    parser.add_argument("--first-frame", action="store_true", help="only the first-frame row")
+    parsed = parser.parse_args()
+    runs = parsed.runs
     project = Path(tempfile.mkdtemp(prefix="zizou-bench-"))
     (project / "main.py").write_text("print('hello')\n")
     stream = {"text": long_answer(), "pieces": 3000, "chunk_delay_s": 0.01}
     with LoopbackServer([stream], repeat=True) as srv:
+        first_frames(project, srv.base_url, runs)
+        if parsed.first_frame:
+            return
         firsts, usables = startup(project, srv.base_url, runs)
         print(
             f"first frame          {statistics.median(firsts) * 1000:8.1f} ms   "

@@ -16,10 +16,10 @@ import pytest
 PATHS = {
     "--version": (
         "import sys; sys.argv = ['zizou', '--version']; from zizou.launcher import main; main()",
-        (90, 4),
+        (80, 2),
     ),
-    "zizou -p": ("import zizou.cli, zizou.headless, zizou.session", (600, 180)),
-    "the app": ("import zizou.cli, zizou.ui.launch, zizou.ui.app", (800, 195)),
+    "zizou -p": ("import zizou.cli, zizou.headless, zizou.session", (515, 165)),
+    "the app": ("import zizou.cli, zizou.ui.launch, zizou.ui.app", (695, 182)),
 }
 COUNT = (
     "import atexit, json, sys\n"

@@ -1,10 +1,7 @@
-"""zizou: a terminal coding agent."""
+"""zizou: a terminal coding agent.
 
-import logging
+Nothing is imported here: `zizou --version` imports this package and should cost no more than
+Python's own start. The command line gives zizou's logger its silent handler (zizou.cli)."""
 
 __version__ = "0.1.0"
 __all__ = ["__version__"]
-
-# zizou logs through `logging` under "zizou"; the debug log shows its records. With no debug
-# log, nothing is printed: stderr is the full-screen app's, or a script's to parse.
-logging.getLogger(__name__).addHandler(logging.NullHandler())

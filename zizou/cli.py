@@ -4,6 +4,7 @@ resolves them into the run's options (`zizou.config.options`), and hands over to
 from __future__ import annotations
 
 import difflib
+import logging
 import re
 import sys
 import time
@@ -332,6 +333,7 @@ def main(argv: list[str] | None = None) -> None:
     from zizou.config.keys import capture_key_environment
 
     started = time.monotonic()
+    _silence_logs()
     capture_key_environment()  # before anything else: keys leave the environment (config.keys)
     args = list(sys.argv[1:] if argv is None else argv)
     command = _command_for(args)
@@ -362,13 +364,20 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(code)
 
 
+def _silence_logs() -> None:
+    """zizou logs through `logging` under "zizou"; the debug log shows its records. With no
+    debug log, nothing is printed: stderr is the full-screen app's, or a script's to parse."""
+    logger = logging.getLogger("zizou")
+    if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+        logger.addHandler(logging.NullHandler())
+
+
 def _exit_now(code: int) -> NoReturn:
     """Exit once everything zizou writes is closed, without the interpreter's teardown: with
     litellm loaded, collecting its hundreds of megabytes of objects keeps a script (or the
     shell after the app) waiting a second or more for nothing. What a normal exit does first
     is still done: the other threads finish, exit handlers run, logs and output are flushed."""
     import atexit
-    import logging
     import os
     import threading
 

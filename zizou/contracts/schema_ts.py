@@ -17,11 +17,12 @@ import math
 import re
 from collections.abc import Callable, Iterator, Sequence
 from operator import ge, gt, le, lt
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-import jsonschema
-from jsonschema import Draft202012Validator
+if TYPE_CHECKING:  # jsonschema loads with the first schema checked, not with the contracts
+    import jsonschema
+    from jsonschema import Draft202012Validator
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 Check = Callable[[Any], bool]
@@ -64,6 +65,8 @@ class TaskSchema:
         self.schema: dict[str, Any] = schema
         self.source = source
         self._rules = rules
+        from jsonschema import Draft202012Validator
+
         self._validator = Draft202012Validator(schema)
         self._fast = _Compiler(schema, self._validator).compile(schema)
         try:
@@ -112,8 +115,10 @@ def check_schema(schema: Any, source: str) -> None:
             f'"{DIALECT}" or remove it',
             pointer="/$schema",
         )
+    import jsonschema
+
     try:
-        Draft202012Validator.check_schema(schema)
+        jsonschema.Draft202012Validator.check_schema(schema)
     except jsonschema.SchemaError as err:
         where = pointer(err.absolute_path)
         raise SchemaError(
@@ -334,7 +339,8 @@ class _Compiler:
         if not isinstance(node, dict):
             return _CONSTANT[node is not False]
         literals = [*node.get("enum", ()), *([node["const"]] if "const" in node else ())]
-        if any(key in Draft202012Validator.VALIDATORS and key not in _FAST for key in node) or (
+        known = type(self.validator).VALIDATORS
+        if any(key in known and key not in _FAST for key in node) or (
             not all(isinstance(literal, str) for literal in literals)
         ):  # jsonschema's equality (true is not 1, 1 is 1.0) is its own: leave it those
             return self.validator.evolve(schema=node).is_valid  # type: ignore[no-any-return]

@@ -19,9 +19,10 @@ import difflib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import regex
+if TYPE_CHECKING:  # `regex` (for its timeouts) loads with the first window found, not at start
+    import regex
 
 REGEX_TIMEOUT_S = 0.2  # for all of one window's searches together
 MAX_CANDIDATES = 1_000  # matches looked at per anchor; more is reported as "many"
@@ -182,6 +183,8 @@ def _text_field(value: Any, name: str) -> str:
 def compile_pattern(pattern: str) -> regex.Pattern[str]:
     """The compiled regex (MULTILINE: `^` and `$` match at lines), or a WindowError naming the
     position of the mistake."""
+    import regex
+
     try:
         return _compiled(pattern)
     except regex.error as exc:
@@ -193,6 +196,8 @@ _CACHE: dict[str, regex.Pattern[str]] = {}
 
 
 def _compiled(pattern: str) -> regex.Pattern[str]:
+    import regex
+
     found = _CACHE.get(pattern)
     if found is None:
         if len(_CACHE) > 512:

@@ -20,15 +20,15 @@ class WindowArgs(ToolArgs):
 
     regex: str | None = Field(
         default=None,
-        description="A regex (Python syntax; ^ and $ match at line starts and ends): the "
-        "window is the lines its match spans. Use it alone, without start/end fields.",
+        description="A Python regex (^ and $ match at each line): the lines its match spans. "
+        "Use it alone, without start/end fields.",
     )
-    start_line: int | None = Field(default=None, ge=1, description="First line (1-based).")
+    start_line: int | None = Field(default=None, ge=1, description="First line.")
     start: str | None = Field(
         default=None, description="A text on the first line (its first match)."
     )
     start_regex: str | None = Field(default=None, description="A regex matching the first line.")
-    end_line: int | None = Field(default=None, ge=1, description="Last line (inclusive).")
+    end_line: int | None = Field(default=None, ge=1, description="Last line.")
     end: str | None = Field(
         default=None, description="A text on the last line, searched after the start."
     )

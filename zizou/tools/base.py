@@ -33,6 +33,7 @@ from zizou.contracts.task_state import PatchResult
 from zizou.contracts.windows import WindowSpec
 from zizou.contracts.workspace import Window, WindowInfo
 from zizou.errors import PathError
+from zizou.tools._wire_schema import wire_schema
 from zizou.tools.jobs import JobTable
 
 if TYPE_CHECKING:
@@ -207,28 +208,6 @@ class ToolContext:
 SUMMARY_MAX_CHARS = 100
 
 
-def _inlined(node: Any, defs: dict[str, Any]) -> Any:
-    """The schema with each `$ref` to `defs` replaced by its definition, and without pydantic's
-    `title`s: some providers reject `$ref`, and titles only cost tokens."""
-    if isinstance(node, list):
-        return [_inlined(item, defs) for item in node]
-    if not isinstance(node, dict):
-        return node
-    ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        merged = {
-            **defs[ref.removeprefix("#/$defs/")],
-            **{k: v for k, v in node.items() if k != "$ref"},
-        }
-        return _inlined(merged, defs)
-    # A "title" whose value is a string is pydantic's; a property named "title" is a dict.
-    return {
-        key: _inlined(value, defs)
-        for key, value in node.items()
-        if key != "title" or not isinstance(value, str)
-    }
-
-
 _SCHEMAS: dict[type, dict[str, Any]] = {}
 
 
@@ -285,8 +264,7 @@ class Tool(Generic[A]):
 
     @classmethod
     def _build_schema(cls) -> dict[str, Any]:
-        params = cls.Args.model_json_schema()
-        params = _inlined(params, params.pop("$defs", {}))
+        params = wire_schema(cls.Args.model_json_schema())
         return {
             "type": "function",
             "function": {"name": cls.name, "description": cls.description(), "parameters": params},

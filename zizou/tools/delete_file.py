@@ -32,15 +32,14 @@ _TRASH_DIR_MODE = 0o700
 
 
 class DeleteFileArgs(ToolArgs):
-    path: str = Field(description="The file to delete, relative to the project root.")
+    path: str = Field(description="The file to delete.")
 
 
 class DeleteFile(Tool[DeleteFileArgs]):
-    """Delete one file from the project; the user approves each deletion first.
+    """Delete one file; the user approves each deletion first.
 
-    The file's bytes are moved to .zizou/trash/, and the result says where. Only a regular
-    file can be deleted: not a directory, a symbolic link, or anything in .git/ or .zizou/.
-    To empty a file instead, use write_file.
+    Its bytes are moved to .zizou/trash/. Only a regular file: not a directory, a symbolic link,
+    or anything in .git/ or .zizou/.
     """
 
     name = "delete_file"

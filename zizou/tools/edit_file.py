@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Self
+from typing import Self
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from zizou.confined import PathHandle
 from zizou.errors import PathError
@@ -39,18 +39,6 @@ from zizou.tools.read_file import seen_text
 log = logging.getLogger(__name__)
 
 
-def _without_nulls(schema: dict[str, Any]) -> None:
-    """Offer each optional field in its own type only: a model never needs to send null, and
-    an `anyOf` with null would cost tokens at every step."""
-    for field in schema.get("properties", {}).values():
-        branches = field.get("anyOf")
-        if field.get("default", "") is None and isinstance(branches, list):
-            typed = [branch for branch in branches if branch != {"type": "null"}]
-            if len(typed) == 1:
-                del field["anyOf"], field["default"]
-                field.update(typed[0])
-
-
 class OneEdit(ToolArgs):
     old_string: str
     new_string: str
@@ -58,21 +46,18 @@ class OneEdit(ToolArgs):
 
 
 class EditFileArgs(ToolArgs):
-    model_config = ConfigDict(json_schema_extra=_without_nulls)
-
-    path: str = Field(description="File to edit, relative to the project root.")
+    path: str = Field(description="File to edit.")
     old_string: str | None = Field(
         default=None,
-        description="Text to replace, copied from the file without line-number prefixes; "
-        "include enough surrounding lines to make it unique.",
+        description="Text to replace, with enough lines to be unique.",
     )
-    new_string: str | None = Field(default=None, description="Text to put in its place.")
+    new_string: str | None = Field(default=None, description="The replacement.")
     replace_all: bool = Field(
         default=False, description="Replace every occurrence instead of exactly one."
     )
     edits: list[OneEdit] | None = Field(
         default=None,
-        description="Instead of old_string/new_string: several edits, made in order, all or none.",
+        description="Instead of old_string/new_string: several edits.",
     )
 
     @model_validator(mode="after")
@@ -102,23 +87,17 @@ class EditFileArgs(ToolArgs):
 class EditFile(Tool[EditFileArgs]):
     """Replace old_string with new_string in a file you have read (and not changed since).
 
-    Copy old_string from the file, without line-number prefixes, with enough lines to occur
-    once, or set replace_all. If it is not there exactly, differences in line endings, trailing
-    spaces, indentation, look-alikes (curly quotes, dashes) and blank lines are tolerated when
-    the lines match one place only; the result says so, and what you wrote is written with the
-    file's quotes and indentation. A line of old_string that is only `# ... existing code ...`
-    (or `...`) stands for the unchanged lines between its neighbours when they match one place;
-    keep that line in new_string to keep them. For several changes to one file, pass
-    edits, a list of {old_string, new_string, replace_all}: made in order, all or none. To
-    create a file or rewrite it whole, use write_file.
+    Copy old_string without line-number prefixes; it must occur once, or set replace_all. Slips
+    in line endings, trailing spaces, indentation, look-alikes (curly quotes, dashes) and blank
+    lines are forgiven when the lines match one place only; the result says so. A line of
+    old_string that is only `# ... existing code ...` (or `...`) stands for the unchanged lines
+    between its neighbours; keep it in new_string to keep them. For several changes to one
+    file, pass edits: made in order, all or none. To write a whole file, use write_file.
     """
 
     name = "edit_file"
     access_kind = "write"
-    summary = (
-        "Replace text you quote from a file you have read (small slips tolerated), or a list "
-        "of edits."
-    )
+    summary = "Replace text quoted from a file you have read, or make a list of edits."
     Args = EditFileArgs
 
     def access(self, args: EditFileArgs, ctx: ToolContext) -> Access:

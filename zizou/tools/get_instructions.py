@@ -13,13 +13,12 @@ from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
 
 
 class GetInstructionsArgs(ToolArgs):
-    name: str = Field(description="The instruction's name as listed, or '?' to list them all.")
+    name: str = Field(description="The instruction's name, or '?'.")
 
 
 class GetInstructions(Tool[GetInstructionsArgs]):
-    """Read the full text of an instruction listed in the INSTRUCTIONS section of the system
-    prompt (a procedure for a kind of task, such as git-commit). Call it before you start that
-    kind of task, then follow it. '?' lists every instruction with its summary."""
+    """Read the full procedure of an instruction listed in INSTRUCTIONS before you start
+    that kind of task, then follow it; '?' lists them all."""
 
     name = "get_instructions"
     access_kind = "read"

@@ -31,10 +31,9 @@ class GitCommitArgs(ToolArgs):
 
 
 class GitCommit(Tool[GitCommitArgs]):
-    """Stage and commit changes to git with a message, after the user approves the commit.
+    """Stage and commit changes with a message once the user approves; only when asked to commit.
 
-    Use it only when the user asked for a commit. The approval shows the message and the files;
-    git's hooks do not run. It refuses when there is nothing to commit.
+    git's hooks do not run; it refuses when there is nothing to commit.
     """
 
     name = "git_commit"

@@ -91,36 +91,27 @@ def _split_top_level(body: str) -> list[str]:
 
 
 class GlobArgs(ToolArgs):
-    pattern: str = Field(
-        description=(
-            "Glob pattern, e.g. `*.py`, `src/**/*.ts`, `**/test_*.py`, `*.{js,jsx}`. "
-            "Without a `/` it matches file names at any depth."
-        )
-    )
+    pattern: str = Field(description="Glob pattern, e.g. `**/test_*.py` or `*.{js,jsx}`.")
     path: str | None = Field(
         default=None,
-        description="Directory to search, relative to the project root. Default: the root.",
+        description="Directory to search (default: the root).",
     )
 
 
 class Glob(Tool[GlobArgs]):
-    """Find files whose path matches a glob pattern; newest (most recently modified) first.
+    """Find files whose path matches a glob pattern, newest first.
 
-    A pattern without `/` matches the file name at any depth (`*.py` finds every Python file);
-    a pattern with `/` matches the path below `path` (`src/**/*.ts`). `**` spans directories,
-    `{a,b}` gives alternatives. Files ignored by git (.gitignore) and directories such as .git,
-    node_modules, .venv and build outputs are skipped. At most 200 paths are listed, relative to
-    the project root. Use grep to search file contents.
+    Without `/` a pattern matches file names at any depth (`*.py`); with `/` it matches the path
+    below `path` (`src/**/*.ts`). `**` spans directories, `{a,b}` gives alternatives. Files git
+    ignores and directories such as .git, node_modules, .venv and build outputs are skipped. At
+    most 200 paths. Use grep to search contents.
     """
 
     name = "glob"
     label_field = "pattern"
     access_kind = "read"
     side_by_side = True
-    summary = (
-        "Find files whose path matches a glob pattern such as `*.py` or `src/**/*.ts`, "
-        "newest first."
-    )
+    summary = "Find files by a glob pattern such as `src/**/*.ts`, newest first."
     Args = GlobArgs
 
     def access(self, args: GlobArgs, ctx: ToolContext) -> Access:

@@ -49,21 +49,17 @@ KEEP_LINES = 4 * MAX_LINES
 
 
 class GrepArgs(ToolArgs):
-    pattern: str = Field(
-        description="Regular expression (Rust regex syntax), or literal text with fixed_strings."
-    )
+    pattern: str = Field(description="A regex (Rust syntax), or literal text with fixed_strings.")
     path: str | None = Field(
         default=None,
-        description="File or directory to search, relative to the project root. Default: the root.",
+        description="File or directory to search (default: the root).",
     )
     glob: str | None = Field(
         default=None,
-        description="Only search files matching this glob, e.g. `*.py` or `src/**/*.ts`.",
+        description="Only files matching this glob, e.g. `*.py`.",
     )
     ignore_case: bool = Field(default=False, description="Match case-insensitively.")
-    fixed_strings: bool = Field(
-        default=False, description="Treat the pattern as literal text, not a regex."
-    )
+    fixed_strings: bool = Field(default=False, description="The pattern is literal text.")
 
 
 @dataclass(frozen=True)
@@ -134,20 +130,16 @@ class _Matches:
 class Grep(Tool[GrepArgs]):
     """Search file contents with ripgrep; prints `path:line:text` for each matching line.
 
-    The pattern is a regex (escape `(`, `[`, `.` and friends, or set fixed_strings for literal
-    text). Narrow with `path` and `glob` (e.g. `*.py`). Files ignored by git, directories such as
-    node_modules and build outputs, and secret files (.env*, *.pem, id_rsa*) are never searched.
-    At most 100 matching lines are shown; narrow the search when there are more. Use glob to find
-    files by name, and read_file to see the lines around a match.
+    Escape `(`, `[`, `.` in the pattern, or set fixed_strings. Files git ignores, directories
+    such as node_modules and build outputs, and secret files (.env*, *.pem, id_rsa*) are not
+    searched. At most 100 matching lines: narrow with `path` and `glob` when there are more.
     """
 
     name = "grep"
     label_field = "pattern"
     access_kind = "read"
     side_by_side = True
-    summary = (
-        "Search file contents for a regex with ripgrep, printing `path:line:text` for each match."
-    )
+    summary = "Search file contents for a regex with ripgrep."
     Args = GrepArgs
 
     def access(self, args: GrepArgs, ctx: ToolContext) -> Access:

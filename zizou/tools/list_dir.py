@@ -48,23 +48,22 @@ class _Entry:
 class ListDirArgs(ToolArgs):
     path: str | None = Field(
         default=None,
-        description="Directory to list, relative to the project root. Default: the root.",
+        description="Directory to list (default: the root).",
     )
 
 
 class ListDir(Tool[ListDirArgs]):
     """List one directory level: directories first, then files with their sizes.
 
-    Each line gives the type (dir, file or link), the name, and a file's size or a link's target.
-    Directories such as .git, node_modules, .venv and build outputs are not listed (a note says
-    which were skipped). Call again with a subdirectory to go deeper; use glob to find files by
-    name anywhere in the project.
+    Each line gives the type (dir, file or link), the name, and a size or a link's target.
+    Directories such as .git, node_modules, .venv and build outputs are skipped (a note says
+    which).
     """
 
     name = "list_dir"
     access_kind = "read"
     side_by_side = True
-    summary = "List one directory level: subdirectories first, then files with their sizes."
+    summary = "List one directory level, with the files' sizes."
     Args = ListDirArgs
 
     def access(self, args: ListDirArgs, ctx: ToolContext) -> Access:

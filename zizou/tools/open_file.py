@@ -34,22 +34,17 @@ def default_opener() -> list[str] | None:
 
 
 class OpenFileArgs(ToolArgs):
-    path: str = Field(description="File to open, relative to the project root.")
+    path: str = Field(description="File to open.")
 
 
 class OpenFile(Tool[OpenFileArgs]):
-    """Open a file in the user's default application (a browser for .html, a viewer for images).
-
-    Use it to show the user a result they asked to see; the user is asked first. It does not
-    return the file's contents: use read_file for that.
+    """Open a file in the user's default application (a browser for .html, a viewer for images)
+    to show them a result they asked to see; the user is asked first. It returns no content.
     """
 
     name = "open_file"
     access_kind = "open"
-    summary = (
-        "Open a file in the user's default application to show them a result; "
-        "it returns no content."
-    )
+    summary = "Show the user a file in their default application; it returns no content."
     Args = OpenFileArgs
 
     def __init__(self, opener: list[str] | None = None) -> None:

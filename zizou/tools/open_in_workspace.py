@@ -31,25 +31,23 @@ from zizou.tools.read_file import FileProblem, load_text
 
 
 class OpenArgs(ToolArgs):
-    path: str = Field(description="File to open, relative to the project root.")
+    path: str = Field(description="File to open.")
     window: WindowArgs | None = Field(
         default=None,
-        description="The part of the file to keep open: a regex, or a start and an end "
-        "(each a line number, a text or a regex). Omit it to open the whole file.",
+        description="The part to keep open; without it, the whole file.",
     )
 
 
 class OpenInWorkspace(Tool[OpenArgs]):
     """Open a file, or a window of it, in your workspace.
 
-    The window is shown with numbered lines (counted from 1) in the WORKSPACE section of the
-    system prompt at every step, always current, so you need not read it again. It follows the
-    code: a regex or text window is found again at every step (the match nearest where it was),
-    and a window of line numbers shifts when an edit adds or removes lines above it. Each window
-    gets an id (w1, w2...) that close_in_workspace and replace_window take. Examples of window:
+    The WORKSPACE section shows it with numbered lines, current at every step, so you need not
+    read it again. A regex or text window is found again at every step, and a window of line
+    numbers shifts when an edit above it adds or removes lines. Each window gets an id (w1,
+    w2...) for close_in_workspace and replace_window. Windows look like
     {"regex": "def parse\\(.*\\n(?:.*\\n)*?    return"}, {"start_line": 40, "end_line": 80},
-    {"start": "class Config", "end_regex": "^\\S"}. At most 32 windows, 8 per file; open the
-    part you need rather than a whole long file.
+    {"start": "class Config", "end_regex": "^\\S"}. At most 32 windows, 8 per file: open the
+    part you need, not a whole long file.
     """
 
     name = "open_in_workspace"

@@ -92,36 +92,27 @@ def seen_text(file: PathHandle, ctx: ToolContext, tool: str) -> tuple[bytes, Fil
 
 
 class ReadFileArgs(ToolArgs):
-    path: str = Field(description="File to read, relative to the project root.")
-    start_line: int | None = Field(
-        default=None, ge=1, description="First line to show (1-based). Default: 1."
-    )
-    end_line: int | None = Field(
-        default=None, ge=1, description="Last line to show (inclusive). Default: end of file."
-    )
+    path: str = Field(description="File to read.")
+    start_line: int | None = Field(default=None, ge=1, description="First line to show.")
+    end_line: int | None = Field(default=None, ge=1, description="Last line to show.")
     window: WindowArgs | None = Field(
         default=None,
-        description="Instead of start_line/end_line: the part to read, as open_in_workspace "
-        "takes it (a regex, or a start and an end, each a line, a text or a regex).",
+        description="Instead of start_line/end_line: the part to read.",
     )
 
 
 class ReadFile(Tool[ReadFileArgs]):
-    """Read a text file; each line is prefixed with its number and a tab.
+    """Read a text file, each line prefixed with its number and a tab.
 
-    Shows at most 2,000 lines (and about 100 KB) per call, with a note saying how to read on;
-    pass start_line/end_line (1-based, inclusive), or a window (such as {"regex": "def main"}),
-    to read part of a long file. The line-number prefix is not part
-    of the file: leave it out when you quote lines in edit_file. Read a file before editing it.
+    At most 2,000 lines (about 100 KB) per call, with a note saying how to read on; pass
+    start_line/end_line, or a window, to read part of a file. The line-number prefix is not part
+    of the file: leave it out when you quote lines in edit_file.
     """
 
     name = "read_file"
     access_kind = "read"
     side_by_side = True
-    summary = (
-        "Read a text file with numbered lines, 2,000 lines at a time; "
-        "read a file before editing it."
-    )
+    summary = "Read a text file with numbered lines; read a file before editing it."
     Args = ReadFileArgs
 
     def access(self, args: ReadFileArgs, ctx: ToolContext) -> Access:

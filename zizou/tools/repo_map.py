@@ -23,19 +23,14 @@ class RepoMapArgs(ToolArgs):
     paths: list[str] = Field(
         default_factory=list,
         max_length=20,
-        description=(
-            "Files or directories, relative to the project root, to focus on: their "
-            "definitions come first, then the code they use."
-        ),
+        description="Files or directories to focus on.",
     )
     identifiers: list[str] = Field(
         default_factory=list,
         max_length=30,
-        description="Names of classes, functions or methods whose definitions to show first.",
+        description="Names of classes, functions or methods to show first.",
     )
-    max_tokens: int = Field(
-        default=2048, ge=256, le=8192, description="Size of the map in tokens (256-8192)."
-    )
+    max_tokens: int = Field(default=2048, ge=256, le=8192, description="Size of the map in tokens.")
 
     @field_validator("identifiers")
     @classmethod
@@ -48,11 +43,10 @@ class RepoMapArgs(ToolArgs):
 
 class RepoMap(Tool[RepoMapArgs]):
     """Map the project's code: the most relevant classes, functions and methods, with their
-    signatures and line numbers, grouped by file.
+    signatures and line numbers, by file.
 
-    Give `paths` (files or directories) to see their definitions and the code they depend on,
-    and `identifiers` to find where names are defined. With neither, it maps the whole project.
-    Read the lines it points to with read_file. Cheaper than reading files to find your way.
+    `paths` shows their definitions and the code they use; `identifiers` finds where names are
+    defined; with neither, it maps the whole project. Cheaper than reading files to find your way.
     """
 
     name = "repo_map"

@@ -137,22 +137,20 @@ def stdin_bytes(text: str) -> bytes:
 
 
 class RunBashArgs(ToolArgs):
-    command: str = Field(description="The bash command line to run from the project root.")
+    command: str = Field(description="The bash command line.")
     timeout_s: int = Field(
         default=DEFAULT_TIMEOUT_S,
         ge=1,
         le=600,
-        description="Seconds before the command is killed (1-600); none in the background "
-        "unless given.",
+        description="Seconds before it is killed; none in the background unless given.",
     )
     stdin: str | None = Field(
         default=None,
-        description="Text written to the command's standard input, which is then closed "
-        "(at most 1 MiB). Without it the command reads nothing.",
+        description="Text for the command's standard input (at most 1 MiB).",
     )
     background: bool = Field(
         default=False,
-        description="Run it as a background job: the call returns at once with its id.",
+        description="Run it as a background job: the call returns its id at once.",
     )
 
     @field_validator("stdin")
@@ -178,19 +176,15 @@ class RunBashArgs(ToolArgs):
 class RunBash(Tool[RunBashArgs]):
     """Run a bash command from the project root; the user approves commands first.
 
-    Output (stdout and stderr together) starts with the `exit code N` line; a nonzero exit is a
-    failed result. Long output shows its first and last lines, says `N of M lines shown (head
-    and tail)` and names the read_output call for the rest; filter it (`| tail -50`, `grep`)
-    when you only need part. Pass `stdin` (text, at most 1 MiB) to feed the command's input;
-    without it the input is empty, so pass flags such as `-y`. The command and every process it
-    starts are killed after timeout_s (default 120, at most 600). A command still running after
-    the session's threshold (60 s by default) moves to the background and the turn goes on. For
-    servers and watchers pass `background: true`: you get a job id and the first lines at once;
-    follow it with job_output, stop it with job_kill. Jobs are killed when zizou exits. Secret
-    environment variables are removed. In the sandbox (see SESSION CONTEXT) the project is
-    writable except .git/ and .zizou/, secret files cannot be read, the rest of the disk is
-    read-only, /tmp is private, and there is no network unless the user allows it: a write
-    refused there is not worth retrying. Prefer read_file, grep and glob over cat, grep, find.
+    Output (stdout and stderr together) starts with `exit code N`; nonzero is a failure. Long
+    output shows its head and tail and names the read_output call for the rest; filter it
+    (`| tail -50`) when you need only part. Without `stdin` the input is empty: pass flags such
+    as `-y`. The command and its processes are killed after timeout_s. One still running after
+    the session's threshold (60 s by default) moves to the background and the turn goes on.
+    Start servers and watchers with `background: true`: you get a job id and the first lines at
+    once; follow it with job_output, stop it with job_kill. Jobs end when zizou exits. Secret
+    environment variables are removed. A write the sandbox refuses (see SESSION CONTEXT) is not
+    worth retrying. Prefer read_file, grep and glob over cat, grep and find.
     """
 
     name = "run_bash"

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from functools import cache
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import ValidationError as SchemaViolation
 from pydantic import ConfigDict
 
 from zizou.tools.base import ArgsProblem, Tool, ToolArgs
+
+if TYPE_CHECKING:  # jsonschema loads with the first call checked, not with the tool classes
+    from jsonschema.exceptions import ValidationError as SchemaViolation
+    from jsonschema.protocols import Validator
 
 MAX_PROBLEMS = 5
 LABEL_CHARS = 60
@@ -29,20 +32,27 @@ class SchemaArgs(ToolArgs):
 
 
 def _no_regex(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[SchemaViolation]:
-    yield SchemaViolation("zizou does not run regexes from a deck's schema")
+    from jsonschema.exceptions import ValidationError
+
+    yield ValidationError("zizou does not run regexes from a deck's schema")
 
 
-# The decks' schemas are checked when loaded (zizou/decks/schemas.py); this holds even for one
-# that slipped past: a pattern is never run on a value the model wrote.
-_Checker = validators.extend(
-    Draft202012Validator, {"pattern": _no_regex, "patternProperties": _no_regex}
-)
+@cache
+def _checker() -> type[Validator]:
+    """The decks' schemas are checked when loaded (zizou/decks/schemas.py); this holds even for
+    one that slipped past: a pattern is never run on a value the model wrote."""
+    from jsonschema import Draft202012Validator, validators
+
+    extended: type[Validator] = validators.extend(
+        Draft202012Validator, {"pattern": _no_regex, "patternProperties": _no_regex}
+    )
+    return extended
 
 
 def schema_problems(schema: dict[str, Any], value: Any) -> list[str]:
     """What is wrong with `value` under `schema`, one `field: message` each (at most five)."""
     try:
-        errors = sorted(_Checker(schema).iter_errors(value), key=lambda e: list(e.absolute_path))
+        errors = sorted(_checker()(schema).iter_errors(value), key=lambda e: list(e.absolute_path))
     except Exception as exc:  # a schema that cannot be used (a reference to nowhere)
         return [f"input: the deck's schema cannot check it ({type(exc).__name__})"]
     return [_problem(error) for error in errors[:MAX_PROBLEMS]]

@@ -17,24 +17,23 @@ from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult
 class UpdateStateArgs(ToolArgs):
     patch: list[dict[str, Any]] | None = Field(
         default=None,
-        description='RFC 6902 JSON Patch operations, e.g. [{"op": "replace", "path": '
-        '"/plan/0/status", "value": "done"}] (at most 100).',
+        description='At most 100 operations, e.g. [{"op": "replace", "path": "/plan/0/status", '
+        '"value": "done"}].',
     )
     merge: dict[str, Any] | None = Field(
         default=None,
-        description='Or an RFC 7396 merge patch: an object merged into the state, e.g. {"goal": '
-        '"..."}; null removes a field; arrays are replaced whole.',
+        description='Merged into the state, e.g. {"goal": "..."}; null removes a field, an array '
+        "is replaced whole.",
     )
     reason: str | None = Field(default=None, description="Why, in a few words (for the log).")
 
 
 class UpdateState(Tool[UpdateStateArgs]):
-    """Update the task state shown in the TASK STATE section: give exactly one of `patch` (RFC
-    6902 operations on JSON pointers such as /plan/2/status) or `merge` (an RFC 7396 object).
+    """Update the TASK STATE with exactly one of `patch` (RFC 6902 operations on JSON
+    pointers such as /plan/2/status) or `merge` (an RFC 7396 object).
 
-    The change is all or nothing: if any operation fails or the result does not match the
-    schema, nothing changes and the error says why. Keep the state current as you work: the
-    plan's items and their status, what you learned, open questions, the files involved.
+    All or nothing: if an operation fails or the result does not fit the schema, nothing changes
+    and the error says why.
     """
 
     name = "update_state"

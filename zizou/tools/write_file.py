@@ -36,16 +36,15 @@ from zizou.tools.read_file import MAX_FILE_BYTES
 
 
 class WriteFileArgs(ToolArgs):
-    path: str = Field(description="File to create or overwrite, relative to the project root.")
-    content: str = Field(description="The complete new content of the file.")
+    path: str = Field(description="File to create or overwrite.")
+    content: str = Field(description="The file's complete new content.")
 
 
 class WriteFile(Tool[WriteFileArgs]):
-    """Create a file, or replace an existing file's whole content.
+    """Create a file, or replace an existing file's whole content (missing directories are made).
 
-    Missing parent directories are created. To change part of an existing file, prefer
-    edit_file: it is safer and shows a smaller diff. An existing file keeps its mode, its
-    encoding, its line-ending style (CRLF stays CRLF) and whether it ends with a newline.
+    To change part of a file, prefer edit_file. An existing file keeps its mode, encoding, line
+    endings and final newline.
     """
 
     name = "write_file"
