@@ -1,6 +1,7 @@
 """The RepoMap: keeps a project's tags warm between renders and assembles a map on request.
 
-The prompt renders the map at every step, so the warm path matters most: list the files (git),
+The prompt renders the map at every step, so the warm path matters most: check the kept file
+list (listing.py: the project is listed again only when a directory or an ignore rule moved),
 stat the sources, and re-parse only those whose size or mtime moved (or whose mtime is too recent
 to trust, in which case the content digest decides). The ranking graph is rebuilt only when some
 tags changed (and stored with them, so a new process does not rebuild it), and a map already
@@ -20,9 +21,10 @@ from pathlib import Path
 
 from zizou.paths import PROJECT_DIR_NAME, project_dir
 from zizou.repomap import cache
-from zizou.repomap.files import ProjectFiles, list_project_files
+from zizou.repomap.files import ProjectFiles
 from zizou.repomap.graph import Graph
 from zizou.repomap.graph_build import build_graph
+from zizou.repomap.listing import ProjectListing
 from zizou.repomap.memo import MapMemo
 from zizou.repomap.mentions import find_mentions
 from zizou.repomap.parse import RACY_NS, Entry, ParseJob, default_workers, read_entries
@@ -69,6 +71,7 @@ class RepoMap:
             MAP_VERSION, self.cache_dir, self._writable_cache, root=self._cache_root
         )
         self._lines: LineCounter | None = None
+        self._listing = ProjectListing(self.root)
 
     def focused(self, focus: tuple[str, ...], identifiers: tuple[str, ...], max_tokens: int) -> str:
         """The map the repo_map tool returns: the focus files' and the identifiers'
@@ -84,7 +87,8 @@ class RepoMap:
 
     def _render(self, request: MapRequest) -> MapResult:
         started = time.perf_counter()
-        files = list_project_files(self.root)
+        listings = self._listing.full_listings
+        files = self._listing.current()
         listed = time.perf_counter()
         tokenizer = self._counter.name if self._counter else default_counter_name()
         key = self._memo.key(files, request, tokenizer)
@@ -113,6 +117,7 @@ class RepoMap:
             sources=len(files.sources),
             workers=self.workers,
             list_s=listed - started,
+            listed=self._listing.full_listings > listings,
         )
         return MapResult(result.text, stats)
 
