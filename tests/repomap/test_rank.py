@@ -147,3 +147,21 @@ def test_a_name_only_a_test_stub_defines_passes_on_only_the_stubs_part() -> None
     assert graph.paths[ranks.files.index(max(ranks.files))] == "core.py"
     best = top_definitions(graph, ranks, Boosts(), 2)
     assert [d.name for d in best] == ["Engine", "u8"]
+
+
+def test_a_kept_ranking_renders_what_a_fresh_map_renders(project: Path) -> None:
+    """Ranks and their orders are kept between requests; every map is still the one a new
+    process would render for the same request."""
+    requests = [
+        MapRequest(max_tokens=300),
+        MapRequest(max_tokens=290),
+        MapRequest(max_tokens=300, focus=("app/views.py",)),
+        MapRequest(max_tokens=300, focus=("app/views.py",), identifiers=("slugify", "User")),
+        MapRequest(max_tokens=300, focus=("app/views.py",), show_focus=True),
+        MapRequest(max_tokens=300, message="where is load_user?"),
+        MapRequest(max_tokens=280),
+    ]
+    kept = RepoMap(project, persist=False, workers=1, counter=EstimateCounter())
+    for request in requests:
+        fresh = RepoMap(project, persist=False, workers=1, counter=EstimateCounter())
+        assert kept.render(request).text == fresh.render(request).text, request

@@ -28,6 +28,7 @@ from zizou.repomap.listing import ProjectListing
 from zizou.repomap.memo import MapMemo
 from zizou.repomap.mentions import find_mentions
 from zizou.repomap.parse import RACY_NS, Entry, ParseJob, default_workers, read_entries
+from zizou.repomap.rank import Ranker
 from zizou.repomap.request import MapRequest, MapResult
 from zizou.repomap.select import select_map
 from zizou.repomap.tags import FileTags, tags_fingerprint
@@ -41,6 +42,7 @@ KNOWN_LINES = 4096  # token counts of recently rendered lines kept in the cache
 class _State:
     entries: dict[str, Entry]
     graph: Graph | None = None  # built from the entries' tags; None once some tags changed
+    ranker: Ranker | None = None  # the graph's ranking state, kept while the graph is
     from_disk: bool = True  # entries came from the cache file and may be of a stale shape
     unsaved: bool = False  # entries or graph differ from the cache file
     unpacked: dict[str, FileTags] = field(default_factory=dict)  # tags decoded for a rebuild
@@ -128,12 +130,14 @@ class RepoMap:
         parsed, hits = self._refresh(state, files, lines)
         refreshed = time.perf_counter()
         graph = self._graph(state)
+        if state.ranker is None or state.ranker.graph is not graph:
+            state.ranker = Ranker(graph)
         self._save_tags(state)
         graphed = time.perf_counter()
         paths = [f.path for f in files.sources] + list(files.others)
         mentions = find_mentions(request.message, paths)
         counted = lines.counted
-        result = select_map(self.root, graph, files, request, mentions, lines)
+        result = select_map(self.root, state.ranker, files, request, mentions, lines)
         if lines.counted > counted:
             self._save_lines(lines)
         stats = result.stats.with_counts(

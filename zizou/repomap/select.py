@@ -12,9 +12,8 @@ import time
 from pathlib import Path
 
 from zizou.repomap.files import ProjectFiles
-from zizou.repomap.graph import Graph
 from zizou.repomap.mentions import Mentions
-from zizou.repomap.rank import Focus, file_ranks
+from zizou.repomap.rank import Focus, Ranker
 from zizou.repomap.render import Item, Shown, clean_line, fit
 from zizou.repomap.request import MapRequest, MapResult, MapStats
 from zizou.repomap.score import Boosts, Scored, ranked_files, top_definitions
@@ -26,17 +25,18 @@ MAX_TOP_DEFINERS = 5  # a name the message mentions goes to the top only if it i
 
 def select_map(
     root: Path,
-    graph: Graph,
+    ranker: Ranker,
     files: ProjectFiles,
     request: MapRequest,
     mentions: Mentions,
     counter: TokenCounter,
 ) -> MapResult:
     started = time.perf_counter()
+    graph = ranker.graph
     focus = _expand(request.focus, [*graph.paths, *files.others])
     weights = dict.fromkeys(sorted(set(focus) | set(mentions.files)), 1.0)
     names = tuple(sorted(set(mentions.identifiers) | set(request.identifiers)))
-    ranks = file_ranks(graph, Focus(weights, names))
+    ranks = ranker.ranks(Focus(weights, names))
     top = set(request.identifiers) | {
         name
         for name in mentions.identifiers
