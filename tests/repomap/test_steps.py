@@ -116,3 +116,12 @@ def test_a_file_git_starts_tracking_despite_the_ignore_rules_shows(project: Path
     assert "def tracked_by_force():" not in _step(mapper, "tracked_by_force").text
     _git(project, "add", "-f", "forced.py")  # only git's index changes
     assert "def tracked_by_force():" in _step(mapper, "tracked_by_force").text
+
+
+def test_a_signature_changed_in_place_shows_at_the_next_step(project: Path) -> None:
+    mapper = _settled(project)
+    assert "def slugify(text: str) -> str:" in _step(mapper, "slugify").text
+    util = project / "app" / "util.py"
+    util.write_text(util.read_text().replace("(text: str)", "(title: str)"))
+    text = _step(mapper, "slugify").text
+    assert "def slugify(title: str) -> str:" in text and "(text: str)" not in text

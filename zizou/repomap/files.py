@@ -96,6 +96,10 @@ class ProjectFiles:
         return digest.digest()
 
     @cached_property
+    def by_path(self) -> dict[str, SourceFile]:
+        return {f.path: f for f in self.sources}
+
+    @cached_property
     def newest_mtime_ns(self) -> int:
         return max((f.mtime_ns for f in self.sources), default=0)
 

@@ -31,6 +31,7 @@ from zizou.repomap.parse import RACY_NS, Entry, ParseJob, default_workers, read_
 from zizou.repomap.rank import Ranker
 from zizou.repomap.request import MapRequest, MapResult
 from zizou.repomap.select import select_map
+from zizou.repomap.signatures import SignatureCache
 from zizou.repomap.tags import FileTags, tags_fingerprint
 from zizou.repomap.tokens import LineCounter, TokenCounter, default_counter, default_counter_name
 
@@ -46,6 +47,9 @@ class _State:
     from_disk: bool = True  # entries came from the cache file and may be of a stale shape
     unsaved: bool = False  # entries or graph differ from the cache file
     unpacked: dict[str, FileTags] = field(default_factory=dict)  # tags decoded for a rebuild
+    # The listing whose every source the entries matched, none too recent to trust: the same
+    # listing again (listing.py keeps it while nothing moved) needs no comparison.
+    matched: ProjectFiles | None = None
 
 
 class RepoMap:
@@ -74,6 +78,7 @@ class RepoMap:
         )
         self._lines: LineCounter | None = None
         self._listing = ProjectListing(self.root)
+        self._signatures = SignatureCache(self.root)
 
     def focused(self, focus: tuple[str, ...], identifiers: tuple[str, ...], max_tokens: int) -> str:
         """The map the repo_map tool returns: the focus files' and the identifiers'
@@ -137,7 +142,7 @@ class RepoMap:
         paths = [f.path for f in files.sources] + list(files.others)
         mentions = find_mentions(request.message, paths)
         counted = lines.counted
-        result = select_map(self.root, state.ranker, files, request, mentions, lines)
+        result = select_map(self._signatures, state.ranker, files, request, mentions, lines)
         if lines.counted > counted:
             self._save_lines(lines)
         stats = result.stats.with_counts(
@@ -194,6 +199,8 @@ class RepoMap:
 
     def _refresh(self, state: _State, files: ProjectFiles, lines: LineCounter) -> tuple[int, int]:
         """Bring the entries up to date with the files; (parsed or re-read, trusted as cached)."""
+        if files is state.matched:
+            return 0, len(files.sources)
         jobs: list[ParseJob] = []
         for file in files.sources:
             known = state.entries.get(file.path)
@@ -236,6 +243,7 @@ class RepoMap:
         state.unpacked.update(unpacked)
         if changed:
             state.graph = None
+        state.matched = files if not jobs else None
         # A recent file re-read unchanged is not worth rewriting the cache for at every step.
         state.unsaved = state.unsaved or changed or moved
         return len(jobs), len(files.sources) - len(jobs)
