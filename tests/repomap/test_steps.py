@@ -42,8 +42,7 @@ def _settled(project: Path) -> RepoMap:
     _git(project, "add", "-A")
     _age(project)
     mapper = RepoMap(project, persist=False, workers=1, counter=EstimateCounter())
-    for _ in range(2):  # the first listing stamps new directories after listing them
-        mapper.render(MapRequest(max_tokens=2000))
+    assert mapper.render(MapRequest(max_tokens=2000)).stats.listed
     return mapper
 
 

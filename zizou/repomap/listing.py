@@ -24,7 +24,8 @@ from __future__ import annotations
 import os
 import stat
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from operator import attrgetter
 from pathlib import Path
 
 from zizou.git import find_repository
@@ -40,6 +41,7 @@ from zizou.repomap.parse import RACY_NS
 
 Stamp = tuple[int, int, int]  # (inode, size, mtime_ns); (0, 0, 0) for a path that is not there
 MISSING: Stamp = (0, 0, 0)
+_MTIME_SIZE = attrgetter("st_mtime_ns", "st_size")
 MAX_UNLISTED_DIRS = 10_000  # watched directories that hold no listed file
 
 
@@ -49,6 +51,7 @@ class _Watched:
     paths: tuple[str, ...]  # absolute paths of directories and rule files
     stamps: tuple[Stamp, ...]
     sources: tuple[str, ...]  # absolute paths of files.sources, in the same order
+    known: list[tuple[int, int]]  # their (mtime_ns, size) as listed
     racy: bool  # something watched moved too recently to trust: list again next time
 
 
@@ -70,42 +73,36 @@ class ProjectListing:
         if files is None:
             return self._list()
         if files is not watched.files:
-            self._watched = _Watched(
-                files, watched.paths, watched.stamps, watched.sources, watched.racy
-            )
+            known = [(f.mtime_ns, f.size) for f in files.sources]
+            self._watched = replace(watched, files=files, known=known)
         return files
 
     def _list(self) -> ProjectFiles:
-        # Stamp first: a change made while listing then shows at the next check.
+        # Anything that moves from here on has an mtime past checked_ns - RACY_NS, so a change
+        # made while listing, before the stamps are taken, makes the listing racy.
         checked_ns = time.time_ns()
-        paths = self._watch_list(self._watched.files if self._watched else None)
-        stamps = _stamps(paths)
         files = list_project_files(self.root)
-        listed_paths = self._watch_list(files)
-        # New directories or rule files are stamped after the listing, so one changed in
-        # between would hide: trust them from the next listing on.
-        racy = listed_paths != paths
-        if racy:
-            paths, stamps = listed_paths, _stamps(listed_paths)
-        racy = racy or any(stamp[2] >= checked_ns - RACY_NS for stamp in stamps)
+        paths = self._watch_list(files)
+        stamps = _stamps(paths)
+        racy = any(stamp[2] >= checked_ns - RACY_NS for stamp in stamps)
         prefix = str(self.root) + os.sep
         sources = tuple(prefix + f.path for f in files.sources)
-        self._watched = _Watched(files, paths, stamps, sources, racy)
+        known = [(f.mtime_ns, f.size) for f in files.sources]
+        self._watched = _Watched(files, paths, stamps, sources, known, racy)
         self.full_listings += 1
         return files
 
-    def _watch_list(self, files: ProjectFiles | None) -> tuple[str, ...]:
+    def _watch_list(self, files: ProjectFiles) -> tuple[str, ...]:
         root = str(self.root)
         directories = {""}
         rules: set[str] = set()
-        if files is not None:
-            for path in [*(f.path for f in files.sources), *files.others]:
-                head, _, name = path.rpartition("/")
-                if name == ".gitignore":
-                    rules.add(path)
-                while head not in directories:
-                    directories.add(head)
-                    head = head.rpartition("/")[0]
+        for path in [*(f.path for f in files.sources), *files.others]:
+            head, _, name = path.rpartition("/")
+            if name == ".gitignore":
+                rules.add(path)
+            while head not in directories:
+                directories.add(head)
+                head = head.rpartition("/")[0]
         below = _subdirectories(root, directories)
         absolute = {root + "/" + d if d else root for d in directories | below}
         absolute |= {root + "/" + rule for rule in rules}
@@ -167,30 +164,24 @@ def _stamp(path: str) -> Stamp:
 def _restat(root: Path, watched: _Watched) -> ProjectFiles | None:
     """The kept listing with each source's size and mtime now; the same object when none moved,
     None when a source needs the full listing's care (gone, too big, no longer a plain file)."""
-    old = watched.files.sources
-    changed: list[tuple[int, os.stat_result]] = []
-    lstat = os.lstat
-    for index, path in enumerate(watched.sources):
-        known = old[index]
-        try:
-            info = lstat(path)
-        except OSError:
-            return None
-        if stat.S_ISLNK(info.st_mode):  # followed only within the root, as the listing did
-            followed = source_stat(root, path, known.path)
-            if followed is None:
-                return None
-            info = followed
-        if info.st_mtime_ns != known.mtime_ns or info.st_size != known.size:
-            changed.append((index, info))
-    if not changed:
+    try:  # the stats and their comparison run in C; only the sources that moved are visited
+        now = list(map(_MTIME_SIZE, map(os.lstat, watched.sources)))
+    except OSError:
+        return None
+    if now == watched.known:
         return watched.files
+    old = watched.files.sources
     sources = list(old)
-    for index, info in changed:
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SOURCE_BYTES:
-            return None
+    for index, (seen, known) in enumerate(zip(now, watched.known, strict=True)):
+        if seen == known:
+            continue
         file = old[index]
+        info = source_stat(root, watched.sources[index], file.path)  # a link is followed inside
+        if info is None or not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SOURCE_BYTES:
+            return None
         sources[index] = SourceFile(file.path, file.language, info.st_size, info.st_mtime_ns)
+    if sources == list(old):  # only links, whose targets did not move
+        return watched.files
     return ProjectFiles(tuple(sources), watched.files.others, watched.files.skipped)
 
 
