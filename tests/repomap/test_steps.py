@@ -124,3 +124,16 @@ def test_a_signature_changed_in_place_shows_at_the_next_step(project: Path) -> N
     util.write_text(util.read_text().replace("(text: str)", "(title: str)"))
     text = _step(mapper, "slugify").text
     assert "def slugify(title: str) -> str:" in text and "(text: str)" not in text
+
+
+def test_an_edit_behind_a_linked_source_shows_at_the_next_step(project: Path) -> None:
+    (project / "real").mkdir()
+    (project / "real" / "impl.py").write_text("def behind_the_link():\n    pass\n")
+    (project / "linked.py").symlink_to("real/impl.py")
+    mapper = _settled(project)
+    assert "linked.py:" in _step(mapper, "behind_the_link").text
+    with open(project / "real" / "impl.py", "a", encoding="utf-8") as editor:
+        editor.write("\n\ndef also_behind_the_link():\n    pass\n")
+    result = _step(mapper, "also_behind_the_link")
+    assert "def also_behind_the_link():" in result.text
+    assert not result.stats.listed
