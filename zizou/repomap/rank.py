@@ -31,6 +31,7 @@ MAX_ITERATIONS = 100
 MENTION_BOOST = 10.0
 EVIDENCE_FLOOR = 1.0
 KEPT_RANKS = 8  # focuses whose ranks a Ranker keeps
+KEPT_WEIGHTS = 2  # sets of boosted names whose edge weights a Ranker keeps
 
 
 @dataclass(frozen=True)
@@ -53,9 +54,9 @@ def file_ranks(graph: Graph, focus: Focus) -> Ranks:
 
 
 class Ranker:
-    """One graph's ranking, kept between requests: the walk's links are laid out once, and the
-    ranks of the last few focuses are kept, so a request that changes only the budget, or comes
-    back to an earlier focus, ranks nothing.
+    """One graph's ranking, kept between requests: the walk's links are laid out once, the edge
+    weights of the last boosted names and the ranks of the last few focuses are kept, so a
+    request that changes only the budget, or comes back to an earlier focus, ranks nothing.
 
     A new focus iterates from its teleport, as a fresh process would, so the map does not depend
     on the requests before it. (Starting from the last ranks found saves nothing: the teleport
@@ -66,6 +67,7 @@ class Ranker:
         self.graph = graph
         self._walk: _Walk | None = None
         self._known: dict[tuple[object, ...], Ranks] = {}
+        self._normalised: dict[tuple[str, ...], tuple[list[float], list[float]]] = {}
 
     def ranks(self, focus: Focus) -> Ranks:
         key = (tuple(sorted(focus.files.items())), tuple(sorted(set(focus.names))))
@@ -83,12 +85,7 @@ class Ranker:
         if self._walk is None:
             self._walk = _Walk(graph)
         walk = self._walk
-        weights = _boosted_weights(graph, focus.names)
-        out = [EVIDENCE_FLOOR] * n
-        for index, weight in zip(graph.edge_file, weights, strict=True):
-            out[index] += weight
-        use_weights = [w / out[i] for i, w in zip(graph.edge_file, weights, strict=True)]
-        leak = [EVIDENCE_FLOOR / total for total in out]
+        use_weights, leak = self._weights(tuple(sorted(set(focus.names))))
         teleport = _teleport(graph, focus)
         rank = list(teleport)
         for _ in range(MAX_ITERATIONS):
@@ -103,6 +100,22 @@ class Ranker:
             if change < TOLERANCE:
                 break
         return Ranks(rank, [DAMPING * f for f in walk.name_flow(rank, use_weights)])
+
+    def _weights(self, names: tuple[str, ...]) -> tuple[list[float], list[float]]:
+        """The use edges' weights, each file's normalised to its out-weight, and the part of
+        each file's rank that leaks back to the teleport; kept per set of boosted names."""
+        known = self._normalised.pop(names, None)
+        if known is None:
+            graph = self.graph
+            weights = _boosted_weights(graph, names)
+            out = [EVIDENCE_FLOOR] * len(graph.paths)
+            for index, weight in zip(graph.edge_file, weights, strict=True):
+                out[index] += weight
+            use_weights = [w / out[i] for i, w in zip(graph.edge_file, weights, strict=True)]
+            known = (use_weights, [EVIDENCE_FLOOR / total for total in out])
+        kept = list(self._normalised.items())[-(KEPT_WEIGHTS - 1) :]
+        self._normalised = {**dict(kept), names: known}
+        return known
 
 
 class _Walk:
