@@ -7,11 +7,12 @@ Every measurement runs in a fresh subprocess. "cold" removes the tool's cache fi
 new process with the tags cache on disk (for zizou, with the rendered-map memo removed, so it
 ranks and renders again; the token counts of the lines it rendered before stay, so it needs no
 tokenizer, and "warm, new lines" removes those too, so it loads one); "memo" is zizou's new
-process asking for the same map again; "re-rank" and "step" are a second and third render in the
-same process (tags in memory: what each agent step costs), the first with a new request, the
-second with the same one. Times are for the map call, imports excluded (the CLI's wall time is
-shown apart); peak RSS is the process's own ru_maxrss, and for zizou's cold map also its pool
-workers' (each below the main process).
+process asking for the same map again. The per-step rows are later renders in the same process
+(tags in memory: what each agent step costs): a new request (another budget), the same request
+again (median of five), and a new focus (the first map's top file pinned), each beside
+`git ls-files` timed in that process right after, with the ratio. Times are for the map call,
+imports excluded (the CLI's wall time is shown apart); peak RSS is the process's own ru_maxrss,
+and for zizou's cold map also its pool workers' (each below the main process).
 
 --relevance N picks N source files spread over the repository, focuses each tool's map on one
 at a time (as if the user pinned it), and counts how many of the project files it imports
@@ -33,6 +34,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+STEP_ROWS = (
+    ("same request (nothing changed)", "step_s"),
+    ("new request (another budget)", "rerank_s"),
+    ("new focus (the top file pinned)", "refocus_s"),
+)
 PARALLEL_MIN_FILES = 48  # zizou.repomap.parse: a cold map this big parses in a pool
 
 ZIZOU_DRIVER = r"""
@@ -49,15 +55,30 @@ first_s = time.perf_counter() - t
 t = time.perf_counter()
 mapper.render(MapRequest(max_tokens=tokens - 7))  # a new request: rank and render again
 rerank_s = time.perf_counter() - t
+steps = []
+for _ in range(5):  # the next steps, nothing changed
+    t = time.perf_counter()
+    mapper.render(MapRequest(max_tokens=tokens - 7))
+    steps.append(time.perf_counter() - t)
+step_s = sorted(steps)[2]
+top = next((line[:-1] for line in first.text.splitlines()[1:] if line.endswith(":")), "")
 t = time.perf_counter()
-mapper.render(MapRequest(max_tokens=tokens - 7))  # the next step, nothing changed
-step_s = time.perf_counter() - t
+mapper.render(MapRequest(max_tokens=tokens - 7, focus=(top,)))  # a new focus: rank again
+refocus_s = time.perf_counter() - t
+import subprocess
+floor = []
+for _ in range(5):  # the floor of listing the project, timed beside the steps
+    t = time.perf_counter()
+    subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True)
+    floor.append(time.perf_counter() - t)
+ls_files_s = sorted(floor)[2]
 maps = {}
 for path in focus_list:
     maps[path] = mapper.render(MapRequest(max_tokens=tokens, focus=(path,))).text
 s = first.stats
 print(json.dumps({
     "seconds": first_s, "import_s": imported - started, "rerank_s": rerank_s, "step_s": step_s,
+    "refocus_s": refocus_s, "ls_files_s": ls_files_s,
     "tokens": s.tokens, "memo": s.memo, "files": s.files, "sources": s.sources,
     "parsed": s.parsed, "definitions": s.definitions, "tokenizer": s.tokenizer,
     "phases": [s.list_s, s.parse_s, s.rank_s, s.render_s],
@@ -334,11 +355,13 @@ def report(repo: Path, tokens: int, zizou: dict, aider: dict | None, focus: list
         f"  zizou warm, new lines (loads the tokenizer): "
         f"{median(zizou['new_lines'], 'seconds'):.3f} s"
     )
-    print(
-        f"  zizou memo (same map, new process): {median(zizou['memo'], 'seconds'):.4f} s; "
-        f"in-process re-rank {median(z_warm, 'rerank_s'):.3f} s, "
-        f"step with the same request {median(z_warm, 'step_s'):.4f} s"
-    )
+    print(f"  zizou memo (same map, new process): {median(zizou['memo'], 'seconds'):.4f} s")
+    floor = median(z_warm, "ls_files_s")
+    head = f"{'zizou ms':>10}{'git ls-files ms':>17}{'ratio':>8}"
+    print(f"  per agent step, in one process{'':10}{head}")
+    for label, key in STEP_ROWS:
+        ours = median(z_warm, key)
+        print(f"    {label:36}{ours * 1000:10.1f}{floor * 1000:17.1f}{ours / floor:7.1f}x")
     cli = zizou["cli"]
     print(
         f"  `zizou map` wall clock: cold {cli[0]:.2f} s, warm {cli[1]:.2f} s, memo {cli[2]:.2f} s "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 from zizou.repomap.graph_build import build_graph
@@ -147,3 +148,45 @@ def test_a_name_only_a_test_stub_defines_passes_on_only_the_stubs_part() -> None
     assert graph.paths[ranks.files.index(max(ranks.files))] == "core.py"
     best = top_definitions(graph, ranks, Boosts(), 2)
     assert [d.name for d in best] == ["Engine", "u8"]
+
+
+def test_a_kept_ranking_renders_what_a_fresh_map_renders(project: Path) -> None:
+    """Ranks and their orders are kept between requests; every map is still the one a new
+    process would render for the same request."""
+    requests = [
+        MapRequest(max_tokens=300),
+        MapRequest(max_tokens=290),
+        MapRequest(max_tokens=300, focus=("app/views.py",)),
+        MapRequest(max_tokens=300, focus=("app/views.py",), identifiers=("slugify", "User")),
+        MapRequest(max_tokens=300, focus=("app/views.py",), show_focus=True),
+        MapRequest(max_tokens=300, message="where is load_user?"),
+        MapRequest(max_tokens=280),
+    ]
+    kept = RepoMap(project, persist=False, workers=1, counter=EstimateCounter())
+    for request in requests:
+        fresh = RepoMap(project, persist=False, workers=1, counter=EstimateCounter())
+        assert kept.render(request).text == fresh.render(request).text, request
+
+
+def test_kept_best_definitions_grow_to_what_a_request_needs() -> None:
+    """Each ranks keep the best definitions in order; a request for more than were kept takes
+    more, and gets what a fresh selection over every score gives (ties in path, line order)."""
+    tags = {
+        f"m{i:03d}.py": _tags([f"fn_{i}_{j}" for j in range(12)], [(f"fn_{i + 1}_0", 1, 0)])
+        for i in range(200)
+    }
+    graph = build_graph(tags)
+    focus = Focus({"m007.py": 1.0}, ())
+    kept = file_ranks(graph, focus)
+    boosts = Boosts(names=frozenset({"fn_9_3"}), hidden=frozenset({"m008.py"}))
+    for limit in (5, 1500, 2400):
+        ours = top_definitions(graph, kept, boosts, limit)
+        fresh = top_definitions(graph, file_ranks(graph, focus), boosts, limit)
+        assert ours == fresh and len(ours) == min(limit, 2400 - 12)
+        assert ours[0].name == "fn_9_3" and all(d.path != "m008.py" for d in ours)
+        for better, worse in itertools.pairwise(ours):
+            assert (-better.score, better.path, better.line) < (
+                -worse.score,
+                worse.path,
+                worse.line,
+            )

@@ -9,10 +9,11 @@ we parse are stat'ed so the cache can tell whether they changed; every other fil
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from zizou import confined
@@ -85,6 +86,23 @@ class ProjectFiles:
     others: tuple[str, ...]  # sorted; shown by name only
     skipped: int  # listed by git or the walk but left out of the map
 
+    @cached_property
+    def digest(self) -> bytes:
+        """Every source's path, size and mtime and the other files' names, hashed once per
+        listing (a kept listing is the same object from step to step: listing.py)."""
+        digest = hashlib.blake2b(digest_size=16)
+        digest.update("".join(f"{f.path}\0{f.size}\0{f.mtime_ns}\n" for f in self.sources).encode())
+        digest.update("\0".join(self.others).encode())
+        return digest.digest()
+
+    @cached_property
+    def by_path(self) -> dict[str, SourceFile]:
+        return {f.path: f for f in self.sources}
+
+    @cached_property
+    def newest_mtime_ns(self) -> int:
+        return max((f.mtime_ns for f in self.sources), default=0)
+
 
 def list_project_files(root: Path) -> ProjectFiles:
     """The files the map covers, split into parsed sources and files shown by name."""
@@ -100,7 +118,7 @@ def list_project_files(root: Path) -> ProjectFiles:
         if language is None:
             others.append(rel)
             continue
-        info = _source_stat(root, prefix + rel, rel)
+        info = source_stat(root, prefix + rel, rel)
         if info is None:
             skipped += 1  # listed by git but deleted, a dangling link, or a link out of the root
             continue
@@ -111,7 +129,7 @@ def list_project_files(root: Path) -> ProjectFiles:
     return ProjectFiles(tuple(sources), tuple(others), skipped)
 
 
-def _source_stat(root: Path, path: str, rel: str) -> os.stat_result | None:
+def source_stat(root: Path, path: str, rel: str) -> os.stat_result | None:
     """The file's stat; a symlink is followed only when it resolves inside the root."""
     try:
         info = os.lstat(path)
@@ -152,4 +170,11 @@ def _wanted(rel: str) -> bool:
     return not name.lower().endswith(_SKIPPED_ENDINGS)
 
 
-__all__ = ["MAX_SOURCE_BYTES", "ProjectFiles", "SourceFile", "list_project_files", "read_source"]
+__all__ = [
+    "MAX_SOURCE_BYTES",
+    "ProjectFiles",
+    "SourceFile",
+    "list_project_files",
+    "read_source",
+    "source_stat",
+]

@@ -1,6 +1,7 @@
 """The RepoMap: keeps a project's tags warm between renders and assembles a map on request.
 
-The prompt renders the map at every step, so the warm path matters most: list the files (git),
+The prompt renders the map at every step, so the warm path matters most: check the kept file
+list (listing.py: the project is listed again only when a directory or an ignore rule moved),
 stat the sources, and re-parse only those whose size or mtime moved (or whose mtime is too recent
 to trust, in which case the content digest decides). The ranking graph is rebuilt only when some
 tags changed (and stored with them, so a new process does not rebuild it), and a map already
@@ -20,14 +21,17 @@ from pathlib import Path
 
 from zizou.paths import PROJECT_DIR_NAME, project_dir
 from zizou.repomap import cache
-from zizou.repomap.files import ProjectFiles, list_project_files
+from zizou.repomap.files import ProjectFiles
 from zizou.repomap.graph import Graph
 from zizou.repomap.graph_build import build_graph
+from zizou.repomap.listing import ProjectListing
 from zizou.repomap.memo import MapMemo
 from zizou.repomap.mentions import find_mentions
 from zizou.repomap.parse import RACY_NS, Entry, ParseJob, default_workers, read_entries
+from zizou.repomap.rank import Ranker
 from zizou.repomap.request import MapRequest, MapResult
 from zizou.repomap.select import select_map
+from zizou.repomap.signatures import SignatureCache
 from zizou.repomap.tags import FileTags, tags_fingerprint
 from zizou.repomap.tokens import LineCounter, TokenCounter, default_counter, default_counter_name
 
@@ -39,9 +43,13 @@ KNOWN_LINES = 4096  # token counts of recently rendered lines kept in the cache
 class _State:
     entries: dict[str, Entry]
     graph: Graph | None = None  # built from the entries' tags; None once some tags changed
+    ranker: Ranker | None = None  # the graph's ranking state, kept while the graph is
     from_disk: bool = True  # entries came from the cache file and may be of a stale shape
     unsaved: bool = False  # entries or graph differ from the cache file
     unpacked: dict[str, FileTags] = field(default_factory=dict)  # tags decoded for a rebuild
+    # The listing whose every source the entries matched, none too recent to trust: the same
+    # listing again (listing.py keeps it while nothing moved) needs no comparison.
+    matched: ProjectFiles | None = None
 
 
 class RepoMap:
@@ -69,6 +77,8 @@ class RepoMap:
             MAP_VERSION, self.cache_dir, self._writable_cache, root=self._cache_root
         )
         self._lines: LineCounter | None = None
+        self._listing = ProjectListing(self.root)
+        self._signatures = SignatureCache(self.root)
 
     def focused(self, focus: tuple[str, ...], identifiers: tuple[str, ...], max_tokens: int) -> str:
         """The map the repo_map tool returns: the focus files' and the identifiers'
@@ -84,7 +94,8 @@ class RepoMap:
 
     def _render(self, request: MapRequest) -> MapResult:
         started = time.perf_counter()
-        files = list_project_files(self.root)
+        listings = self._listing.full_listings
+        files = self._listing.current()
         listed = time.perf_counter()
         tokenizer = self._counter.name if self._counter else default_counter_name()
         key = self._memo.key(files, request, tokenizer)
@@ -113,6 +124,7 @@ class RepoMap:
             sources=len(files.sources),
             workers=self.workers,
             list_s=listed - started,
+            listed=self._listing.full_listings > listings,
         )
         return MapResult(result.text, stats)
 
@@ -123,12 +135,14 @@ class RepoMap:
         parsed, hits = self._refresh(state, files, lines)
         refreshed = time.perf_counter()
         graph = self._graph(state)
+        if state.ranker is None or state.ranker.graph is not graph:
+            state.ranker = Ranker(graph)
         self._save_tags(state)
         graphed = time.perf_counter()
         paths = [f.path for f in files.sources] + list(files.others)
         mentions = find_mentions(request.message, paths)
         counted = lines.counted
-        result = select_map(self.root, graph, files, request, mentions, lines)
+        result = select_map(self._signatures, state.ranker, files, request, mentions, lines)
         if lines.counted > counted:
             self._save_lines(lines)
         stats = result.stats.with_counts(
@@ -185,6 +199,8 @@ class RepoMap:
 
     def _refresh(self, state: _State, files: ProjectFiles, lines: LineCounter) -> tuple[int, int]:
         """Bring the entries up to date with the files; (parsed or re-read, trusted as cached)."""
+        if files is state.matched:
+            return 0, len(files.sources)
         jobs: list[ParseJob] = []
         for file in files.sources:
             known = state.entries.get(file.path)
@@ -227,6 +243,7 @@ class RepoMap:
         state.unpacked.update(unpacked)
         if changed:
             state.graph = None
+        state.matched = files if not jobs else None
         # A recent file re-read unchanged is not worth rewriting the cache for at every step.
         state.unsaved = state.unsaved or changed or moved
         return len(jobs), len(files.sources) - len(jobs)

@@ -45,11 +45,7 @@ class MapMemo:
         digest = hashlib.blake2b(digest_size=16)
         code = f"{__version__}\0{self._version}\0{tags_fingerprint()}\0{graph_fingerprint()}"
         digest.update(code.encode())
-        # One update of the whole listing (the same digest as one per file, made faster).
-        digest.update(
-            "".join(f"{f.path}\0{f.size}\0{f.mtime_ns}\n" for f in files.sources).encode()
-        )
-        digest.update("\0".join(files.others).encode())
+        digest.update(files.digest)
         digest.update(f"\1{request.cache_key()}\1{tokenizer}".encode())
         return digest.hexdigest()
 
@@ -66,8 +62,7 @@ class MapMemo:
             if len(counts) != len(MapStats.MEMO_FIELDS):
                 return None
             result = MapResult(text, MapStats.from_memo(counts, tokenizer))
-        newest = max((f.mtime_ns for f in files.sources), default=0)
-        return result if newest < written_ns - RACY_NS else None
+        return result if files.newest_mtime_ns < written_ns - RACY_NS else None
 
     def put(self, key: str, result: MapResult) -> None:
         now = time.time_ns()

@@ -48,6 +48,7 @@ class MapStats:
     tokenizer: str = ""
     workers: int = 1
     memo: bool = False  # the same map for the same files and request, served as rendered before
+    listed: bool = False  # the project was listed in full (else the kept listing was checked)
     list_s: float = 0.0
     parse_s: float = 0.0
     rank_s: float = 0.0

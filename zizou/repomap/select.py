@@ -9,34 +9,33 @@ whole, unless the request asks to see them first (the repo_map tool).
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 from zizou.repomap.files import ProjectFiles
-from zizou.repomap.graph import Graph
 from zizou.repomap.mentions import Mentions
-from zizou.repomap.rank import Focus, file_ranks
+from zizou.repomap.rank import Focus, Ranker
 from zizou.repomap.render import Item, Shown, clean_line, fit
 from zizou.repomap.request import MapRequest, MapResult, MapStats
 from zizou.repomap.score import Boosts, Scored, ranked_files, top_definitions
-from zizou.repomap.signatures import read_signatures
+from zizou.repomap.signatures import SignatureCache
 from zizou.repomap.tokens import TokenCounter
 
 MAX_TOP_DEFINERS = 5  # a name the message mentions goes to the top only if it is this specific
 
 
 def select_map(
-    root: Path,
-    graph: Graph,
+    signatures: SignatureCache,
+    ranker: Ranker,
     files: ProjectFiles,
     request: MapRequest,
     mentions: Mentions,
     counter: TokenCounter,
 ) -> MapResult:
     started = time.perf_counter()
+    graph = ranker.graph
     focus = _expand(request.focus, [*graph.paths, *files.others])
     weights = dict.fromkeys(sorted(set(focus) | set(mentions.files)), 1.0)
     names = tuple(sorted(set(mentions.identifiers) | set(request.identifiers)))
-    ranks = file_ranks(graph, Focus(weights, names))
+    ranks = ranker.ranks(Focus(weights, names))
     top = set(request.identifiers) | {
         name
         for name in mentions.identifiers
@@ -64,7 +63,7 @@ def select_map(
     budget = request.max_tokens - note_tokens
     limit = max(32, request.max_tokens // 4)
     while True:
-        defs = _shown(root, top_definitions(graph, ranks, boosts, limit))
+        defs = _shown(signatures, files, top_definitions(graph, ranks, boosts, limit))
         items: list[Item] = [*defs, *by_name]
         fitted = fit(items, budget, counter)
         if fitted.definitions < len(defs) or len(defs) < limit:
@@ -87,13 +86,16 @@ def select_map(
     return MapResult(text, stats)
 
 
-def _shown(root: Path, defs: list[Scored]) -> list[Shown]:
-    """The definitions with their signatures, each file read once."""
+def _shown(signatures: SignatureCache, files: ProjectFiles, defs: list[Scored]) -> list[Shown]:
+    """The definitions with their signatures, each file read once (or not, if read before)."""
     wanted: dict[str, list[tuple[int, str]]] = {}
     for item in defs:
         wanted.setdefault(item.path, []).append((item.line, item.kind))
-    signatures = {path: read_signatures(root, path, lines) for path, lines in wanted.items()}
-    return [Shown(d.path, d.line, signatures[d.path].get(d.line, d.name)) for d in defs]
+    by_path = files.by_path
+    signature_of = {
+        path: signatures.read(by_path.get(path), path, lines) for path, lines in wanted.items()
+    }
+    return [Shown(d.path, d.line, signature_of[d.path].get(d.line, d.name)) for d in defs]
 
 
 def _expand(focus: tuple[str, ...], paths: list[str]) -> tuple[str, ...]:

@@ -10,16 +10,43 @@ written on the lines above. A constant shows only its first line: its value may 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
 from zizou.errors import PathError
-from zizou.repomap.files import read_source
+from zizou.repomap.files import SourceFile, read_source
+from zizou.repomap.parse import RACY_NS
 
 MAX_LINES = 6
+KEPT_FILES = 512  # files whose signatures a SignatureCache keeps
 MAX_CHARS = 160
 ONE_LINE_KINDS = frozenset({"constant", "variable"})
 _TRAILING_COMMENT = re.compile(r"\s+(?:#|//)(?![\[!]).*$")
+
+
+class SignatureCache:
+    """Signatures read before, by file and its size and mtime: a map rendered at every step
+    shows mostly the same definitions, so their files are read once. A file changed within
+    RACY_NS of now may hide an edit behind an equal mtime, so it is read afresh each time."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._known: dict[tuple[str, int, int], dict[int, str]] = {}
+
+    def read(
+        self, file: SourceFile | None, path: str, wanted: list[tuple[int, str]]
+    ) -> dict[int, str]:
+        if file is None or file.mtime_ns >= time.time_ns() - RACY_NS:
+            return read_signatures(self.root, path, wanted)
+        key = (file.path, file.size, file.mtime_ns)
+        known = self._known.pop(key, None)
+        if known is None or any(line not in known for line, _ in wanted):
+            known = {**(known or {}), **read_signatures(self.root, path, wanted)}
+        if len(self._known) >= KEPT_FILES:
+            del self._known[next(iter(self._known))]
+        self._known[key] = known  # the most recently used last
+        return known
 
 
 def read_signatures(root: Path, path: str, wanted: Iterable[tuple[int, str]]) -> dict[int, str]:
@@ -59,4 +86,4 @@ def _depth(text: str) -> int:
     return text.count("(") + text.count("[") - text.count(")") - text.count("]")
 
 
-__all__ = ["read_signatures", "signature"]
+__all__ = ["SignatureCache", "read_signatures", "signature"]
