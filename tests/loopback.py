@@ -59,6 +59,7 @@ class ScriptedToolCall:
 class Reply:
     text: str = ""
     reasoning: str = ""  # streamed first, as `reasoning_content` deltas (Anthropic: thinking)
+    reasoning_key: str = "reasoning_content"  # vLLM and Ollama name the delta `reasoning`
     tool_calls: tuple[ScriptedToolCall, ...] = ()
     finish_reason: str | None = None  # default: "tool_calls" if there are tool calls, else "stop"
     prompt_tokens: int | None = None  # the whole prompt, cached tokens included; default: estimated
@@ -272,7 +273,7 @@ def _estimate(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
 def _deltas(reply: Reply, ids: list[str]) -> Iterator[dict[str, Any]]:
     yield {"role": "assistant", "content": ""}
     for piece in _split(reply.reasoning, reply.pieces):
-        yield {"reasoning_content": piece}
+        yield {reply.reasoning_key: piece}
     for piece in _split(reply.text, reply.pieces):
         yield {"content": piece}
     for index, (call, call_id) in enumerate(zip(reply.tool_calls, ids, strict=True)):

@@ -28,12 +28,18 @@ def kinds(events: list[Any]) -> list[str]:
 
 @pytest.mark.slow  # litellm imported
 @pytest.mark.parametrize(
-    ("model", "url"), [("openai/gpt-4o", "base_url"), ("anthropic/claude-sonnet-4-5", "root_url")]
+    ("model", "url", "key"),
+    [
+        ("openai/gpt-4o", "base_url", "reasoning_content"),  # DeepSeek, LiteLLM's proxy
+        ("openai/qwen3", "base_url", "reasoning"),  # vLLM, Ollama
+        ("anthropic/claude-sonnet-4-5", "root_url", ""),  # thinking blocks
+    ],
 )
 async def test_reasoning_streams_before_the_text_and_stays_out_of_the_reply(
-    model: str, url: str
+    model: str, url: str, key: str
 ) -> None:
-    with LoopbackServer(SCRIPT) as srv:
+    script = [{**SCRIPT[0], "reasoning_key": key}] if key else SCRIPT
+    with LoopbackServer(script) as srv:
         llm = LiteLLMModel(model, api_base=getattr(srv, url), api_key=KEY)
         events = [event async for event in llm.stream(REQUEST)]
     assert kinds(events) == ["ReasoningDelta"] * 3 + ["TextPiece"] * 3 + ["ModelReply"]

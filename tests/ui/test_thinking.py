@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from test_event_renderer import renderer_for
-from ui_harness import MakeApp, send, settle
+from ui_harness import MakeApp, clock_of, send, settle
 
 from zizou.contracts.events import ReasoningDelta, Retrying, TextDelta
 from zizou.ui.app import ZizouApp
@@ -28,17 +28,19 @@ async def test_reasoning_streams_above_the_answer_then_folds_to_one_line(
     reply = {"reasoning": REASONING, "text": "There are 4 words.", "until": gate, "stall_after": 0}
     app = make_app([reply])
     async with app.run_test(size=(100, 30)) as pilot:
+        clock_of(app).hold()
         await send(pilot, "how many words?")
         await settle(pilot, lambda: "count the words in them." in screen_text(app))
         block = app.query_one(ThinkingBlock)
         assert not block.finished and "✻ Thinking…" in screen_text(app)
         assert not app.query(AssistantMessage)
 
+        clock_of(app).advance(4)
         gate.set()
         await settle(pilot, lambda: not app.busy)
         await pilot.pause()
         shown = screen_text(app)
-        assert block.finished and "✻ Thought for" in shown and "12 words" in shown
+        assert block.finished and "✻ Thought for 4s · 12 words" in shown
         assert "count the words in them." not in shown  # folded to its summary line
         answer = app.query_one(AssistantMessage)
         assert answer.source == "There are 4 words."
@@ -98,3 +100,16 @@ async def test_reasoning_after_some_of_the_answer_gets_a_block_of_its_own(
             ("ThinkingBlock", "more thought"),
             ("AssistantMessage", "Part two."),
         ]
+
+
+async def test_while_it_streams_only_the_newest_lines_show(make_app: MakeApp) -> None:
+    gate = asyncio.Event()
+    reasoning = "\n".join(f"step {n} of the thought" for n in range(1, 21))
+    app = make_app([{"reasoning": reasoning, "text": "ok", "until": gate, "stall_after": 0}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "think hard")
+        await settle(pilot, lambda: "step 20 of the thought" in screen_text(app))
+        shown = screen_text(app)
+        assert "step 15 of the thought" in shown and "step 14 of the thought" not in shown
+        gate.set()
+        await settle(pilot, lambda: not app.busy)

@@ -50,7 +50,7 @@ class ChatView(VerticalScroll, can_focus=True):
         return message
 
     async def add_thinking(self) -> ThinkingBlock:
-        block = ThinkingBlock()
+        block = ThinkingBlock(self.typing.now)
         await self.mount(block)
         return block
 

@@ -11,6 +11,7 @@ shows, so neither the reasoning nor the answer after it is held up by the block'
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from rich.text import Text
 from textual import events
@@ -33,11 +34,12 @@ class ThinkingBlock(Widget):
 
     expanded: reactive[bool] = reactive(False, layout=True)
 
-    def __init__(self) -> None:
+    def __init__(self, now: Callable[[], float] = time.monotonic) -> None:
         super().__init__(classes="-streaming")
         self._parts: list[str] = []
         self._sanitizer = StreamSanitizer()
-        self.started = time.monotonic()
+        self.now = now  # the app's clock, which tests hold
+        self.started = now()
         self.took_s: float | None = None  # set when the reasoning ended
 
     @property
@@ -64,15 +66,17 @@ class ThinkingBlock(Widget):
         rest = self._sanitizer.flush()
         if rest:
             self._parts.append(rest)
-        self.took_s = time.monotonic() - self.started
+        self.took_s = self.now() - self.started
         self.remove_class("-streaming")
         self.refresh(layout=True)
 
     @property
     def summary(self) -> str:
         words = counted(len(self.source.split()), "word")
-        took = f"Thought for {self.took_s:.0f}s" if self.took_s is not None else "Thinking…"
-        return f"✻ {took} · {words}"
+        if self.took_s is None:
+            return f"✻ Thinking… · {words}"
+        took = "<1s" if self.took_s < 1 else f"{self.took_s:.0f}s"
+        return f"✻ Thought for {took} · {words}"
 
     def render(self) -> Text:
         if self.finished and not self.expanded:
