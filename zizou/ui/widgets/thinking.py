@@ -27,6 +27,7 @@ FALLBACK_WIDTH = 100  # before the first layout
 HEAD_STYLE = "dim bold"
 BODY_STYLE = "dim italic"
 SHOW_HINT = "click or ctrl+o to show"
+STREAMING_HEAD = "✻ Thinking…"
 
 
 class ThinkingBlock(Widget):
@@ -72,18 +73,18 @@ class ThinkingBlock(Widget):
 
     @property
     def summary(self) -> str:
-        words = counted(len(self.source.split()), "word")
+        """The head: `✻ Thinking…` while it streams, then how long it took and how long it is."""
         if self.took_s is None:
-            return f"✻ Thinking… · {words}"
+            return STREAMING_HEAD
         took = "<1s" if self.took_s < 1 else f"{self.took_s:.0f}s"
-        return f"✻ Thought for {took} · {words}"
+        return f"✻ Thought for {took} · {counted(len(self.source.split()), 'word')}"
 
     def render(self) -> Text:
         if self.finished and not self.expanded:
             line = Text(self.summary, style=HEAD_STYLE, no_wrap=True, overflow="ellipsis")
             line.append(f" ({SHOW_HINT})", style="dim")
             return line
-        head = Text("✻ Thinking…" if not self.finished else self.summary, style=HEAD_STYLE)
+        head = Text(self.summary, style=HEAD_STYLE)
         body = Text(self.source if self.finished else self._tail(), style=BODY_STYLE)
         return Text("\n").join([head, body]) if body.plain else head
 
