@@ -58,6 +58,8 @@ class ScriptedToolCall:
 @dataclass(frozen=True)
 class Reply:
     text: str = ""
+    reasoning: str = ""  # streamed first, as `reasoning_content` deltas (Anthropic: thinking)
+    reasoning_key: str = "reasoning_content"  # vLLM and Ollama name the delta `reasoning`
     tool_calls: tuple[ScriptedToolCall, ...] = ()
     finish_reason: str | None = None  # default: "tool_calls" if there are tool calls, else "stop"
     prompt_tokens: int | None = None  # the whole prompt, cached tokens included; default: estimated
@@ -70,7 +72,7 @@ class Reply:
     error_type: str | None = None
     retry_after: float | None = None  # sent as a Retry-After header
     delay_s: float = 0.0  # before the first byte
-    stall_s: float = 0.0  # a pause mid-stream, after `stall_after` pieces of text or arguments
+    stall_s: float = 0.0  # a pause mid-stream, after `stall_after` pieces (reasoning, text, ...)
     stall_after: int = 1
     chunk_delay_s: float = 0.0  # between every chunk
     truncate: bool | str = False  # close without finish_reason or [DONE]; "reset": with a RST
@@ -270,6 +272,8 @@ def _estimate(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
 
 def _deltas(reply: Reply, ids: list[str]) -> Iterator[dict[str, Any]]:
     yield {"role": "assistant", "content": ""}
+    for piece in _split(reply.reasoning, reply.pieces):
+        yield {reply.reasoning_key: piece}
     for piece in _split(reply.text, reply.pieces):
         yield {"content": piece}
     for index, (call, call_id) in enumerate(zip(reply.tool_calls, ids, strict=True)):
@@ -300,6 +304,8 @@ def stream_chunks(reply: Reply, body: dict[str, Any], ids: list[str]) -> list[di
 def completion(reply: Reply, body: dict[str, Any], ids: list[str]) -> dict[str, Any]:
     """The JSON body for a reply to a request with stream=false."""
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    if reply.reasoning:
+        message["reasoning_content"] = reply.reasoning
     if reply.tool_calls:
         message["tool_calls"] = [
             {"id": i, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
@@ -351,6 +357,13 @@ def anthropic_events(reply: Reply, body: dict[str, Any], ids: list[str]) -> list
         {"type": "ping"},
     ]
     index = 0
+    if reply.reasoning:
+        parts = [
+            {"type": "thinking_delta", "thinking": p} for p in _split(reply.reasoning, reply.pieces)
+        ]
+        parts.append({"type": "signature_delta", "signature": "loopback"})
+        events += _block_events(index, {"type": "thinking", "thinking": ""}, parts)
+        index += 1
     if reply.text:
         texts = [{"type": "text_delta", "text": p} for p in _split(reply.text, reply.pieces)]
         events += _block_events(index, {"type": "text", "text": ""}, texts)

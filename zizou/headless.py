@@ -39,6 +39,7 @@ from zizou.contracts.events import (
     Nested,
     PermissionDecided,
     PermissionRequested,
+    ReasoningDelta,
     Retrying,
     StepFinished,
     StepPlanned,
@@ -350,6 +351,8 @@ class HeadlessRun:
                 pass
             case TextDelta():
                 pass  # the answer is printed whole when the turn ends
+            case ReasoningDelta():
+                pass  # not the answer: stream-json carries it, text leaves it out
             case ModelReplied():
                 pass
             case ToolCallStarted():

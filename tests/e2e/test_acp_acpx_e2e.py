@@ -1,7 +1,8 @@
 """`zizou acp` under a real ACP client someone else wrote: the headless `acpx` from npm (the
 version pinned here, installed once into a cache folder, or `.ci/node` where CI put it). A
 prompt runs a turn in a scratch project: the edit lands, the command runs only once the
-client allowed it, and the answer arrives; a client that denies leaves the command unrun."""
+client allowed it, and the answer arrives; a client that denies leaves the command unrun; the
+model's reasoning arrives as thought chunks before the answer."""
 
 from __future__ import annotations
 
@@ -102,3 +103,22 @@ def test_acpx_denying_leaves_the_command_unrun(acpx: Path, project: Path, zizou_
     assert denied.returncode == 5, denied.stderr  # acpx: a permission was denied
     assert not (project / "made.txt").exists()
     assert "did not approve" in told[0]
+
+
+def test_acpx_receives_the_reasoning_as_thought_chunks_before_the_answer(
+    acpx: Path, project: Path, zizou_home: Path
+) -> None:
+    script = [{"reasoning": "Nothing to look up: I just answer.", "text": "hello"}]
+    with LoopbackServer(script) as srv:
+        done = run_acpx(acpx, project, zizou_home, srv.base_url, "--deny-all")
+    assert done.returncode == 0, done.stderr
+    messages = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    updates = [m["params"]["update"] for m in messages if m.get("method") == "session/update"]
+    kinds = [u["sessionUpdate"] for u in updates]
+    thoughts = [
+        u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_thought_chunk"
+    ]
+    assert "".join(thoughts) == "Nothing to look up: I just answer."
+    assert kinds.index("agent_message_chunk") > max(
+        n for n, kind in enumerate(kinds) if kind == "agent_thought_chunk"
+    )

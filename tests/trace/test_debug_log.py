@@ -15,6 +15,7 @@ from typing import Any
 from zizou.agent.loop import Agent
 from zizou.contracts.events import (
     Event,
+    ReasoningDelta,
     Retrying,
     StepFinished,
     StepStarted,
@@ -351,3 +352,29 @@ async def test_a_tool_that_raises_fails_its_call_and_its_traceback_is_logged(
     log = section(read_log(tmp_path), 6)
     assert "LOG ERROR zizou.agent.calls: the tool broken raised" in log
     assert "Traceback (most recent call last)" in log and "a bug in the tool" in log
+
+
+def test_reasoning_is_gathered_apart_from_the_text_and_a_retried_one_marked(
+    tmp_path: Path,
+) -> None:
+    log = DebugLog(tmp_path, Redactor(), call_parameters={"model": "m", "max_steps": 3})
+    log.begin_turn("hi", [])
+    log.emit(StepStarted(1))
+    log.record_request(1, request())
+    log.emit(ReasoningDelta("a first "))
+    log.emit(Retrying(2, 0.0, "the stream ended early, retrying now"))
+    for piece in ("the key is ", "sk-abcdef", "0123456789abcdef0123 ", "and then"):
+        log.emit(ReasoningDelta(piece))
+    log.emit(TextDelta("Done."))
+    log.emit(TurnFinished("done", "Done.", 1))
+    text = read_log(tmp_path)
+    assert labels(text)[-5:] == [
+        "REASONING-DELTA",
+        "RETRY",
+        "REASONING-DELTA",
+        "TEXT-DELTA",
+        "FINISH",
+    ]
+    assert "REASONING-DELTA 1 piece over" in text and "(from the failed attempt: discarded)" in text
+    assert "REASONING-DELTA 4 pieces over" in text and "\n    Done.\n" in text
+    assert "[REDACTED]" in text and "0123456789abcdef" not in text  # whole, across pieces

@@ -1,6 +1,6 @@
 """The looks, pinned: the main screen (wide and 80x24), the sidebar with the workspace, the
-plan (its line in the conversation, its checklist in the sidebar), the approval dialog and the
-key wizard.
+plan (its line in the conversation, its checklist in the sidebar), the model's reasoning folded
+above its answer, the approval dialog and the key wizard.
 
 The project lives at a fixed path and the session id is fixed, so the pictures are stable;
 tool durations are set to a fixed value before the picture is taken.
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ui_harness import build_app, send, settle
+from ui_harness import build_app, clock_of, send, settle
 from waiting import exclusive
 
 from zizou.ui.key_setup import KeyServices
@@ -151,6 +151,24 @@ def test_the_plan_in_the_conversation_and_the_sidebar(
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(150, 34), run_before=run_before)
+
+
+def test_reasoning_folded_above_the_answer(snap_compare: Any, snap_project: Path) -> None:
+    """Each step's reasoning as its one summary line, the app's clock held so it took 0 s."""
+    script = [
+        {
+            "reasoning": "I should read app.py first.",
+            "tool_calls": [call("read_file", path="app.py")],
+        },
+        {"reasoning": "greet takes no name yet.\nSo the answer is no.", "text": "No, not yet."},
+    ]
+    app = build_app(snap_project, script)
+
+    async def run_before(pilot: Any) -> None:
+        clock_of(pilot.app).hold()
+        await after("does greet take a name?")(pilot)
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)
 
 
 def test_approval_dialog(snap_compare: Any, snap_project: Path) -> None:

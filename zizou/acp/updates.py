@@ -1,7 +1,8 @@
 """The loop's events as ACP `session/update`s, one handler per event type, as headless and the
-app render them: the answer as message chunks, zizou's notices (a retry, a compaction, the
-checks' report) as thought chunks, each tool call as `tool_call` then `tool_call_update`s,
-and how the turn's last reply ended, for the prompt's stop reason."""
+app render them: the answer as message chunks, the model's reasoning as thought chunks as it
+streams, zizou's notices (a retry, a compaction, the checks' report) as thought chunks too,
+each tool call as `tool_call` then `tool_call_update`s, and how the turn's last reply ended,
+for the prompt's stop reason."""
 
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ from zizou.contracts.events import (
     Nested,
     PermissionDecided,
     PermissionRequested,
+    ReasoningDelta,
     Retrying,
     StepFinished,
     StepPlanned,
@@ -100,6 +102,8 @@ class TurnUpdates:
         match event:
             case TextDelta():
                 return [update_agent_message_text(event.text)]
+            case ReasoningDelta():
+                return [update_agent_thought_text(event.text)]
             case ToolCallStarted():
                 return [self._started(event)]
             case ToolProgress():

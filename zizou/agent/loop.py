@@ -41,6 +41,7 @@ from zizou.contracts.events import (
     FinishReason,
     HookWarning,
     ModelReplied,
+    ReasoningDelta,
     Retrying,
     StepFinished,
     StepPlanned,
@@ -454,7 +455,7 @@ class Agent:
                 elif item.resent_messages is not None:  # a window or a hook's: not the history
                     item = dataclasses.replace(item, resent_messages=None)
                 yield item
-            elif isinstance(item, ModelReply):
+            elif isinstance(item, ReasoningDelta | ModelReply):  # reasoning is never the reply
                 yield item
 
     def _budget_warning(self) -> BudgetWarning | None:

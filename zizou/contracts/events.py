@@ -77,6 +77,16 @@ class TextDelta(Event):
 
 
 @dataclass(frozen=True)
+class ReasoningDelta(Event):
+    """A piece of the model's reasoning as it streams, where the provider sends it (a
+    `reasoning_content` delta): shown apart from the answer, never part of the reply's text
+    nor of the history sent back to the model."""
+
+    type: ClassVar[str] = "reasoning_delta"
+    text: str
+
+
+@dataclass(frozen=True)
 class ToolCallStarted(Event):
     type: ClassVar[str] = "tool_call_started"
     call_id: str
@@ -316,6 +326,7 @@ AnyEvent = (
     | StepStarted
     | StepPlanned
     | TextDelta
+    | ReasoningDelta
     | Retrying
     | ModelReplied
     | ToolCallStarted
@@ -341,6 +352,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     StepStarted,
     StepPlanned,
     TextDelta,
+    ReasoningDelta,
     Retrying,
     ModelReplied,
     ToolCallStarted,
@@ -374,6 +386,7 @@ __all__ = [
     "Nested",
     "PermissionDecided",
     "PermissionRequested",
+    "ReasoningDelta",
     "Retrying",
     "StepFinished",
     "StepPlanned",

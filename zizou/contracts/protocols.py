@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from zizou.contracts.events import AnyEvent, HookWarning, Retrying, Usage
+from zizou.contracts.events import AnyEvent, HookWarning, ReasoningDelta, Retrying, Usage
 
 if TYPE_CHECKING:
     from zizou.confined import PathHandle
@@ -67,7 +67,9 @@ class ModelReply:
     finish_reason: str | None = None
 
 
-ModelEvent = TextPiece | Retrying | ModelReply
+# A stream yields the answer's text as TextPieces and the model's reasoning, where it gives
+# any, as ReasoningDeltas (the loop passes them on as they are), and ends with the ModelReply.
+ModelEvent = TextPiece | ReasoningDelta | Retrying | ModelReply
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from zizou.contracts.conversation import Conversation
 from zizou.contracts.events import (
     AnyEvent,
     Nested,
+    ReasoningDelta,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
@@ -264,7 +265,7 @@ class Forward:
                 )
             case _:
                 pass
-        if self.nest is None or isinstance(event, TextDelta):
+        if self.nest is None or isinstance(event, TextDelta | ReasoningDelta):
             return
         if not isinstance(event, Nested):  # a grandchild's comes with its whole chain
             event = Nested("", self.chain, event, self.action_call_id)

@@ -4,6 +4,7 @@ and deterministic.
 Replies are plain dicts in the same shape the loopback test server plays:
 `{"text": "hi"}`, `{"tool_calls": [{"name": "read_file", "arguments": {"path": "a.py"}}]}`,
 `{"status": 429, "retry_after": 1}` (raised as a ProviderError), `{"text": "..", "stall_s": 5}`.
+`{"reasoning": "..", "text": ".."}` streams the reasoning (as ReasoningDeltas) before the text.
 `{"text": "..", "until": event}` stalls where `stall_s` would until the asyncio.Event is set, so a
 test holds a turn open exactly as long as it needs to and no longer.
 A ProviderError instance in the script is raised as it is.
@@ -17,7 +18,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
-from zizou.contracts.events import Usage
+from zizou.contracts.events import ReasoningDelta, Usage
 from zizou.contracts.protocols import (
     Model,
     ModelEvent,
@@ -31,6 +32,7 @@ from zizou.errors import ProviderError
 REPLY_KEYS = frozenset(
     {
         "text",
+        "reasoning",
         "tool_calls",
         "finish_reason",
         "prompt_tokens",
@@ -106,6 +108,8 @@ class ScriptedModel(Model):
             await asyncio.sleep(reply["delay_s"])
         if "status" in reply or "error" in reply:
             raise _error(reply)
+        for piece in split_text(reply.get("reasoning", ""), reply.get("pieces", 3)):
+            yield ReasoningDelta(piece)
         text = reply.get("text", "")
         pieces = split_text(text, reply.get("pieces", 3))
         for number in range(len(pieces) + 1):  # the pause before the end counts too

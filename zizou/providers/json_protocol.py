@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Callable
 from functools import cached_property
 from typing import Any
 
-from zizou.contracts.events import Retrying, Usage
+from zizou.contracts.events import ReasoningDelta, Retrying, Usage
 from zizou.contracts.protocols import (
     Model,
     ModelEvent,
@@ -117,9 +117,9 @@ class JsonProtocolModel(Model):
 
     async def _attempt(
         self, request: ModelRequest, into: list[ModelReply]
-    ) -> AsyncIterator[Retrying]:
-        """One call to the inner model: yields its retry notices, never its raw text, and adds
-        its reply to `into`."""
+    ) -> AsyncIterator[Retrying | ReasoningDelta]:
+        """One call to the inner model: yields its retry notices and its reasoning, never its
+        raw text (the envelope), and adds its reply to `into`."""
         events = self.inner.stream(request)
         try:
             async for event in events:
@@ -128,6 +128,8 @@ class JsonProtocolModel(Model):
                     # the conversation (inside the retry layer, as make_model puts it, the
                     # shortening happens before the rewriting instead).
                     yield dataclasses.replace(event, resent_messages=None)
+                elif isinstance(event, ReasoningDelta):
+                    yield event
                 elif isinstance(event, ModelReply):
                     into.append(event)
                     return

@@ -28,7 +28,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from zizou.contracts.events import Usage
+from zizou.contracts.events import ReasoningDelta, Usage
 from zizou.contracts.protocols import ModelEvent, ModelReply, ModelRequest, TextPiece, ToolCall
 from zizou.errors import ProviderError
 from zizou.providers.catalog import model_info, provider_of
@@ -113,7 +113,9 @@ class LiteLLMModel:
             while (chunk := await self._next_chunk(iterator, started, deadline)) is not _END:
                 chunks.append(chunk)
                 started = started or _has_content(chunk)
-                text = _content(chunk)
+                reasoning, text = _delta_text(chunk, "reasoning_content"), _delta_text(chunk)
+                if reasoning:
+                    yield ReasoningDelta(reasoning)
                 if text:
                     yield TextPiece(text)
         except ProviderError:
@@ -309,11 +311,14 @@ def _has_content(chunk: Any) -> bool:
     )
 
 
-def _content(chunk: Any) -> str:
+def _delta_text(chunk: Any, field: str = "content") -> str:
+    """A chunk's piece of the answer (`content`) or of the model's reasoning
+    (`reasoning_content`: litellm's name for it, whichever name the provider sends it under)."""
     choices = getattr(chunk, "choices", None)
     if not choices or choices[0].delta is None:
         return ""
-    return choices[0].delta.content or ""
+    piece = getattr(choices[0].delta, field, None)
+    return piece if isinstance(piece, str) else ""
 
 
 def _cost(litellm: Any, built: Any, model: str) -> float | None:

@@ -40,6 +40,7 @@ from zizou.contracts.events import (
     Nested,
     PermissionDecided,
     PermissionRequested,
+    ReasoningDelta,
     Retrying,
     StepFinished,
     StepPlanned,
@@ -232,6 +233,7 @@ class SessionWriter:
                 TurnStarted()
                 | StepStarted()
                 | TextDelta()
+                | ReasoningDelta()
                 | ModelReplied()
                 | ToolCallStarted()
                 | ToolProgress()

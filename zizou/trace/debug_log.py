@@ -28,7 +28,14 @@ from typing import Any, Protocol, TextIO
 
 from zizou import confined
 from zizou.agent.prompt import CompiledPrompt
-from zizou.contracts.events import AnyEvent, Nested, Retrying, TextDelta, TurnFinished
+from zizou.contracts.events import (
+    AnyEvent,
+    Nested,
+    ReasoningDelta,
+    Retrying,
+    TextDelta,
+    TurnFinished,
+)
 from zizou.contracts.protocols import ModelRequest
 from zizou.errors import PathError
 from zizou.paths import debug_log_path
@@ -56,8 +63,9 @@ class _Turn:
     started_wall: float = field(default_factory=time.time)
     sections_written: bool = False
     pending: list[str] = field(default_factory=list)  # records made before the first request
-    deltas: list[str] = field(default_factory=list)
+    deltas: list[str] = field(default_factory=list)  # the pieces of one run of text or reasoning
     deltas_started: float = 0.0
+    deltas_label: str = "TEXT-DELTA"
     last_sent: fmt.Sent | None = None
 
 
@@ -119,8 +127,9 @@ class DebugLog:
     def record_nested_event(self, chain: tuple[str, ...], event: AnyEvent) -> None:
         """An event of a deck's run, as it happens (so it lands in order with that run's
         requests); the same event reaching the main stream later, as `Nested`, is not
-        written again. Text as it streams is left out: MODEL-REPLY gives its size."""
-        if self._file is not None and not isinstance(event, TextDelta | Nested):
+        written again. Text and reasoning as they stream are left out: MODEL-REPLY gives the
+        text's size."""
+        if self._file is not None and not isinstance(event, TextDelta | ReasoningDelta | Nested):
             record = f"NESTED {' > '.join(chain)} {event_record(event)}"
             self._safely(lambda: self._out(self._stamp(record)))
 
@@ -238,10 +247,8 @@ class DebugLog:
         if isinstance(event, Nested):  # written as it happened (record_nested_event)
             return
         turn = self._turn
-        if isinstance(event, TextDelta):
-            if not turn.deltas:
-                turn.deltas_started = time.monotonic()
-            turn.deltas.append(event.text)
+        if isinstance(event, TextDelta | ReasoningDelta):
+            self._gather(event)
             return
         self._flush_text(discarded=isinstance(event, Retrying))
         self._out(self._stamp(event_record(event)))
@@ -257,11 +264,22 @@ class DebugLog:
             self._write(usage_summary(event))
             self.close()
 
+    def _gather(self, event: TextDelta | ReasoningDelta) -> None:
+        """Consecutive pieces of the same kind make one record; text after reasoning (or
+        the other way round) starts the next."""
+        turn = self._turn
+        label = "REASONING-DELTA" if isinstance(event, ReasoningDelta) else "TEXT-DELTA"
+        if turn.deltas and turn.deltas_label != label:
+            self._flush_text()
+        if not turn.deltas:
+            turn.deltas_started, turn.deltas_label = time.monotonic(), label
+        turn.deltas.append(event.text)
+
     def _flush_text(self, discarded: bool = False) -> None:
         turn = self._turn
         if turn.deltas:
             took = time.monotonic() - turn.deltas_started
-            record = text_record(turn.deltas, took, discarded)
+            record = text_record(turn.deltas, took, discarded, turn.deltas_label)
             turn.deltas = []
             self._out(self._stamp(record, at=turn.deltas_started))
 

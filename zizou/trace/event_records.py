@@ -1,7 +1,7 @@
 """The records of section 6 of `zizou-debug.log`, LIVE STREAM EVENTS: one per event the loop
-yields, labelled as context.md lists them (STEP-START, TEXT-DELTA, TOOL-CALL, TOOL-RESULT,
-TOOL-ERROR, RETRY, STEP-FINISH, FINISH, ERROR, and TURN-START, MODEL-REPLY, TOOL-PROGRESS,
-PERMISSION-ASK, PERMISSION-DECIDED, BUDGET-WARNING), then the usage
+yields, labelled as context.md lists them (STEP-START, TEXT-DELTA, REASONING-DELTA, TOOL-CALL,
+TOOL-RESULT, TOOL-ERROR, RETRY, STEP-FINISH, FINISH, ERROR, and TURN-START, MODEL-REPLY,
+TOOL-PROGRESS, PERMISSION-ASK, PERMISSION-DECIDED, BUDGET-WARNING), then the usage
 and cost of the whole message. Pure text; debug_log.py stamps, redacts and writes them.
 """
 
@@ -21,6 +21,7 @@ from zizou.contracts.events import (
     Nested,
     PermissionDecided,
     PermissionRequested,
+    ReasoningDelta,
     Retrying,
     StepFinished,
     StepPlanned,
@@ -58,6 +59,8 @@ def event_record(event: AnyEvent) -> str:
             return f"STEP-START step {step}\n"
         case TextDelta(text=text):
             return f"TEXT-DELTA\n{block(text)}"
+        case ReasoningDelta(text=text):
+            return f"REASONING-DELTA\n{block(text)}"
         case ModelReplied(step=step, text=text, tool_calls=names, finish_reason=finish):
             calls = f"tool calls {', '.join(names)}" if names else "no tool calls"
             size = chars(len(text))
@@ -111,11 +114,14 @@ def event_record(event: AnyEvent) -> str:
             assert_never(event)
 
 
-def text_record(pieces: list[str], seconds: float, discarded: bool = False) -> str:
-    """Consecutive TEXT-DELTAs as one record: a key the model echoes across pieces is whole
-    here, so the Redactor sees it. Text followed by a RETRY came from the failed attempt."""
+def text_record(
+    pieces: list[str], seconds: float, discarded: bool = False, label: str = "TEXT-DELTA"
+) -> str:
+    """Consecutive TEXT-DELTAs (or REASONING-DELTAs, by `label`) as one record: a key the model
+    echoes across pieces is whole here, so the Redactor sees it. Text followed by a RETRY came
+    from the failed attempt."""
     note = " (from the failed attempt: discarded)" if discarded else ""
-    head = f"TEXT-DELTA {count(len(pieces), 'piece')} over {seconds:.3f}s{note}"
+    head = f"{label} {count(len(pieces), 'piece')} over {seconds:.3f}s{note}"
     return f"{head}\n{block(''.join(pieces))}"
 
 

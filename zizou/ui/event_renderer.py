@@ -1,12 +1,14 @@
 """Turns the loop's events into conversation entries: one case per event type.
 
 `handle` matches on `AnyEvent` and ends in `assert_never`, so a kind of event it misses fails
-the type check. A retry throws away the partial text of the step it retries, so the renderer
-removes that step's message; tool rows are found again by call id when their call reports
-progress or finishes, and a finished call shows what the conversation recorded for it (as a
-resumed session will). A deck's call gets a deck row, which holds the calls of the deck's run as
-its `Nested` events come. A cancelled turn's ending is told by the turn controller, which also
-hears of cancellations the loop could not report.
+the type check. The model's reasoning streams into a thinking block above its answer, folded to
+one line once the answer or a tool call starts. A retry throws away the partial text (and
+reasoning) of the step it retries, so the renderer removes that step's message; tool rows are
+found again by call id when their call reports progress or finishes, and a finished call shows
+what the conversation recorded for it (as a resumed session will). A deck's call gets a deck
+row, which holds the calls of the deck's run as its `Nested` events come. A cancelled turn's
+ending is told by the turn controller, which also hears of cancellations the loop could not
+report.
 
 The model's updates of the task state are shown as the plan, not as tool rows: each turn has one
 plan line, updated and moved to the end after a step that changed the state. An update_state
@@ -31,6 +33,7 @@ from zizou.contracts.events import (
     Nested,
     PermissionDecided,
     PermissionRequested,
+    ReasoningDelta,
     Retrying,
     StepFinished,
     StepPlanned,
@@ -54,6 +57,7 @@ from zizou.ui.widgets.chat_view import ChatView
 from zizou.ui.widgets.deck_row import DeckRow, is_deck_label
 from zizou.ui.widgets.messages import AssistantMessage, RetryNotice
 from zizou.ui.widgets.plan_line import PlanLine
+from zizou.ui.widgets.thinking import ThinkingBlock
 from zizou.ui.widgets.tool_row import COMMAND_TOOLS, ToolRow
 
 if TYPE_CHECKING:
@@ -88,6 +92,7 @@ class EventRenderer:
         self.session = session
         self.host = host
         self.message: AssistantMessage | None = None
+        self.thinking: ThinkingBlock | None = None  # the step's reasoning, while it streams
         self.rows: dict[str, ToolRow] = {}
         self.retry: RetryNotice | None = None
         self.finished: TurnFinished | None = None
@@ -107,6 +112,8 @@ class EventRenderer:
                 self.host.set_status(f"thinking… (step {step})")
             case TextDelta(text=text):
                 await self._text(text)
+            case ReasoningDelta(text=text):
+                await self._reasoning(text)
             case Retrying():
                 await self._retrying(event)
             case ModelReplied():
@@ -165,6 +172,7 @@ class EventRenderer:
 
     async def _end_message(self) -> None:
         self._stop_retry()
+        self._end_thinking()
         if self.message is not None:
             message, self.message = self.message, None
             await message.finish()
@@ -177,8 +185,23 @@ class EventRenderer:
             self.retry.remove()
             self.retry = None
 
+    def _end_thinking(self) -> None:
+        if self.thinking is not None:
+            thinking, self.thinking = self.thinking, None
+            thinking.finish()
+
+    async def _reasoning(self, text: str) -> None:
+        if self.message is not None:  # reasoning after some of the answer: that part is whole
+            await self._end_message()
+        self._stop_retry()
+        if self.thinking is None:
+            self.thinking = await self.chat.add_thinking()
+        self.thinking.write(text)
+
     async def _text(self, text: str) -> None:
         self._stop_retry()
+        if self.thinking is not None:
+            self._end_thinking()
         if self.message is None:
             self.message = await self.chat.add_assistant()
             self.host.set_status("writing…")
@@ -189,6 +212,9 @@ class EventRenderer:
             message, self.message = self.message, None
             await message.finish()
             await message.remove()
+        if self.thinking is not None:  # and its reasoning
+            thinking, self.thinking = self.thinking, None
+            await thinking.remove()
         self._stop_retry()
         self.retry = await self.chat.add_retry(event.attempt, event.delay_s, event.reason)
         self.host.set_status(f"retrying (attempt {event.attempt})…")

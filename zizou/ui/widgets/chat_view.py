@@ -22,6 +22,7 @@ from zizou.ui.widgets.messages import (
     UserMessage,
 )
 from zizou.ui.widgets.plan_line import PlanLine
+from zizou.ui.widgets.thinking import ThinkingBlock
 from zizou.ui.widgets.tool_row import ToolRow
 
 
@@ -47,6 +48,11 @@ class ChatView(VerticalScroll, can_focus=True):
         message = AssistantMessage(self.typing)
         await self.mount(message)
         return message
+
+    async def add_thinking(self) -> ThinkingBlock:
+        block = ThinkingBlock(self.typing.now)
+        await self.mount(block)
+        return block
 
     async def add_tool(
         self, call_id: str, name: str, arguments: str, label: str | None = None
@@ -80,8 +86,10 @@ class ChatView(VerticalScroll, can_focus=True):
         return notice
 
     def toggle_outputs(self) -> None:
-        """Ctrl+O: show every command output that is cut, or cut them all again."""
-        rows = [row for row in self.query(ToolRow) if row.has_more]
+        """Ctrl+O: show every command output that is cut and all the reasoning folded to its
+        summary line, or fold them all again."""
+        rows: list[ToolRow | ThinkingBlock] = [row for row in self.query(ToolRow) if row.has_more]
+        rows += [block for block in self.query(ThinkingBlock) if block.finished]
         expand = any(not row.expanded for row in rows)
         for row in rows:
             row.expanded = expand
