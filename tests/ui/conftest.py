@@ -2,6 +2,9 @@
 
 No test here reaches the machine's own keyring: by default keyring's failing backend is
 installed (what a headless box has), and `memory_keyring` installs a working fake one.
+Textual's Pilot waits up to 30 s, a limit of its own, for the screen to take in each key and
+click; that limit grows with the tests' others (`waiting.scaled`), so a busy machine is slow,
+not failing.
 """
 
 from __future__ import annotations
@@ -14,14 +17,26 @@ from typing import Any
 import keyring
 import pytest
 from keyring.backends import fail
+from textual.pilot import Pilot
 
 sys.path.append(str(Path(__file__).resolve().parent))  # after tests/: see tests/conftest.py
 
 from fake_keyring import MemoryKeyring
 from key_stub import KeyStub
 from ui_harness import MakeApp, build_app
+from waiting import scaled
 
 from zizou.ui.app import ZizouApp
+
+
+@pytest.fixture(autouse=True)
+def pilot_waits_scaled(monkeypatch: pytest.MonkeyPatch) -> None:
+    waits = Pilot._wait_for_screen
+
+    async def wait_for_screen(self: Pilot[Any], timeout: float = 30.0) -> bool:
+        return await waits(self, scaled(timeout))
+
+    monkeypatch.setattr(Pilot, "_wait_for_screen", wait_for_screen)
 
 
 @pytest.fixture(autouse=True)

@@ -4,6 +4,7 @@ Streamed text waits for a pause in the user's typing before it is drawn."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from pathlib import Path
 
@@ -84,8 +85,11 @@ async def test_a_session_that_cannot_be_opened_ends_the_app_with_the_reason(
 
 
 async def test_streamed_text_waits_while_the_user_types(make_app: MakeApp) -> None:
-    words = "".join(f"word{n} " for n in range(40))
-    app = make_app([{"text": words, "pieces": 40, "chunk_delay_s": 0.04}])
+    words = "".join(f"word{n} " for n in range(100))
+    ended = asyncio.Event()  # the answer ends when the test says: its end shows everything
+    app = make_app(
+        [{"text": words, "pieces": 100, "chunk_delay_s": 0.03, "stall_after": 100, "until": ended}]
+    )
     async with app.run_test(size=(100, 30)) as pilot:
         await send(pilot, "go")
         await settle(pilot, lambda: bool(app.query(AssistantMessage)))
@@ -101,4 +105,5 @@ async def test_streamed_text_waits_while_the_user_types(make_app: MakeApp) -> No
         await settle(pilot, lambda: len(message.source) > len(shown))
         assert message.markdown.source == shown
         clock.release()
+        ended.set()
         await settle(pilot, lambda: message.markdown.source == message.source == words)

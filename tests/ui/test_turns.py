@@ -135,7 +135,8 @@ class RetryThenAnswer(Model):
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         self.calls += 1
         yield TextPiece("partial text that is thrown away")
-        yield Retrying(2, 30.0, "rate limited by test, retrying in 30 s (attempt 2 of 5)")
+        # a countdown no slow machine runs out before the test reads it
+        yield Retrying(2, 600.0, "rate limited by test, retrying in 600 s (attempt 2 of 5)")
         await self.go_on.wait()
         yield TextPiece("the real answer")
         yield ModelReply("the real answer")
