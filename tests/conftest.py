@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -117,6 +118,13 @@ def cli_env(home: Path, **extra: str) -> dict[str, str]:
     env.update(ZIZOU_HOME=str(home), OPENAI_API_KEY="sk-test-loopback", NO_COLOR="1")
     env.update(extra)
     return env
+
+
+def as_from_a_terminal() -> None:
+    """A child's Ctrl+C as a terminal gives it (`preexec_fn`): a shell that starts a job in the
+    background starts it with SIGINT ignored, and the tests' workers (and so their children)
+    inherit that when the tests themselves run in the background."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def run_cli(

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import cli_env
+from conftest import as_from_a_terminal, cli_env
 from loopback import LoopbackServer
 from waiting import running_process, scaled, unique_sleep, wait_until
 
@@ -33,6 +33,7 @@ def test_ctrl_c_ends_the_turn_in_the_session_file_and_prints_the_result(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=as_from_a_terminal,
         )
         try:
             deadline = time.monotonic() + scaled(60)
@@ -72,6 +73,7 @@ def test_ctrl_c_during_a_command_tells_how_long_it_ran_and_what_it_printed(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=as_from_a_terminal,
         )
         try:
             # In the sandbox its files arrive when it ends: its process says that it runs.

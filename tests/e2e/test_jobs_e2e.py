@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import cli_env, run_cli
+from conftest import as_from_a_terminal, cli_env, run_cli
 from loopback import LoopbackServer
 from waiting import scaled
 
@@ -176,6 +176,7 @@ def test_being_stopped_leaves_no_job_behind(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=as_from_a_terminal,
         )
         try:
             deadline = time.monotonic() + scaled(60)
