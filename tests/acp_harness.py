@@ -16,6 +16,7 @@ from acp.client.connection import ClientSideConnection
 from acp.schema import (
     AllowedOutcome,
     DeniedOutcome,
+    NewSessionResponse,
     PermissionOption,
     ReadTextFileResponse,
     RequestPermissionResponse,
@@ -90,6 +91,12 @@ async def zizou_acp(
             transport_kwargs={"stderr": stderr},
         ) as (conn, process):
             yield conn, process
+
+
+async def new_session(conn: ClientSideConnection, cwd: Path) -> NewSessionResponse:
+    """The editor's first two requests: initialize, then a session in `cwd` with no MCP server."""
+    await conn.initialize(protocol_version=1)
+    return await conn.new_session(cwd=str(cwd), mcp_servers=[])
 
 
 def debug_log(root: Path) -> str:

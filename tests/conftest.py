@@ -120,6 +120,11 @@ def cli_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+# A config.toml for a test whose server holds a reply until the test stops zizou: zizou's own
+# connect timeout (15 s) must not retry it first, however slow the machine.
+HOLDS_REPLIES = "[timeouts]\nconnect_s = 900\n"
+
+
 def as_from_a_terminal() -> None:
     """A child's Ctrl+C as a terminal gives it (`preexec_fn`): a shell that starts a job in the
     background starts it with SIGINT ignored, and the tests' workers (and so their children)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from acp import text_block
-from acp_harness import RecordingClient, zizou_acp
+from acp_harness import RecordingClient, new_session, zizou_acp
 from conftest import run_cli
 from loopback import LoopbackServer
 from waiting import until
@@ -42,8 +42,7 @@ async def test_the_editor_is_told_the_commands_after_new_and_load(
     with LoopbackServer([{"text": "hello"}]) as srv:
         client = RecordingClient()
         async with zizou_acp(client, srv.base_url, zizou_home, project) as (conn, _):
-            await conn.initialize(protocol_version=1)
-            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            session = await new_session(conn, project)
             await until(lambda: client.of_kind("available_commands_update"), "the commands")
             await conn.prompt(session_id=session.session_id, prompt=[text_block("hi")])
         loaded = RecordingClient()
@@ -73,8 +72,7 @@ async def test_undo_puts_the_file_back_and_the_turn_leaves_the_conversation(
     client = RecordingClient()
     with LoopbackServer(script) as srv:
         async with zizou_acp(client, srv.base_url, zizou_home, project) as (conn, _):
-            await conn.initialize(protocol_version=1)
-            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            session = await new_session(conn, project)
             sid = session.session_id
             await conn.prompt(session_id=sid, prompt=[text_block("change the notes")])
             assert (project / "notes.txt").read_text() == "new line\n"
@@ -97,8 +95,7 @@ async def test_a_project_command_sends_its_body_with_the_arguments(
     client = RecordingClient()
     with LoopbackServer([{"text": "reviewed"}]) as srv:
         async with zizou_acp(client, srv.base_url, zizou_home, project) as (conn, _):
-            await conn.initialize(protocol_version=1)
-            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            session = await new_session(conn, project)
             answer = await conn.prompt(
                 session_id=session.session_id, prompt=[text_block("/review main.py")]
             )
@@ -118,8 +115,7 @@ async def test_compact_summarises_and_decks_lists_the_decks(
     client = RecordingClient()
     with LoopbackServer(script) as srv:
         async with zizou_acp(client, srv.base_url, zizou_home, project) as (conn, _):
-            await conn.initialize(protocol_version=1)
-            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            session = await new_session(conn, project)
             sid = session.session_id
             await conn.prompt(session_id=sid, prompt=[text_block("a question")])
             compacted = await conn.prompt(
@@ -152,8 +148,7 @@ async def test_run_runs_a_deck_and_decks_lists_it(project: Path, zizou_home: Pat
     client = RecordingClient()
     with LoopbackServer(script) as srv:
         async with zizou_acp(client, srv.base_url, zizou_home, project) as (conn, _):
-            await conn.initialize(protocol_version=1)
-            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            session = await new_session(conn, project)
             sid = session.session_id
             await conn.prompt(session_id=sid, prompt=[text_block("/decks")])
             listed = client.text()
@@ -176,8 +171,7 @@ async def test_zizou_undo_and_sessions_list_work_on_an_editors_session(
     ]
     with LoopbackServer(script) as srv:
         async with zizou_acp(RecordingClient(), srv.base_url, zizou_home, project) as (conn, _):
-            await conn.initialize(protocol_version=1)
-            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            session = await new_session(conn, project)
             await conn.prompt(session_id=session.session_id, prompt=[text_block("edit notes")])
     listed = run_cli(["sessions", "list"], project, zizou_home)
     undone = run_cli(["undo"], project, zizou_home)

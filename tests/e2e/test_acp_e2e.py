@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from acp import RequestError, text_block
-from acp_harness import RecordingClient, debug_log, zizou_acp, zizou_program
+from acp_harness import RecordingClient, debug_log, new_session, zizou_acp, zizou_program
 from conftest import cli_env
 from loopback import LoopbackServer
 from waiting import running_process, scaled, unique_sleep, until
@@ -20,12 +20,6 @@ from waiting import running_process, scaled, unique_sleep, until
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:
     return {"tool_calls": [{"name": name, "arguments": json.dumps(arguments)}]}
-
-
-async def new_session(conn: Any, project: Path) -> str:
-    await conn.initialize(protocol_version=1)
-    session = await conn.new_session(cwd=str(project), mcp_servers=[])
-    return str(session.session_id)
 
 
 async def test_a_turn_reads_edits_and_runs_the_command_the_editor_allows(
@@ -41,7 +35,7 @@ async def test_a_turn_reads_edits_and_runs_the_command_the_editor_allows(
     client = RecordingClient(answers=["allow_once"])
     with LoopbackServer(script) as srv:
         async with zizou_acp(client, srv.base_url, zizou_home, project) as (conn, _):
-            session_id = await new_session(conn, project)
+            session_id = (await new_session(conn, project)).session_id
             answer = await conn.prompt(session_id=session_id, prompt=[text_block("go")])
     assert answer.stop_reason == "end_turn"
     assert client.text() == "all done"
@@ -69,7 +63,7 @@ async def test_a_command_the_editor_rejects_does_not_run_and_the_model_is_told(
     client = RecordingClient(answers=["reject_once"])
     with LoopbackServer(script) as srv:
         async with zizou_acp(client, srv.base_url, zizou_home, project) as (conn, _):
-            session_id = await new_session(conn, project)
+            session_id = (await new_session(conn, project)).session_id
             answer = await conn.prompt(session_id=session_id, prompt=[text_block("go")])
         told = [m["content"] for m in srv.chat_requests[-1]["messages"] if m["role"] == "tool"]
     assert answer.stop_reason == "end_turn"
@@ -84,7 +78,7 @@ async def test_an_editor_that_answers_cancelled_denies(project: Path, zizou_home
     client = RecordingClient(answers=["cancelled"])
     with LoopbackServer(script) as srv:
         async with zizou_acp(client, srv.base_url, zizou_home, project) as (conn, _):
-            session_id = await new_session(conn, project)
+            session_id = (await new_session(conn, project)).session_id
             await conn.prompt(session_id=session_id, prompt=[text_block("go")])
     assert not (project / "made.txt").exists()
     assert "PERMISSION-DECIDED" in debug_log(project)
@@ -99,7 +93,7 @@ async def test_cancel_stops_a_long_command_at_once_and_the_session_goes_on(
     client = RecordingClient(answers=["allow_once"])
     with LoopbackServer(script) as srv:
         async with zizou_acp(client, srv.base_url, zizou_home, project) as (conn, _):
-            session_id = await new_session(conn, project)
+            session_id = (await new_session(conn, project)).session_id
             turn = asyncio.ensure_future(
                 conn.prompt(session_id=session_id, prompt=[text_block("work")])
             )
@@ -249,7 +243,7 @@ async def test_a_session_loads_in_a_new_process_replaying_its_conversation(
     with LoopbackServer(script) as srv:
         first = RecordingClient()
         async with zizou_acp(first, srv.base_url, zizou_home, project) as (conn, _):
-            session_id = await new_session(conn, project)
+            session_id = (await new_session(conn, project)).session_id
             await conn.prompt(session_id=session_id, prompt=[text_block("read the notes")])
         second = RecordingClient()
         async with zizou_acp(second, srv.base_url, zizou_home, project) as (conn, _):
@@ -288,7 +282,7 @@ async def test_allow_always_saves_the_rule_and_reject_always_stops_asking(
     client = RecordingClient(answers=["allow_always", "reject_always"])
     with LoopbackServer(script) as srv:
         async with zizou_acp(client, srv.base_url, zizou_home, project) as (conn, _):
-            session_id = await new_session(conn, project)
+            session_id = (await new_session(conn, project)).session_id
             await conn.prompt(session_id=session_id, prompt=[text_block("go")])
         told = [m["content"] for m in srv.chat_requests[-1]["messages"] if m["role"] == "tool"]
     assert [asked.title for asked, _ in client.asked] == ["sleep 0", "rm -f kept.txt"]
@@ -315,7 +309,7 @@ async def test_the_step_cap_the_length_cap_and_a_provider_error_each_answer_the_
             conn,
             _,
         ):
-            session_id = await new_session(conn, project)
+            session_id = (await new_session(conn, project)).session_id
             answers = []
             for word in ("first", "second"):
                 answer = await conn.prompt(session_id=session_id, prompt=[text_block(word)])
@@ -338,13 +332,13 @@ async def test_a_refusal_and_the_spending_cap_each_answer_the_prompt(
     refusal = [{"text": "I will not", "finish_reason": "content_filter"}]
     with LoopbackServer(refusal) as srv:
         async with zizou_acp(RecordingClient(), srv.base_url, zizou_home, project) as (conn, _):
-            session_id = await new_session(conn, project)
+            session_id = (await new_session(conn, project)).session_id
             refused = await conn.prompt(session_id=session_id, prompt=[text_block("first")])
     client = RecordingClient()
     with LoopbackServer([{"text": "never sent"}]) as srv:
         cap = ("--max-budget-usd", "0.000001")
         async with zizou_acp(client, srv.base_url, zizou_home, project, *cap) as (conn, _):
-            session_id = await new_session(conn, project)
+            session_id = (await new_session(conn, project)).session_id
             capped = await conn.prompt(session_id=session_id, prompt=[text_block("second")])
         sent = len(srv.chat_requests)
     assert refused.stop_reason == "refusal"

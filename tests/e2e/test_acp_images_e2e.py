@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from acp import RequestError, image_block, text_block
-from acp_harness import RecordingClient, zizou_acp
+from acp_harness import RecordingClient, new_session, zizou_acp
 from loopback import LoopbackServer
 
 # A 1x1 PNG.
@@ -25,8 +25,7 @@ async def test_an_image_goes_to_a_model_that_takes_images(project: Path, zizou_h
     with LoopbackServer([{"text": "a single pixel"}]) as srv:
         client = RecordingClient()
         async with zizou_acp(client, srv.base_url, zizou_home, project) as (conn, _):
-            await conn.initialize(protocol_version=1)
-            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            session = await new_session(conn, project)
             prompt = [text_block("what is this?"), image_block(PIXEL, "image/png")]
             answer = await conn.prompt(session_id=session.session_id, prompt=prompt)
         [request] = srv.chat_requests
@@ -52,8 +51,7 @@ async def test_a_model_without_images_refuses_the_prompt_and_says_what_to_do(
         client = RecordingClient()
         extra = ("--model", "openai/gpt-3.5-turbo")
         async with zizou_acp(client, srv.base_url, zizou_home, project, *extra) as (conn, _):
-            await conn.initialize(protocol_version=1)
-            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            session = await new_session(conn, project)
             prompt = [text_block("what is this?"), image_block(PIXEL, "image/png")]
             with pytest.raises(RequestError) as refused:
                 await conn.prompt(session_id=session.session_id, prompt=prompt)

@@ -15,7 +15,7 @@ from typing import Any
 
 from acp import text_block
 from acp.schema import HttpHeader, HttpMcpServer, McpServerStdio
-from acp_harness import RecordingClient, zizou_acp, zizou_program
+from acp_harness import RecordingClient, new_session, zizou_acp, zizou_program
 from conftest import cli_env, run_cli
 from loopback import LoopbackServer
 from mcp_harness import FAULT_SERVER, free_port, wait_for_port
@@ -44,8 +44,7 @@ async def test_plan_mode_refuses_writes_and_the_plan_reaches_the_editor(
     client = RecordingClient()
     with LoopbackServer(script) as srv:
         async with zizou_acp(client, srv.base_url, zizou_home, project) as (conn, _):
-            await conn.initialize(protocol_version=1)
-            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            session = await new_session(conn, project)
             await conn.set_session_mode(session_id=session.session_id, mode_id="plan")
             answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("plan")])
         told = [m["content"] for m in srv.chat_requests[-1]["messages"] if m["role"] == "tool"]
@@ -79,8 +78,7 @@ async def test_the_plan_gate_asks_to_build_and_building_carries_the_plan_out(
     client = RecordingClient(answers=["build"])
     with LoopbackServer(script) as srv:
         async with zizou_acp(client, srv.base_url, zizou_home, project, "--yes") as (conn, _):
-            await conn.initialize(protocol_version=1)
-            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            session = await new_session(conn, project)
             await conn.set_session_mode(session_id=session.session_id, mode_id="plan")
             answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("plan")])
         last = [m for m in srv.chat_requests[-1]["messages"] if m["role"] == "user"]

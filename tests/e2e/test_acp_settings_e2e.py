@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from acp import RequestError, text_block
-from acp_harness import RecordingClient, zizou_acp
+from acp_harness import RecordingClient, new_session, zizou_acp
 from loopback import LoopbackServer
 
 
@@ -24,8 +24,7 @@ async def test_the_model_the_editor_picks_gets_the_next_request(
     with LoopbackServer(script) as srv:
         client = RecordingClient()
         async with zizou_acp(client, srv.base_url, zizou_home, project) as (conn, _):
-            await conn.initialize(protocol_version=1)
-            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            session = await new_session(conn, project)
             sid = session.session_id
             model = option(session.config_options, "model")
             offered = [choice.value for choice in model.options]
@@ -49,8 +48,7 @@ async def test_the_mode_is_a_setting_too(project: Path, zizou_home: Path) -> Non
     with LoopbackServer([{"text": "planning"}]) as srv:
         client = RecordingClient()
         async with zizou_acp(client, srv.base_url, zizou_home, project) as (conn, _):
-            await conn.initialize(protocol_version=1)
-            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            session = await new_session(conn, project)
             sid = session.session_id
             mode = option(session.config_options, "mode")
             changed = await conn.set_config_option(config_id="mode", session_id=sid, value="plan")

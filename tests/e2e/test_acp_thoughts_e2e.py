@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from acp import text_block
-from acp_harness import RecordingClient, zizou_acp
+from acp_harness import RecordingClient, new_session, zizou_acp
 from loopback import LoopbackServer
 
 FIRST_THOUGHT = "The notes file should say what they want."
@@ -27,8 +27,7 @@ async def test_reasoning_goes_out_as_thought_chunks_in_the_order_it_streamed(
     client = RecordingClient()
     with LoopbackServer(script) as srv:
         async with zizou_acp(client, srv.base_url, zizou_home, project) as (conn, _):
-            await conn.initialize(protocol_version=1)
-            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            session = await new_session(conn, project)
             prompt = [text_block("what do my notes want?")]
             answer = await conn.prompt(session_id=session.session_id, prompt=prompt)
         sent = srv.chat_requests

@@ -12,18 +12,16 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import as_from_a_terminal, cli_env
+from conftest import HOLDS_REPLIES, as_from_a_terminal, cli_env
 from loopback import LoopbackServer
 from waiting import running_process, scaled, unique_sleep, wait_until
-
-HELD = "[timeouts]\nconnect_s = 900\n"  # the server holds its reply longer than the default
 
 
 def test_ctrl_c_ends_the_turn_in_the_session_file_and_prints_the_result(
     project: Path, zizou_home: Path
 ) -> None:
     # The reply is held until the stop, however long the machine takes to send that.
-    (zizou_home / "config.toml").write_text(HELD)
+    (zizou_home / "config.toml").write_text(HOLDS_REPLIES)
     with LoopbackServer([{"text": "too late", "delay_s": 600}]) as srv:
         args = ["-p", "take your time", "--api-base", srv.base_url, "--output-format", "json"]
         proc = subprocess.Popen(

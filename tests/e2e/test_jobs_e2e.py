@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import as_from_a_terminal, cli_env, run_cli
+from conftest import HOLDS_REPLIES, as_from_a_terminal, cli_env, run_cli
 from loopback import LoopbackServer
 from waiting import scaled
 
@@ -166,7 +166,7 @@ def test_being_stopped_leaves_no_job_behind(
         {"tool_calls": [call("run_bash", command="echo $$ > pid; sleep 900", background=True)]},
         {"text": "too late", "delay_s": 600},  # held until the stop, however long that takes
     ]
-    (zizou_home / "config.toml").write_text("[timeouts]\nconnect_s = 900\n")
+    (zizou_home / "config.toml").write_text(HOLDS_REPLIES)
     with LoopbackServer(script) as srv:
         args = headless(srv, "--sandbox", "off", "--yes")
         proc = subprocess.Popen(

@@ -200,8 +200,7 @@ class EventRenderer:
 
     async def _text(self, text: str) -> None:
         self._stop_retry()
-        if self.thinking is not None:
-            self._end_thinking()
+        self._end_thinking()
         if self.message is None:
             self.message = await self.chat.add_assistant()
             self.host.set_status("writing…")
