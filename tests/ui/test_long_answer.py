@@ -49,7 +49,21 @@ def test_height_estimate_wraps_lines_and_folds_blank_runs() -> None:
     assert estimate_height("", 80) == 1
 
 
-async def test_a_long_answer_shows_its_end_before_the_rest_is_rendered(make_app: MakeApp) -> None:
+def hold_filling(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rendering off screen waits for the test: a slow machine could otherwise reach what the
+    test looks at after the pause that starts it, with every piece already rendered."""
+    monkeypatch.setattr(frozen_markdown, "FILL_AFTER_S", 3600.0)
+
+
+def let_fill(monkeypatch: pytest.MonkeyPatch, frozen: FrozenMarkdown) -> None:
+    monkeypatch.setattr(frozen_markdown, "FILL_AFTER_S", 0.01)
+    frozen._start_filling()
+
+
+async def test_a_long_answer_shows_its_end_before_the_rest_is_rendered(
+    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hold_filling(monkeypatch)
     text = answer(1500)
     app = make_app([{"text": text, "pieces": 500}])
     async with app.run_test(size=(100, 30)) as pilot:
@@ -59,6 +73,7 @@ async def test_a_long_answer_shows_its_end_before_the_rest_is_rendered(make_app:
         assert len(frozen.pieces) > len(text) // (2 * STRETCH_CHARS)
         assert any("the last words" in line for line in screen_lines(app))
         assert frozen.rendered < len(frozen.pieces) // 4  # only what is near the view
+        let_fill(monkeypatch, frozen)
         await settle(pilot, lambda: frozen.rendered == len(frozen.pieces))
         shown = widget_text(frozen)
         assert "paragraph 0: some bold words and code in a sentence." in shown
@@ -76,6 +91,7 @@ async def test_text_being_read_stays_put_while_the_rest_settles(
 ) -> None:
     # every piece's height is guessed short, so each one rendered above the view grows
     monkeypatch.setattr(frozen_markdown, "estimate_height", lambda source, width: 2)
+    hold_filling(monkeypatch)  # until the test has scrolled and read
     app = make_app([{"text": answer(600, code_every=2), "pieces": 300}])
     async with app.run_test(size=(100, 30)) as pilot:
         await send(pilot, "go")
@@ -86,6 +102,7 @@ async def test_text_being_read_stays_put_while_the_rest_settles(
         before = read_text(app)
         assert before and frozen.rendered < len(frozen.pieces)
         pieces = len(frozen.pieces)  # all rendered, and the guessed heights replaced
+        let_fill(monkeypatch, frozen)
         await settle(
             pilot, lambda: frozen.rendered == pieces and frozen.virtual_size.height > 4 * pieces
         )
