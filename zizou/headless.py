@@ -143,27 +143,27 @@ def _write_json(out: TextIO, obj: dict[str, Any]) -> None:
 def run_headless(options: RunOptions) -> int:
     """`zizou -p`: `options.prompt` as one turn, printed as `options.output_format` says; the
     exit code."""
-    runtime = open_unattended(options, _warn)
+    session = open_unattended(options, _warn)
     try:
-        if runtime.schema_error is not None:  # a run would go on without the state it needs
-            raise UsageError(f"{runtime.schema_error}; fix the file, or remove it")
-        for warning in runtime.warnings:
+        if session.schema_error is not None:  # a run would go on without the state it needs
+            raise UsageError(f"{session.schema_error}; fix the file, or remove it")
+        for warning in session.warnings:
             _warn(warning)
-        watch_servers(runtime, _warn)
+        watch_servers(session, _warn)
         if options.state_file is not None:
-            load_state_file(runtime, options.state_file)
+            load_state_file(session, options.state_file)
         prompt, notes = message_for(options.root, options.prompt or "")
         for note in notes:
             _warn(note)
-        run = HeadlessRun(runtime, options.output_format)
+        run = HeadlessRun(session, options.output_format)
         code = asyncio.run(_until_stopped(_inline_then_run(run, options.prompt or "", prompt)))
         if options.state_file is not None:
-            save_state_file(runtime, options.state_file)
+            save_state_file(session, options.state_file)
         return code
     finally:
-        if runtime.debug_log is not None and runtime.debug_log.problem:
-            _warn(runtime.debug_log.problem)
-        if stopped := runtime.close():
+        if session.debug_log is not None and session.debug_log.problem:
+            _warn(session.debug_log.problem)
+        if stopped := session.close():
             _warn(stopped_jobs(stopped))
 
 
@@ -188,9 +188,9 @@ async def _until_stopped(work: Coroutine[Any, Any, int]) -> int:
     return await work
 
 
-def load_state_file(runtime: Session, path: Path) -> None:
+def load_state_file(session: Session, path: Path) -> None:
     """`--state FILE`: the task state to start from (a missing file: the zero value)."""
-    task = runtime.state.task
+    task = session.state.task
     if task is None:
         raise UsageError(f"--state {path}: this session has no task state")
     try:
@@ -208,12 +208,12 @@ def load_state_file(runtime: Session, path: Path) -> None:
     problems = task.restore(value)
     if problems:
         raise UsageError(f"--state {path}: does not fit the schema: {'; '.join(problems[:3])}")
-    runtime.state.reset_task_to(value)
+    session.state.reset_task_to(value)
 
 
-def save_state_file(runtime: Session, path: Path) -> None:
+def save_state_file(session: Session, path: Path) -> None:
     """`--state FILE`: the task state as the run left it, written whole or not at all."""
-    task = runtime.state.task
+    task = session.state.task
     if task is None:
         return
     data = (json.dumps(task.snapshot(), indent=2) + "\n").encode("utf-8")

@@ -63,7 +63,7 @@ def test_controllers_never_reach_into_the_app() -> None:
 
 
 FRONT_ENDS = [UI, UI.parent / "headless.py", UI.parent / "acp", UI.parent / "commands"]
-REACH_IN = re.compile(r"\b(?:kernel|runtime)\.(?:agent|ctx)\b")
+REACH_IN = re.compile(r"\b(?:kernel|session)\.(?:agent|ctx)\b")
 
 
 def test_the_front_ends_reach_a_session_only_through_its_operations() -> None:

@@ -67,7 +67,7 @@ def one_line(text: str, limit: int = 80) -> str:
 
 
 class _SessionName:
-    """A session's id, once its runtime has made it (its approver is built before)."""
+    """A session's id, once its kernel has made it (its approver is built before)."""
 
     value = ""
 
@@ -219,14 +219,14 @@ class ZizouAgent:
             raise RequestError.invalid_params({"message": f"cwd must be absolute: {cwd}"})
         listed = servers_file(servers)
         try:
-            runtime = await asyncio.to_thread(self._build, Path(cwd), resume, listed)
+            kernel = await asyncio.to_thread(self._build, Path(cwd), resume, listed)
         finally:
             if listed is not None:
                 listed.unlink(missing_ok=True)
-        for warning in runtime.warnings:
+        for warning in kernel.warnings:
             log.warning("%s", warning)
-        models = await asyncio.to_thread(model_choices, runtime.model.id)
-        session = AcpSession(runtime, self.client, models)
+        models = await asyncio.to_thread(model_choices, kernel.model.id)
+        session = AcpSession(kernel, self.client, models)
         self.sessions[session.id] = session
         return session
 
@@ -241,13 +241,13 @@ class ZizouAgent:
         approver = ClientApprover(self.client, options.root, name, save_prefix, save_tool_rule)
         tools = [EditorReadFile(self.client, name)] if self.reads_buffers else []
         try:
-            runtime = build_session(options, model, approver, tools=tools)
+            session = build_session(options, model, approver, tools=tools)
         except UsageError as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
-        name.value = runtime.session_id
+        name.value = session.session_id
         # As `zizou -p` does: the first prompt's request offers the servers' tools.
-        wait_for_servers(runtime, options.mcp.startup_wait_s, lambda said: log.warning("%s", said))
-        return runtime
+        wait_for_servers(session, options.mcp.startup_wait_s, lambda said: log.warning("%s", said))
+        return session
 
     def _options(self, cwd: Path, resume: str | None, servers: Path | None = None) -> RunOptions:
         from zizou.config.options import resolve_options

@@ -14,11 +14,11 @@ USAGE = "/run DECK [INPUT]: JSON for a deck that takes an object, text for one t
 UNAVAILABLE = "Decks are not available in this session."
 
 
-def decks_listing(runtime: Session) -> str:
+def decks_listing(session: Session) -> str:
     """What `/decks` says: each deck with its input and output, then the files left out."""
-    if runtime.decks is None:
+    if session.decks is None:
         return UNAVAILABLE
-    found = runtime.decks.decks
+    found = session.decks.decks
     decks = sorted(found.decks.values(), key=lambda d: d.name)
     lines = [f"Decks ({len(decks)}):"] if decks else ["No decks here."]
     for deck in decks:
@@ -31,21 +31,21 @@ def decks_listing(runtime: Session) -> str:
     return "\n".join(lines)
 
 
-async def run_deck(runtime: Session, text: str) -> str:
+async def run_deck(session: Session, text: str) -> str:
     """`/run DECK [INPUT]`: the deck's output, or what went wrong."""
-    env = runtime.decks
+    env = session.decks
     if env is None:
         return UNAVAILABLE
     name, _, rest = text.strip().partition(" ")
     if not name:
         return f"Which deck? The decks: {', '.join(sorted(env.decks.decks)) or 'none'}.\n{USAGE}"
     try:
-        deck = runtime.find_deck(name, runtime.root)
+        deck = session.find_deck(name, session.root)
         value = input_from_text(deck, rest.strip() or None)
     except UsageError as exc:
         return f"{exc}\n{USAGE}"
     title = f"/run {deck.name}"
-    outcome = await runtime.run_deck(deck, value, title=title, kept_for_undo=False)
+    outcome = await session.run_deck(deck, value, title=title, kept_for_undo=False)
     if not outcome.ok:
         return f"{deck.name} failed — {outcome.code}: {outcome.message}"
     return f"{deck.name} returned:\n{output_text(outcome.output)}"

@@ -73,7 +73,7 @@ def asked_call(request: PermissionRequest) -> ToolCallUpdate:
 
 class ClientApprover:
     """Asks the editor. `session_id` names the session the requests belong to, once it is
-    made (the runtime that gives it its id is built around this approver)."""
+    made (the session kernel that gives it its id is built around this approver)."""
 
     def __init__(
         self,

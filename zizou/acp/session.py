@@ -1,4 +1,4 @@
-"""One ACP session: a zizou runtime, the turn it runs, and what the editor was last told of
+"""One ACP session: a zizou session kernel, the turn it runs, and what the editor was last told of
 its plan and mode. A prompt is a slash command answered here (zizou/acp/slash.py) or a turn on
 the message and its images; in plan mode, a turn that ends with open plan items is followed by
 the plan gate. A turn runs in a task of its own, so `session/cancel` ends it at once: the loop
@@ -57,14 +57,14 @@ class SessionClient(UpdateClient, PermissionClient, Protocol):
 
 class AcpSession:
     def __init__(
-        self, runtime: Session, client: SessionClient, models: list[SessionConfigSelectOption]
+        self, kernel: Session, client: SessionClient, models: list[SessionConfigSelectOption]
     ) -> None:
-        self.kernel = runtime
+        self.kernel = kernel
         self.client = client
         self.models = models  # the models the editor may switch to
         self.turn: asyncio.Task[StopReason] | None = None
         self._told_plan: list[tuple[str, str]] = self._plan()
-        self._told_mode = runtime.state.mode
+        self._told_mode = kernel.state.mode
 
     @property
     def id(self) -> str:

@@ -62,13 +62,13 @@ def command_input(hint: str) -> AvailableCommandInput | None:
     return AvailableCommandInput(root=UnstructuredCommandInput(hint=hint)) if hint else None
 
 
-def available_commands(runtime: Session) -> list[AvailableCommand]:
+def available_commands(session: Session) -> list[AvailableCommand]:
     """zizou's commands for an editor, then the project's and the user's command files."""
     commands = [
         AvailableCommand(name=name, description=about, input=command_input(hint))
         for name, (about, hint) in EDITOR_COMMANDS.items()
     ]
-    found = load_file_commands(runtime.root, reserved())
+    found = load_file_commands(session.root, reserved())
     for command in found.commands.values():
         about = command.help
         commands.append(
@@ -79,7 +79,7 @@ def available_commands(runtime: Session) -> list[AvailableCommand]:
     return commands
 
 
-async def slash_command(runtime: Session, text: str) -> Said | Send:
+async def slash_command(session: Session, text: str) -> Said | Send:
     """What the prompt `text` does: a command of `EDITOR_COMMANDS` runs here; a command file
     sends its body; anything else is sent as it is."""
     found = split_command(text)
@@ -87,42 +87,42 @@ async def slash_command(runtime: Session, text: str) -> Said | Send:
         return Send(text)
     name, arguments = found[0].lower(), found[1]
     if name not in EDITOR_COMMANDS:
-        message, notes = await asyncio.to_thread(message_for, runtime.root, text, reserved())
+        message, notes = await asyncio.to_thread(message_for, session.root, text, reserved())
         return Send(message, tuple(notes))
     if name == "compact":
-        return Said(await compact(runtime, arguments))
+        return Said(await compact(session, arguments))
     if name in ("undo", "redo"):
-        return Said(await undo_or_redo(runtime, name, arguments))
+        return Said(await undo_or_redo(session, name, arguments))
     if name == "init":
         from zizou.hooks.init import INIT_REQUEST
 
-        return Said(INIT_IN_PLAN) if runtime.state.mode == "plan" else Send(INIT_REQUEST)
+        return Said(INIT_IN_PLAN) if session.state.mode == "plan" else Send(INIT_REQUEST)
     from zizou.acp.deck_commands import decks_listing, run_deck
 
     if name == "decks":
-        return Said(decks_listing(runtime))
-    return Said(await run_deck(runtime, arguments))
+        return Said(decks_listing(session))
+    return Said(await run_deck(session, arguments))
 
 
-async def compact(runtime: Session, instructions: str) -> str:
-    if len(runtime.conversation) == 0:
+async def compact(session: Session, instructions: str) -> str:
+    if len(session.conversation) == 0:
         return "Nothing to compact yet: the conversation is empty."
     try:
-        event = await runtime.compact(instructions)
+        event = await session.compact(instructions)
     except (ProviderError, StopTurn) as exc:
         return f"The conversation was not compacted (it is unchanged): {exc}"
     size = f"~{event.tokens_before:,} to ~{event.tokens_after:,} tokens"
     return f"Compacted: the conversation is now this summary ({size}).\n\n{event.summary}"
 
 
-async def undo_or_redo(runtime: Session, verb: str, arguments: str) -> str:
+async def undo_or_redo(session: Session, verb: str, arguments: str) -> str:
     """Undo or redo a turn as `zizou undo` does; a file changed outside zizou since stops it
     (nothing is changed) and the answer names the file."""
     if arguments:
         return f"/{verb} takes no arguments."
-    if runtime.checkpoints is None:
+    if session.checkpoints is None:
         return "Undo is not available in this session: its changes were not recorded."
-    do = runtime.undo if verb == "undo" else runtime.redo
+    do = session.undo if verb == "undo" else session.redo
     try:
         taken = await asyncio.to_thread(do, False)
     except UndoError as exc:

@@ -83,26 +83,26 @@ def run_deck(
     if options.model_force:  # every deck runs on it: no other model need be opened
         options = options.model_copy(update={"model": options.model_force})
     try:
-        runtime = open_unattended(options, _warn, model, persist=False)
+        session = open_unattended(options, _warn, model, persist=False)
     except ZizouError as exc:  # no model to run on: a missing key, an unknown id
         raise UsageError(f"the deck {deck_ref} cannot run: {exc}") from None
     try:
-        env = runtime.decks
+        env = session.decks
         assert env is not None
-        for warning in runtime.warnings:
+        for warning in session.warnings:
             _warn(warning)
-        deck = runtime.find_deck(deck_ref, Path.cwd(), trust_all=options.trust_hooks)
+        deck = session.find_deck(deck_ref, Path.cwd(), trust_all=options.trust_hooks)
         value = input_from_text(deck, input_text)
         task = _load_state(deck, state_file)
         stream = options.output_format == "stream-json"
         if stream:
             env.tracing.sink = lambda event: _line(out, event)
-        log = runtime.debug_log
+        log = session.debug_log
         if log is not None:
             log.begin_turn(f"zizou run {deck_ref}", [])
         caller = Caller(state=task)
         title = f"zizou run {deck_ref}"
-        outcome = asyncio.run(runtime.run_deck(deck, value, title=title, caller=caller))
+        outcome = asyncio.run(session.run_deck(deck, value, title=title, caller=caller))
         if log is not None:
             _close_log(log, outcome, env.deck_calls)
         if env.tracing.problem:
@@ -136,7 +136,7 @@ def run_deck(
             _line(out, result)
         return 0 if outcome.ok else EXIT_CODES.get(outcome.code, 1)
     finally:
-        if stopped := runtime.close():
+        if stopped := session.close():
             from zizou.session.unattended import stopped_jobs
 
             _warn(stopped_jobs(stopped))

@@ -203,7 +203,7 @@ def build_session(
         turns=loaded.turns if loaded is not None else 0,  # a hook's turn_number goes on
     )
     later.agent = redact.agent = agent
-    runtime = Session(
+    session = Session(
         session_id,
         agent,
         ctx,
@@ -220,7 +220,7 @@ def build_session(
         owns_mcp,
     )
     servers.servers.start()  # in the background: nothing waits for a server
-    return runtime
+    return session
 
 
 class _Later:

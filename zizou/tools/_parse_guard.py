@@ -3,7 +3,7 @@ a write that would turn a file that parses into one that does not is not made.
 
 Without the setting such a write is made, and the syntax check reports the problem in the
 tool's result (`zizou.checks`); with it, the model gets the problem before anything changed.
-What breaks a file is the checks' to say (`ToolContext.breaking`, given by the runtime).
+What breaks a file is the checks' to say (`ToolContext.breaking`, given by the session's assembly).
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 warnings), a new one (/clear, in the mode the user was in), and a saved one resumed (/sessions,
 in its own mode).
 
-Listing the saved sessions, building a runtime (which creates or loads the session file) and
-reading a resumed history all touch the disk, so they run in workers; while a conversation is
-being swapped the session is held, so messages sent meanwhile queue and go to the new one.
+Listing the saved sessions, building a session kernel (which creates or loads the session file)
+and reading a resumed history all touch the disk, so they run in workers; while a conversation
+is being swapped the session is held, so messages sent meanwhile queue and go to the new one.
 """
 
 from __future__ import annotations
@@ -59,15 +59,15 @@ class Conversations:
         status bar when commands cannot run sandboxed. The prompt is rendered in a thread for
         the sidebar."""
         session = self.opening.current
-        runtime = session.kernel
-        if runtime.conversation.messages:
+        kernel = session.kernel
+        if kernel.conversation.messages:
             await show_resumed(self.chat, session)
-            await self.chat.add_notice(f"Resumed session {runtime.session_id}.")
-        for warning in runtime.warnings:
+            await self.chat.add_notice(f"Resumed session {kernel.session_id}.")
+        for warning in kernel.warnings:
             # The app asks about the hooks and the MCP servers waiting for trust.
-            if not untrusted_warning(runtime, warning) and not waiting_warning(runtime, warning):
+            if not untrusted_warning(kernel, warning) and not waiting_warning(kernel, warning):
                 await self.chat.add_notice(warning, "warning")
-        self.status.warning = SANDBOX_NOTES.get(runtime.sandbox_status.state, "")
+        self.status.warning = SANDBOX_NOTES.get(kernel.sandbox_status.state, "")
         self.host.run_worker(self._render_prompt(), group="prompt", exit_on_error=False)
 
     async def _render_prompt(self) -> None:
@@ -108,28 +108,28 @@ class Conversations:
         self.host.run_worker(self._swapping(resume), group="session")
 
     async def _swapping(self, resume: str | None) -> None:
-        """Build the new runtime (for a resume, loading its file) in a thread, then show it."""
+        """Build the new kernel (for a resume, loading its file) in a thread, then show it."""
         session = self.opening.current
         try:
             try:
-                runtime = await asyncio.to_thread(session.open_successor, resume)
+                kernel = await asyncio.to_thread(session.open_successor, resume)
             except ZizouError as exc:
                 await self.chat.add_notice(str(exc), "error")
                 return
             mode = session.kernel.state.mode
-            session.adopt(runtime)
+            session.adopt(kernel)
             await self.chat.clear()
             self.opening.conversation_dropped()
             await self.chat.mount(Mascot(TAGLINE, fade=False))
             if resume is None:  # a new conversation goes on in the mode the user was in
-                runtime.state.set_mode(mode, "user")
-                await self.chat.add_notice(f"New conversation: session {runtime.session_id}.")
+                kernel.state.set_mode(mode, "user")
+                await self.chat.add_notice(f"New conversation: session {kernel.session_id}.")
                 return
             await show_resumed(self.chat, session)
-            await self.chat.add_notice(f"Resumed session {runtime.session_id}.", "success")
-            for warning in runtime.warnings:
+            await self.chat.add_notice(f"Resumed session {kernel.session_id}.", "success")
+            for warning in kernel.warnings:
                 await self.chat.add_notice(warning, "warning")
-            if runtime.state.mode == "plan":
+            if kernel.state.mode == "plan":
                 await self.chat.add_notice(SWITCHED["plan"])
         finally:
             await self.turns.ready()

@@ -91,9 +91,9 @@ class HookCommands:
                 fix=f"/hooks trust {source.name} asks again.",
             )
             return
-        runtime = self.kernel  # the session now: /clear may have replaced it meanwhile
+        session = self.kernel  # the session now: /clear may have replaced it meanwhile
         try:
-            problem = await asyncio.to_thread(runtime.trust_hook, source)
+            problem = await asyncio.to_thread(session.trust_hook, source)
         except (ZizouError, OSError, ValueError) as exc:  # the trust file could not be saved
             await self.say(f"{source.name} was not trusted: {exc}", "error")
             return
@@ -115,12 +115,12 @@ def changed_since_trusted(source: HookSource) -> bool:
     return TrustStore(user_config_dir()).status(source) == "changed"
 
 
-def hooks_listing(runtime: Session) -> str:
+def hooks_listing(session: Session) -> str:
     """What `/hooks` says: the loaded hooks (and why one is disabled), those not loaded and
     why, and the project hooks waiting for the user's trust."""
-    hooks = runtime.hooks
+    hooks = session.hooks
     loaded = hooks.hooks if hooks is not None else []
-    waiting = {source.name for source in runtime.untrusted}
+    waiting = {source.name for source in session.untrusted}
     skipped = {
         name: why
         for name, why in (hooks.skipped.items() if hooks is not None else ())
@@ -134,41 +134,41 @@ def hooks_listing(runtime: Session) -> str:
     if skipped:
         lines.append(f"Not loaded ({len(skipped)}):")
         lines += [f"  {name}: {why}" for name, why in skipped.items()]
-    if runtime.untrusted:
-        lines.append(f"Waiting for your trust ({len(runtime.untrusted)}), not run:")
-        for source in runtime.untrusted:
+    if session.untrusted:
+        lines.append(f"Waiting for your trust ({len(session.untrusted)}), not run:")
+        for source in session.untrusted:
             why = hooks.skipped.get(source.name, "not trusted") if hooks else "not trusted"
             digest = source.sha256[:HASH_CHARS]
             lines.append(f"  {source.name} · {why} · sha256 {digest}")
     return "\n".join(lines)
 
 
-def find_untrusted(runtime: Session, name: str) -> HookSource | None:
+def find_untrusted(session: Session, name: str) -> HookSource | None:
     """The waiting hook named `name`: its full name, or its file name when only one has it."""
-    exact = [s for s in runtime.untrusted if s.name == name]
+    exact = [s for s in session.untrusted if s.name == name]
     if exact:
         return exact[0]
-    by_file = [s for s in runtime.untrusted if s.name.rsplit("/", 1)[-1] == name]
+    by_file = [s for s in session.untrusted if s.name.rsplit("/", 1)[-1] == name]
     return by_file[0] if len(by_file) == 1 else None
 
 
-def not_waiting(runtime: Session, name: str) -> str:
+def not_waiting(session: Session, name: str) -> str:
     """Why `/hooks trust NAME` has nothing to ask about."""
-    hooks = runtime.hooks
+    hooks = session.hooks
     loaded = [h.source.name for h in hooks.hooks] if hooks is not None else []
     if any(n == name or n.rsplit("/", 1)[-1] == name for n in loaded):
         return f"{name} is loaded already: it runs before every step."
     if hooks is not None and name in hooks.skipped:
         return f"{name} is not loaded: {hooks.skipped[name]}."
-    names = ", ".join(s.name for s in runtime.untrusted)
+    names = ", ".join(s.name for s in session.untrusted)
     waiting = f" Waiting for your trust: {names}." if names else " No hook waits for your trust."
     return f"No hook named {name!r} waits for your trust.{waiting}"
 
 
-def untrusted_warning(runtime: Session, warning: str) -> bool:
-    """Whether `warning` is the runtime's note that a waiting hook was not run: the app asks
+def untrusted_warning(session: Session, warning: str) -> bool:
+    """Whether `warning` is the session's note that a waiting hook was not run: the app asks
     about that hook instead."""
-    return any(warning.startswith(f"the hook {s.name} was not run") for s in runtime.untrusted)
+    return any(warning.startswith(f"the hook {s.name} was not run") for s in session.untrusted)
 
 
 __all__ = [

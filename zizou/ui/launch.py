@@ -1,6 +1,6 @@
-"""Start the full-screen app from the run's `RunOptions`: open the model, build the same runtime
-headless mode builds (the rules the user saved for the project are already in the options), and
-run the app.
+"""Start the full-screen app from the run's `RunOptions`: open the model, build the same session
+kernel headless mode builds (the rules the user saved for the project are already in the
+options), and run the app.
 
 Nothing here imports litellm: the model is opened without it, and the app warms it up in a
 thread once the first frame is on screen.
@@ -97,7 +97,7 @@ def session_factory(
         from zizou.session.assembly import build_session
 
         chosen = options.model_copy(update={"rules": rules, "session": session or SessionChoice()})
-        runtime = build_session(
+        kernel = build_session(
             chosen,
             model,
             approver,
@@ -105,9 +105,9 @@ def session_factory(
             mcp=shared[0] if shared else None,
             owns_mcp=False,  # the app stops the servers when it quits
         )
-        if not shared and runtime.mcp is not None:
-            shared.append(runtime.mcp)
-        return runtime
+        if not shared and kernel.mcp is not None:
+            shared.append(kernel.mcp)
+        return kernel
 
     return build
 
@@ -119,7 +119,7 @@ def build_ui_session(
     models: ModelFactory | None = None,
     persist: bool = True,
 ) -> UiSession:
-    """The runtime as headless mode builds it, plus what the app tracks. A missing key does
+    """The session kernel as headless mode builds it, plus what the app tracks. A missing key does
     not stop the app: it opens and says what to do (the key wizard's seam)."""
     from zizou.ui.session import UiSession, UnavailableModel
 
@@ -131,13 +131,13 @@ def build_ui_session(
     except UsageError as exc:
         problem, kind = str(exc), getattr(exc, "kind", "usage")
         model = UnavailableModel(options.model, problem)
-    runtimes = session_factory(options, approver, persist=persist)
-    runtime = runtimes(model, options.rules, options.session)
+    kernels = session_factory(options, approver, persist=persist)
+    kernel = kernels(model, options.rules, options.session)
     return UiSession(
-        runtime,
+        kernel,
         options.root,
         models,
-        runtimes,
+        kernels,
         model_problem=problem,
         model_problem_kind=kind,
         options=options,

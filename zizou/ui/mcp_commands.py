@@ -209,10 +209,10 @@ class McpCommands:
         return attached(sent, read) if read else sent
 
 
-def waiting_warning(runtime: Session, warning: str) -> bool:
+def waiting_warning(session: Session, warning: str) -> bool:
     """Whether `warning` is the note that the project's MCP servers wait for approval: the
     app asks about them instead."""
-    setup = runtime.mcp
+    setup = session.mcp
     waiting = setup.waiting if setup is not None else None
     return waiting is not None and warning.startswith(f"the MCP servers of {waiting.path.name}")
 

@@ -1,7 +1,7 @@
 """Opening the session once the first frame is up, and warming up what the first request needs.
 
-The first frame needs only Textual and the app's own widgets. The runtime (tools, prompt, repo
-map, session file) and the model (whose key may come from the OS keyring, which can take a
+The first frame needs only Textual and the app's own widgets. The session kernel (tools, prompt,
+repo map, session file) and the model (whose key may come from the OS keyring, which can take a
 while) are built in a thread right after it, which posts `Opening.Opened` (or `Opening.Failed`)
 to the app. The session is ready once the app has shown what it brings; until then, and while
 /clear or /sessions swaps its conversation (`hold`), messages typed are queued and commands

@@ -61,10 +61,10 @@ class Replayed:
 def session_records(session: UiSession) -> list[Shown]:
     """The session file's messages and turn marks, when the file holds the conversation the
     session has; else (a session that is not saved) its messages alone."""
-    runtime = session.kernel
-    records = runtime.state.conversation.records
+    kernel = session.kernel
+    records = kernel.state.conversation.records
     try:
-        lines: list[Record] = SessionStore(session.root).records(runtime.session_id)
+        lines: list[Record] = SessionStore(session.root).records(kernel.session_id)
     except UsageError:
         lines = []
     loaded: list[dict[str, Any]] = []  # the conversation as loading the file rebuilds it

@@ -36,7 +36,7 @@ class ModelFactory(Protocol):
 
 
 class SessionFactory(Protocol):
-    """Builds a runtime: a new session, or the one `session` names (-c / -r)."""
+    """Builds the kernel of a new session, or of the saved one `session` names (-c / -r)."""
 
     def __call__(
         self, model: Model, rules: Rules, session: SessionChoice | None = None
@@ -69,7 +69,7 @@ class UiSession:
     last_turn: Usage | None = None
     last_request_tokens: int = 0  # the prompt size of the latest step: the context in use
     turns: int = 0  # turns started, as the session file counts them
-    # Told every change of the workspace, in this runtime and in each one adopted later.
+    # Told every change of the workspace, in this kernel and in each one adopted later.
     watchers: list[Subscriber] = field(default_factory=list)
     options: RunOptions | None = None  # the settings it started with (`/config`)
 
@@ -108,13 +108,13 @@ class UiSession:
         """How to come back to this conversation, said on quit; None when nothing was saved."""
         from zizou.sessions import find_project
 
-        runtime = self.kernel
-        if runtime.writer is None or not runtime.conversation.messages:
+        kernel = self.kernel
+        if kernel.writer is None or not kernel.conversation.messages:
             return None
         here = "" if find_project(cwd) == self.root else f"-C {shlex.quote(str(self.root))} "
         return (
-            f"Session {runtime.session_id} is saved. Continue it with: zizou {here}-c"
-            f"  (or zizou {here}-r {runtime.session_id})"
+            f"Session {kernel.session_id} is saved. Continue it with: zizou {here}-c"
+            f"  (or zizou {here}-r {kernel.session_id})"
         )
 
     def restore(self, totals: Usage, turns: int, last_turn: Usage | None) -> None:
@@ -140,15 +140,15 @@ class UiSession:
         choice = SessionChoice(resume=resume) if resume is not None else None
         return self.session_factory(old.model, old.rules, choice)
 
-    def adopt(self, runtime: Session) -> None:
-        """Go on in `runtime` (from `open_successor`), with the same open windows unless it has
+    def adopt(self, kernel: Session) -> None:
+        """Go on in `kernel` (from `open_successor`), with the same open windows unless it has
         its own (a resumed session keeps those) and the same background jobs; the old one is
         closed and the running totals start again, but not the run's spend: its caps hold for the
         whole run of the app."""
         for watcher in self.watchers:
-            runtime.watch_state(watcher)
-        self.kernel.hand_over(runtime)  # jobs, spend, windows: the old session closes
-        self.kernel = runtime
+            kernel.watch_state(watcher)
+        self.kernel.hand_over(kernel)  # jobs, spend, windows: the old session closes
+        self.kernel = kernel
         self.totals = Usage()
         self.last_turn = None
         self.last_request_tokens = 0

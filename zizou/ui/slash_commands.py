@@ -233,14 +233,14 @@ class SlashCommands:
     )
     async def export(self, args: list[str]) -> None:
         session = self.session
-        runtime = session.kernel
-        messages = runtime.conversation.messages
-        text = transcript_markdown(runtime.session_id, session.model_id, messages)
-        redact = redactor_for(runtime.model).redact
+        kernel = session.kernel
+        messages = kernel.conversation.messages
+        text = transcript_markdown(kernel.session_id, session.model_id, messages)
+        redact = redactor_for(kernel.model).redact
         name = " ".join(args) or None
         try:
             target = await asyncio.to_thread(
-                export_transcript, self.root, name, text, redact, runtime.session_id
+                export_transcript, self.root, name, text, redact, kernel.session_id
             )
         except OSError as exc:
             await self.say(f"Could not write the transcript: {exc}", "error")

@@ -59,17 +59,17 @@ def context_line(session: UiSession) -> str:
 
 
 def status_text(session: UiSession) -> str:
-    runtime = session.kernel
-    rules = runtime.rules
+    kernel = session.kernel
+    rules = kernel.rules
     rows = [
         ("Model", session.model_id),
         ("Key", key_line(session)),
         ("Sandbox", SANDBOX_WORDS.get(rules.sandbox, rules.sandbox)),
         ("Permission mode", rules.permission_mode + (" (--yes)" if rules.yes else "")),
-        ("Mode", runtime.state.mode),
+        ("Mode", kernel.state.mode),
         ("MCP servers", mcp_line(session)),
         ("Context", context_line(session)),
-        ("Session", runtime.session_id),
+        ("Session", kernel.session_id),
     ]
     width = max(len(name) for name, _ in rows) + 2
     return "\n".join(f"{name + ':':<{width}}{value}" for name, value in rows)

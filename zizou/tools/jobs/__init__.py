@@ -2,7 +2,7 @@
 output kept, in the foreground or the background, and all of them ended when zizou exits.
 
 `run_bash` starts them (`JobTable.start`); `job_output`, `job_kill` and `read_output` read and
-end them; the runtime owns the session's table, and the app's `/jobs` lists it.
+end them; the session owns its table (`Session.jobs`), and the app's `/jobs` lists it.
 """
 
 from zizou.tools.jobs.job import Job, JobState

@@ -3,7 +3,7 @@
 `run_bash` starts each command here. A foreground command whose output the model saw whole is
 forgotten when it ends; one whose output was cut is kept (up to `KEEP_OUTPUTS` of them, oldest
 dropped first) so `read_output` can read the rest; a background job stays until zizou exits.
-The table outlives a conversation (`/clear` hands it to the next runtime), and `close` ends
+The table outlives a conversation (`/clear` hands it to the next session), and `close` ends
 every group it started, so no process is left behind: zizou calls it on exit, and a finalizer
 does it for a table nobody closed. Every group is also told to the watchdog, which ends it if
 zizou dies without closing the table (kill -9), and to the project's record of running

@@ -143,12 +143,12 @@ def _field(text: Text, name: str, value: str) -> None:
 
 
 def sidebar_info(session: UiSession) -> SidebarInfo:
-    runtime = session.kernel
-    last = runtime.prompt.last
+    kernel = session.kernel
+    last = kernel.prompt.last
     context = session.last_request_tokens
-    task = runtime.state.task
+    task = kernel.state.task
     return SidebarInfo(
-        session_id=runtime.session_id,
+        session_id=kernel.session_id,
         model=session.model_id,
         input_tokens=session.totals.input_tokens,
         output_tokens=session.totals.output_tokens,
@@ -159,7 +159,7 @@ def sidebar_info(session: UiSession) -> SidebarInfo:
         # asked once a request was made: the model's details are loaded by then
         context_window=session.context_window if context else None,
         prompt_chars=len(last.text) if last else 0,
-        windows=runtime.state.windows,
+        windows=kernel.state.windows,
         prompt_preview=last.text if last else "",
         plan=plan_items(task.value) if task is not None else None,
     )
