@@ -379,6 +379,12 @@ def _status_line(screen: str) -> str:
     return [line for line in screen.splitlines() if line.strip()][-1].strip()
 
 
+def _answered(screen: str, text: str) -> bool:
+    """`text` is on the screen and the turn has ended: a command that waits for the turn (such
+    as /undo or /compact) would be refused while the last words are still being shown."""
+    return text in screen and "○ ready" in _status_line(screen)
+
+
 def test_shift_tab_plans_and_the_gate_switches_to_build_and_goes_ahead(
     tmux: Tmux, project: Path, tmp_path: Path
 ) -> None:
@@ -462,7 +468,7 @@ def test_undo_puts_the_file_back_and_continue_shows_the_undone_state(
         for message, answer in (("say hello", "Hello there."), ("rewrite the notes", "Wrote")):
             tmux.run("send-keys", "-t", "main", "-l", message)
             tmux.run("send-keys", "-t", "main", "Enter")
-            tmux.wait_for(lambda s, answer=answer: answer in s, "the answer")
+            tmux.wait_for(lambda s, answer=answer: _answered(s, answer), "the answer")
         assert (project / "notes.txt").read_bytes() == b"by zizou\r\n"  # its line endings kept
         tmux.run("send-keys", "-t", "main", "-l", "/undo")
         tmux.run("send-keys", "-t", "main", "Enter")
@@ -501,7 +507,7 @@ def test_compact_shrinks_the_next_request_and_the_session_keeps_the_summary(
         for message, seen in (("write a lot", "A long answer."), ("/compact", "Compacted")):
             tmux.run("send-keys", "-t", "main", "-l", message)
             tmux.run("send-keys", "-t", "main", "Enter")
-            tmux.wait_for(lambda s, seen=seen: seen in s, seen)
+            tmux.wait_for(lambda s, seen=seen: _answered(s, seen), seen)
         tmux.run("send-keys", "-t", "main", "-l", "and now?")
         tmux.run("send-keys", "-t", "main", "Enter")
         tmux.wait_for(lambda s: "Noted." in s, "the answer after the summary")
