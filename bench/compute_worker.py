@@ -53,8 +53,8 @@ def project() -> Path:
 
 def session(root: Path, sandbox: SandboxMode) -> tuple[DeckEnv, Deck]:
     options = RunOptions(root=root, debug_log=False, trust_hooks=True, sandbox=sandbox)
-    runtime = build_session(options, ScriptedModel([]), HeadlessApprover(), persist=False)
-    env = runtime.decks
+    kernel = build_session(options, ScriptedModel([]), HeadlessApprover(), persist=False)
+    env = kernel.decks
     assert env is not None
     deck = env.decks.get("quick")
     assert deck is not None, env.decks.warnings

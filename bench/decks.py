@@ -82,10 +82,10 @@ def start_up(runs: int) -> list[float]:
     root = project()
     reply = {"tool_calls": [{"name": "return_output", "arguments": {"greeting": "hi"}}]}
     model = Timed(ScriptedModel([reply] * (runs + 5)))
-    runtime = build_session(
+    session = build_session(
         RunOptions(root=root, debug_log=False), model, HeadlessApprover(), persist=False
     )
-    env = runtime.decks
+    env = session.decks
     assert env is not None
     deck = env.decks.get("hello")
     assert deck is not None
@@ -104,7 +104,7 @@ def start_up(runs: int) -> list[float]:
             costs.append(await one())
 
     asyncio.run(all_runs())
-    runtime.close()
+    session.close()
     return costs
 
 
