@@ -169,3 +169,23 @@ async def test_the_first_matches_by_path_are_shown_however_rg_walks(
     assert lines[2:5] == ["d00/f.txt:1:hit one", "d00/f.txt:2:hit two", "d00/f.txt:3:hit: a:colon"]
     assert lines[100] == "[... 82 more matches not shown; narrow the search]"
     assert [await grep(ctx, "hit") for _ in range(3)] == [result] * 3
+
+
+async def test_past_the_lines_kept_while_reading_the_first_by_path_still_win(
+    root: Path, ctx: ToolContext
+) -> None:
+    """More matches than are kept while rg prints (so the kept ones are cut as they come, and
+    later lines are dropped unread): the lines shown are still the first by path and line."""
+    for index in range(300):
+        write(root, f"d{index:03}/f.txt", "hit one\nmiss\nhit two\nhit three\n")
+    write(root, "z/last.txt", "hit z\n")
+    write(root, "a/first.txt", "hit a\n")
+    lines = (await grep(ctx, "hit")).output.splitlines()
+    expected = ["a/first.txt:1:hit a"]
+    for index in range(33):
+        expected += [
+            f"d{index:03}/f.txt:{n}:hit {word}"
+            for n, word in ((1, "one"), (3, "two"), (4, "three"))
+        ]
+    assert lines[:100] == expected
+    assert lines[100] == "[... 802 more matches not shown; narrow the search]"

@@ -96,35 +96,54 @@ def _place(root: Path, target: Path, rel: str, is_dir: bool) -> Iterator[_Place]
 
 @dataclass
 class _Matches:
+    """rg's output lines as they come: counted, and the first by path and line kept. Each line
+    is split only as far as ordering it needs (a file's lines come together, so its path is
+    split once), and decoded only if it is shown: a search can match thousands of lines."""
+
     place: _Place
-    kept: list[tuple[tuple[bytes, ...], int, str]] = field(default_factory=list)
+    kept: list[tuple[tuple[bytes, ...], int, bytes]] = field(default_factory=list)
     total: int = 0
+    _path: bytes | None = None  # the file whose lines are coming, and its path's parts
+    _parts: tuple[bytes, ...] = ()
+    _last: tuple[tuple[bytes, ...], int] | None = None  # past it no line can be shown
 
     def add(self, raw: bytes) -> None:
         self.total += 1
         path, _, rest = raw.partition(b"\0")
+        if path != self._path:
+            self._path, self._parts = path, tuple(path.removeprefix(b"./").split(b"/"))
+        parts, last = self._parts, self._last
+        if last is not None and parts > last[0]:
+            return
         number, _, _ = rest.partition(b":")
-        text = (path + b":" + rest).decode("utf-8", "replace")
-        if self.place.stdin is not None:
-            line = self.place.label + text.removeprefix(STDIN_NAME)
-        else:
-            line = self.place.prefix + text.removeprefix("./")
-        key = tuple(path.removeprefix(b"./").split(b"/"))
-        self.kept.append((key, int(number) if number.isdigit() else 0, line))
+        line = int(number) if number.isdigit() else 0
+        if last is not None and (parts, line) > last:
+            return
+        self.kept.append((parts, line, raw))
         if len(self.kept) >= KEEP_LINES:
             self.kept = sorted(self.kept)[:MAX_LINES]
+            self._last = self.kept[-1][:2]
 
     @property
     def lines(self) -> list[str]:
         """The first matching lines by path and line number, within MAX_LINES and MAX_BYTES."""
         shown: list[str] = []
         size = 0
-        for _, _, line in sorted(self.kept)[:MAX_LINES]:
+        for _, _, raw in sorted(self.kept)[:MAX_LINES]:
+            line = self._text(raw)
             if size + len(line) + 1 > MAX_BYTES:
                 break
             shown.append(line)
             size += len(line) + 1
         return shown
+
+    def _text(self, raw: bytes) -> str:
+        """`path:line:text`, the path relative to the root."""
+        path, _, rest = raw.partition(b"\0")
+        text = (path + b":" + rest).decode("utf-8", "replace")
+        if self.place.stdin is not None:
+            return self.place.label + text.removeprefix(STDIN_NAME)
+        return self.place.prefix + text.removeprefix("./")
 
 
 class Grep(Tool[GrepArgs]):
