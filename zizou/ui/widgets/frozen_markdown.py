@@ -115,7 +115,8 @@ class FrozenMarkdown(Widget):
             self.pieces.append(piece)
             self._parsed.append(None)
             self._strips.append(None)
-            self._heights.append(self._estimate(len(self.pieces) - 1))
+            # not laid out yet: the first layout estimates every piece at its width
+            self._heights.append(self._estimate(len(self.pieces) - 1) if self._width else 1)
         self.refresh(layout=True)
         self._start_filling()
 
@@ -161,7 +162,7 @@ class FrozenMarkdown(Widget):
 
     def _estimate(self, index: int) -> int:
         gap = 1 if index else 0  # the blank line Rich puts between blocks
-        return gap + estimate_height(self.pieces[index], self._width or 80)
+        return gap + estimate_height(self.pieces[index], self._width)
 
     def _piece(self, index: int) -> list[Strip]:
         strips = self._strips[index]
