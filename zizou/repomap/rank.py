@@ -23,6 +23,7 @@ from operator import add, itemgetter, mul, sub
 from typing import Any
 
 from zizou.repomap.graph import Graph, claimed_by
+from zizou.repomap.related import Relatives, related_ranks
 
 DAMPING = 0.85
 UNIFORM_SHARE = 0.1  # of the teleport mass, when there is a focus
@@ -38,12 +39,16 @@ KEPT_WEIGHTS = 2  # sets of boosted names whose edge weights a Ranker keeps
 class Focus:
     files: Mapping[str, float]  # path -> teleport weight
     names: Sequence[str]  # names to boost (walk weight, and teleport to their definers)
+    # The focused files' users and tests (related.py): path -> how related, in (0, 1]. They do
+    # not change the walk; their best definitions are lifted among the scores (score.py).
+    related: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Ranks:
     files: list[float]  # per file, sums to 1
     flows: list[float]  # per name in graph.names: rank flowing through it in one step
+    related: Mapping[int, float] = field(default_factory=dict)  # Focus.related by file index
     # What score.py derives from these ranks (scores, orders), kept with them by the Ranker.
     derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -65,12 +70,17 @@ class Ranker:
 
     def __init__(self, graph: Graph) -> None:
         self.graph = graph
+        self.relatives = Relatives(graph)
         self._walk: _Walk | None = None
         self._known: dict[tuple[object, ...], Ranks] = {}
         self._normalised: dict[tuple[str, ...], tuple[list[float], list[float]]] = {}
 
     def ranks(self, focus: Focus) -> Ranks:
-        key = (tuple(sorted(focus.files.items())), tuple(sorted(set(focus.names))))
+        key = (
+            tuple(sorted(focus.files.items())),
+            tuple(sorted(set(focus.names))),
+            tuple(sorted(focus.related.items())),
+        )
         known = self._known.pop(key, None)
         if known is None:
             known = self._iterate(focus)
@@ -99,7 +109,8 @@ class Ranker:
             rank = new
             if change < TOLERANCE:
                 break
-        return Ranks(rank, [DAMPING * f for f in walk.name_flow(rank, use_weights)])
+        flows = [DAMPING * f for f in walk.name_flow(rank, use_weights)]
+        return Ranks(rank, flows, related_ranks(graph, focus.related))
 
     def _weights(self, names: tuple[str, ...]) -> tuple[list[float], list[float]]:
         """The use edges' weights, each file's normalised to its out-weight, and the part of
