@@ -48,7 +48,9 @@ class Focus:
 class Ranks:
     files: list[float]  # per file, sums to 1
     flows: list[float]  # per name in graph.names: rank flowing through it in one step
-    related: Mapping[int, float] = field(default_factory=dict)  # Focus.related by file index
+    # Focus.related by file index, each times the focus's mean rank: the scale of the flows
+    # the focus drives, which score.py lifts a related file's best definition by a part of.
+    related: Mapping[int, float] = field(default_factory=dict)
     # What score.py derives from these ranks (scores, orders), kept with them by the Ranker.
     derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -110,7 +112,7 @@ class Ranker:
             if change < TOLERANCE:
                 break
         flows = [DAMPING * f for f in walk.name_flow(rank, use_weights)]
-        return Ranks(rank, flows, related_ranks(graph, focus.related))
+        return Ranks(rank, flows, _scaled_related(graph, focus, rank))
 
     def _weights(self, names: tuple[str, ...]) -> tuple[list[float], list[float]]:
         """The use edges' weights, each file's normalised to its out-weight, and the part of
@@ -206,6 +208,15 @@ def _boosted_weights(graph: Graph, names: Sequence[str]) -> list[float]:
                 for e in range(graph.edge_bounds[j], graph.edge_bounds[j + 1]):
                     weights[e] *= MENTION_BOOST
     return weights
+
+
+def _scaled_related(graph: Graph, focus: Focus, rank: list[float]) -> dict[int, float]:
+    related = related_ranks(graph, focus.related)
+    if not related:
+        return {}
+    focused = related_ranks(graph, focus.files)
+    scale = sum(rank[i] for i in focused) / len(focused) if focused else 0.0
+    return {index: weight * scale for index, weight in related.items()}
 
 
 def _teleport(graph: Graph, focus: Focus) -> list[float]:

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from zizou.repomap.graph import Graph
 
 MAX_FOCUS_FILES = 8  # a focus of more files (a directory) is broad enough as it is
-MAX_IMPORTERS = 4  # per focused file, the strongest users
-MAX_TESTS = 3  # per focused file, tests by name or by use
+MAX_IMPORTERS = 6  # per focused file, the strongest users
+MAX_TESTS = 4  # per focused file, tests by name or by use
 MIN_USE_STRENGTH = 1.0  # one plain use of a name only the focused file defines
 IMPORTER_WEIGHT = 0.8  # the strongest user, against a test found by name (1.0)
 TEST_BY_USE_WEIGHT = 0.9
