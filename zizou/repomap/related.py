@@ -80,15 +80,24 @@ class Relatives:
 
     def _file_relatives(self, index: int) -> dict[int, float]:
         users = self._users(index)
-        tests = [u for u in users if is_test_path(self.graph.paths[u])]
+        by_name = self._tests_named_after(index)
+        code: list[int] = []
+        tests: list[int] = []
+        wanted_tests = MAX_TESTS - len(by_name)
+        for user in users:  # strongest first
+            if is_test_path(self.graph.paths[user]):
+                if len(tests) < wanted_tests:
+                    tests.append(user)
+            elif len(code) < MAX_IMPORTERS:
+                code.append(user)
+            if len(code) == MAX_IMPORTERS and len(tests) >= wanted_tests:
+                break
         found: dict[int, float] = {}
-        code = [u for u in users if u not in tests][:MAX_IMPORTERS]
         if code:
             strongest = users[code[0]]
             for user in code:
                 found[user] = IMPORTER_WEIGHT * users[user] / strongest
-        by_name = self._tests_named_after(index)
-        for test in tests[: max(0, MAX_TESTS - len(by_name))]:
+        for test in tests:
             found[test] = TEST_BY_USE_WEIGHT
         for test in by_name:
             found[test] = 1.0
