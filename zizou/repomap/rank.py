@@ -23,7 +23,7 @@ from operator import add, itemgetter, mul, sub
 from typing import Any
 
 from zizou.repomap.graph import Graph, claimed_by
-from zizou.repomap.related import Relatives, related_ranks
+from zizou.repomap.related import Relatives, by_index
 
 DAMPING = 0.85
 UNIFORM_SHARE = 0.1  # of the teleport mass, when there is a focus
@@ -211,10 +211,11 @@ def _boosted_weights(graph: Graph, names: Sequence[str]) -> list[float]:
 
 
 def _scaled_related(graph: Graph, focus: Focus, rank: list[float]) -> dict[int, float]:
-    related = related_ranks(graph, focus.related)
+    """Focus.related by file index, times the focused files' mean rank (see Ranks.related)."""
+    related = by_index(graph, focus.related)
     if not related:
         return {}
-    focused = related_ranks(graph, focus.files)
+    focused = by_index(graph, focus.files)
     scale = sum(rank[i] for i in focused) / len(focused) if focused else 0.0
     return {index: weight * scale for index, weight in related.items()}
 

@@ -213,15 +213,15 @@ def _shared_dirs(here: list[str], other: str) -> int:
     return leading + trailing
 
 
-def related_ranks(graph: Graph, related: Mapping[str, float]) -> dict[int, float]:
-    """`related` by file index, for the files the graph has."""
+def by_index(graph: Graph, by_path: Mapping[str, float]) -> dict[int, float]:
+    """`by_path` keyed by file index instead, for the files the graph has."""
     paths = graph.paths
     found: dict[int, float] = {}
-    for path, weight in sorted(related.items()):
+    for path, weight in sorted(by_path.items()):
         index = bisect.bisect_left(paths, path)
         if index < len(paths) and paths[index] == path:
             found[index] = weight
     return found
 
 
-__all__ = ["Relatives", "is_test_path", "related_ranks"]
+__all__ = ["Relatives", "by_index", "is_test_path"]
