@@ -3,9 +3,13 @@ while what it uses still leads; with neither, the map is the one it was before."
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from waiting import scaled
 
 from zizou.repomap.mapper import RepoMap
 from zizou.repomap.request import MapRequest
@@ -114,6 +118,28 @@ def test_a_file_the_message_names_brings_its_users_too(tmp_path: Path) -> None:
     text = _map(root, max_tokens=400, message="pricing.py rounds wrongly")
     files = _headers(text)
     assert files.index("shop/checkout.py") < files.index("shop/shipping.py"), text
+
+
+@pytest.mark.slow  # a zizou process
+def test_zizou_map_focused_on_a_module_shows_its_users_and_tests_under_any_hash_seed(
+    tmp_path: Path,
+) -> None:
+    root = _write(tmp_path / "shop", SHOP)
+    command = [sys.executable, "-m", "zizou", "map", "-C", str(root), "--tokens", "400"]
+    outputs = set()
+    for seed in ("0", "random"):
+        done = subprocess.run(
+            [*command, "--focus", "shop/pricing.py"],
+            capture_output=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            check=True,
+            timeout=scaled(120),
+        )
+        outputs.add(done.stdout.decode())
+    assert len(outputs) == 1
+    files = _headers(outputs.pop())
+    for related in ("shop/checkout.py", "tests/test_pricing.py", "tests/test_receipts.py"):
+        assert files.index(related) < files.index("shop/shipping.py"), files
 
 
 PYTHON_SUBJECT = "def parse_line(text: str) -> list[str]:\n    return text.split()\n"
