@@ -15,9 +15,12 @@ imports excluded (the CLI's wall time is shown apart); peak RSS is the process's
 and for zizou's cold map also its pool workers' (each below the main process).
 
 --relevance N picks N source files spread over the repository, focuses each tool's map on one
-at a time (as if the user pinned it), and counts how many of the project files it imports
-directly (Python `import`/`from`, Java `import`) appear in the map. aider is driven through its
-own RepoMap class, in its own venv, with the same tokenizer (cl100k_base) counting its map.
+at a time (as if the user pinned it), and counts how many of three kinds of files appear in the
+map: the project files it imports directly (Python `import`/`from`, Java `import`), the
+non-test files importing it, and its tests (named after it: test_x.py, x_test.py, x_test.go,
+XTest.java, XTests.java, XIT.java, x.spec.ts, x.test.ts; or importing it), side by side for
+zizou and aider ("-" when aider is not run). aider is driven through its own RepoMap class, in
+its own venv, with the same tokenizer (cl100k_base) counting its map.
 """
 
 from __future__ import annotations
@@ -222,7 +225,13 @@ def mb(kb: float) -> float:
     return kb / 1024
 
 
-# --- relevance: does a map focused on a file show the project files that file imports? ---
+# --- relevance: does a map focused on a file show its imports, its importers and its tests? ---
+
+TEST_PATH = re.compile(
+    r"(^|/)(tests?|testing|test-data|__tests__)/|(^|/)test_[^/]*\.py$|_test\.(py|go)$"
+    r"|(Tests?|IT)\.(java|kt)$|\.(spec|test)\.[jt]sx?$"
+)
+RELEVANCE_KINDS = ("imports", "importers", "tests")
 
 
 def tracked(repo: Path) -> list[str]:
@@ -244,26 +253,65 @@ def sample_files(files: list[str], count: int) -> list[str]:
     return candidates[::step][:count]
 
 
-def imported_files(repo: Path, rel: str, files: set[str]) -> set[str]:
-    text = (repo / rel).read_text(encoding="utf-8", errors="replace")
-    if rel.endswith(".java"):
-        found = set()
-        for name in re.findall(r"^import\s+(?:static\s+)?([\w.]+)\s*;", text, re.MULTILINE):
-            parts = name.split(".")
-            for cut in (len(parts), len(parts) - 1):  # a class, or a static member's class
-                suffix = "/".join(parts[:cut]) + ".java"
-                found.update(f for f in files if f.endswith("/" + suffix))
+class ImportGraph:
+    """The project's Python and Java files and the project files each imports, read with `ast`
+    and a regular expression (not with either tool's parser), and the reverse: who imports whom.
+    """
+
+    def __init__(self, repo: Path, files: list[str]) -> None:
+        self.files = set(files)
+        self._by_suffix: dict[str, list[str]] = {}
+        for name in files:  # "a/b/c.py" is found as "c.py", "b/c.py" and "a/b/c.py"
+            parts = name.split("/")
+            for cut in range(len(parts)):
+                self._by_suffix.setdefault("/".join(parts[cut:]), []).append(name)
+        self.imports = {
+            rel: self._imported(repo, rel) for rel in files if rel.endswith((".py", ".java"))
+        }
+        self.importers: dict[str, set[str]] = {}
+        for rel, imported in self.imports.items():
+            for target in imported:
+                self.importers.setdefault(target, set()).add(rel)
+
+    def wanted(self, rel: str) -> dict[str, set[str]]:
+        """What a map focused on `rel` should show: the project files it imports, the non-test
+        files importing it, and its tests (by the usual names, or importing it)."""
+        users = self.importers.get(rel, set())
+        by_name = {f for f in self.files if f != rel and is_named_test_of(f, rel)}
+        return {
+            "imports": self.imports.get(rel, set()),
+            "importers": {f for f in users if not TEST_PATH.search(f)},
+            "tests": by_name | {f for f in users if TEST_PATH.search(f)},
+        }
+
+    def _ending(self, suffix: str) -> list[str]:
+        return self._by_suffix.get(suffix, [])
+
+    def _imported(self, repo: Path, rel: str) -> set[str]:
+        text = (repo / rel).read_text(encoding="utf-8", errors="replace")
+        found: set[str] = set()
+        if rel.endswith(".java"):
+            for name in re.findall(r"^import\s+(?:static\s+)?([\w.]+)\s*;", text, re.MULTILINE):
+                parts = name.split(".")
+                for cut in (len(parts), len(parts) - 1):  # a class, or a static member's class
+                    found.update(self._ending("/".join(parts[:cut]) + ".java"))
+        else:
+            for module in python_modules(rel, text):
+                path = module.replace(".", "/")
+                found.update(self._ending(f"{path}.py"))
+                found.update(self._ending(f"{path}/__init__.py"))
+            found = {f for f in found if not f.endswith("__init__.py")}
         return found - {rel}
-    return python_imports(rel, text, files) - {rel}
 
 
-def python_imports(rel: str, text: str, files: set[str]) -> set[str]:
+def python_modules(rel: str, text: str) -> list[str]:
+    """The modules a Python file imports, and `from m import n`'s `m.n` (n may be a module)."""
     import ast
 
     try:
         tree = ast.parse(text)
     except SyntaxError:
-        return set()
+        return []
     modules: list[str] = []
     package = rel.rsplit("/", 1)[0].replace("/", ".") if "/" in rel else ""
     for node in ast.walk(tree):
@@ -277,12 +325,23 @@ def python_imports(rel: str, text: str, files: set[str]) -> set[str]:
                 base = f"{parent}.{base}".strip(".")
             modules.append(base)
             modules += [f"{base}.{alias.name}" for alias in node.names]
-    found = set()
-    for module in modules:
-        path = module.replace(".", "/")
-        for candidate in (f"{path}.py", f"{path}/__init__.py"):
-            found.update(f for f in files if f == candidate or f.endswith("/" + candidate))
-    return {f for f in found if not f.endswith("__init__.py")}
+    return modules
+
+
+def is_named_test_of(test: str, subject: str) -> bool:
+    """`test` is named after `subject` by a usual convention (test_x.py, x_test.py, x_test.go,
+    XTest.java, XTests.java, XIT.java, x.spec.ts, x.test.ts and the like)."""
+    name = test.rsplit("/", 1)[-1]
+    stem, _, extension = subject.rsplit("/", 1)[-1].rpartition(".")
+    if extension == "py":
+        return name in (f"test_{stem}.py", f"{stem}_test.py")
+    if extension == "go":
+        return name == f"{stem}_test.go"
+    if extension in ("java", "kt"):
+        return name in {f"{stem}{end}.{extension}" for end in ("Test", "Tests", "IT")}
+    if extension in ("ts", "tsx", "js", "jsx"):
+        return name in {f"{stem}.{kind}.{extension}" for kind in ("spec", "test")}
+    return False
 
 
 def shown_files(text: str, files: set[str]) -> set[str]:
@@ -294,23 +353,47 @@ def shown_files(text: str, files: set[str]) -> set[str]:
     return shown
 
 
-def recall(maps: dict[str, str], repo: Path, files: set[str]) -> tuple[float, int, int, float]:
-    """(mean per-file recall, imports found, imports total, mean files per map) over the focused
-    files that import something."""
-    scores, hits, total, shown = [], 0, 0, []
+def recall(maps: dict[str, str], graph: ImportGraph) -> dict[str, tuple[float, int, int]]:
+    """Per kind (imports, importers, tests): (mean per-file recall, found, total) over the
+    focused files that have any of that kind; and "files" (mean files per map, 0, 0)."""
+    scores: dict[str, list[float]] = {kind: [] for kind in RELEVANCE_KINDS}
+    hits = dict.fromkeys(RELEVANCE_KINDS, 0)
+    totals = dict.fromkeys(RELEVANCE_KINDS, 0)
+    shown: list[int] = []
     for rel, text in sorted(maps.items()):
-        wanted = imported_files(repo, rel, files)
-        if not wanted:
-            continue
-        in_map = shown_files(text, files)
-        got = len(wanted & in_map)
+        in_map = shown_files(text, graph.files)
         shown.append(len(in_map))
-        scores.append(got / len(wanted))
-        hits += got
-        total += len(wanted)
-    if not scores:
-        return 0.0, 0, 0, 0.0
-    return statistics.mean(scores), hits, total, statistics.mean(shown)
+        for kind, wanted in graph.wanted(rel).items():
+            if wanted:
+                got = len(wanted & in_map)
+                scores[kind].append(got / len(wanted))
+                hits[kind] += got
+                totals[kind] += len(wanted)
+    found = {
+        kind: (statistics.mean(scores[kind]) if scores[kind] else 0.0, hits[kind], totals[kind])
+        for kind in RELEVANCE_KINDS
+    }
+    found["files"] = (statistics.mean(shown) if shown else 0.0, 0, 0)
+    return found
+
+
+def report_relevance(repo: Path, zizou: dict, aider: dict | None, focus: list[str]) -> None:
+    graph = ImportGraph(repo, tracked(repo))
+    ours = recall(zizou["maps"], graph)
+    theirs = recall(aider["maps"], graph) if aider else None
+    files = f"zizou {ours['files'][0]:.0f}" + (
+        f", aider {theirs['files'][0]:.0f}" if theirs else ""
+    )
+    print(f"  relevance ({len(focus)} focused files; files per map: {files})")
+    print(f"    {'shown / wanted (mean recall)':28}{'zizou':>18}{'aider':>18}")
+    for kind in RELEVANCE_KINDS:
+        row = f"    {kind:28}{_recall_cell(ours[kind]):>18}"
+        print(row + (f"{_recall_cell(theirs[kind]):>18}" if theirs else f"{'-':>18}"))
+
+
+def _recall_cell(found: tuple[float, int, int]) -> str:
+    mean, hits, total = found
+    return f"{hits}/{total} ({mean:.2f})"
 
 
 # --- the report ---
@@ -368,19 +451,7 @@ def report(repo: Path, tokens: int, zizou: dict, aider: dict | None, focus: list
         f"(imports {median(z_warm, 'import_s'):.2f} s)"
     )
     if focus:
-        files = set(tracked(repo))
-        ours = recall(zizou["maps"], repo, files)
-        line = (
-            f"  relevance ({len(focus)} focused files): zizou shows {ours[1]}/{ours[2]} "
-            f"direct imports (mean recall {ours[0]:.2f}, {ours[3]:.0f} files per map)"
-        )
-        if aider:
-            theirs = recall(aider["maps"], repo, files)
-            line += (
-                f"; aider {theirs[1]}/{theirs[2]} (mean recall {theirs[0]:.2f}, "
-                f"{theirs[3]:.0f} files per map)"
-            )
-        print(line)
+        report_relevance(repo, zizou, aider, focus)
 
 
 def main() -> None:

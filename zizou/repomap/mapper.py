@@ -35,7 +35,7 @@ from zizou.repomap.signatures import SignatureCache
 from zizou.repomap.tags import FileTags, tags_fingerprint
 from zizou.repomap.tokens import LineCounter, TokenCounter, default_counter, default_counter_name
 
-MAP_VERSION = 2  # bump when ranking or rendering changes: remembered maps are then stale
+MAP_VERSION = 3  # bump when ranking or rendering changes: remembered maps are then stale
 KNOWN_LINES = 4096  # token counts of recently rendered lines kept in the cache
 
 

@@ -23,6 +23,7 @@ from operator import add, itemgetter, mul, sub
 from typing import Any
 
 from zizou.repomap.graph import Graph, claimed_by
+from zizou.repomap.related import Relatives, by_index
 
 DAMPING = 0.85
 UNIFORM_SHARE = 0.1  # of the teleport mass, when there is a focus
@@ -38,12 +39,18 @@ KEPT_WEIGHTS = 2  # sets of boosted names whose edge weights a Ranker keeps
 class Focus:
     files: Mapping[str, float]  # path -> teleport weight
     names: Sequence[str]  # names to boost (walk weight, and teleport to their definers)
+    # The focused files' users and tests (related.py): path -> how related, in (0, 1]. They do
+    # not change the walk; their best definitions are lifted among the scores (score.py).
+    related: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Ranks:
     files: list[float]  # per file, sums to 1
     flows: list[float]  # per name in graph.names: rank flowing through it in one step
+    # Focus.related by file index, each times the focus's mean rank: the scale of the flows
+    # the focus drives, which score.py lifts a related file's best definition by a part of.
+    related: Mapping[int, float] = field(default_factory=dict)
     # What score.py derives from these ranks (scores, orders), kept with them by the Ranker.
     derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -65,12 +72,17 @@ class Ranker:
 
     def __init__(self, graph: Graph) -> None:
         self.graph = graph
+        self.relatives = Relatives(graph)
         self._walk: _Walk | None = None
         self._known: dict[tuple[object, ...], Ranks] = {}
         self._normalised: dict[tuple[str, ...], tuple[list[float], list[float]]] = {}
 
     def ranks(self, focus: Focus) -> Ranks:
-        key = (tuple(sorted(focus.files.items())), tuple(sorted(set(focus.names))))
+        key = (
+            tuple(sorted(focus.files.items())),
+            tuple(sorted(set(focus.names))),
+            tuple(sorted(focus.related.items())),
+        )
         known = self._known.pop(key, None)
         if known is None:
             known = self._iterate(focus)
@@ -99,7 +111,8 @@ class Ranker:
             rank = new
             if change < TOLERANCE:
                 break
-        return Ranks(rank, [DAMPING * f for f in walk.name_flow(rank, use_weights)])
+        flows = [DAMPING * f for f in walk.name_flow(rank, use_weights)]
+        return Ranks(rank, flows, _scaled_related(graph, focus, rank))
 
     def _weights(self, names: tuple[str, ...]) -> tuple[list[float], list[float]]:
         """The use edges' weights, each file's normalised to its out-weight, and the part of
@@ -195,6 +208,16 @@ def _boosted_weights(graph: Graph, names: Sequence[str]) -> list[float]:
                 for e in range(graph.edge_bounds[j], graph.edge_bounds[j + 1]):
                     weights[e] *= MENTION_BOOST
     return weights
+
+
+def _scaled_related(graph: Graph, focus: Focus, rank: list[float]) -> dict[int, float]:
+    """Focus.related by file index, times the focused files' mean rank (see Ranks.related)."""
+    related = by_index(graph, focus.related)
+    if not related:
+        return {}
+    focused = by_index(graph, focus.files)
+    scale = sum(rank[i] for i in focused) / len(focused) if focused else 0.0
+    return {index: weight * scale for index, weight in related.items()}
 
 
 def _teleport(graph: Graph, focus: Focus) -> list[float]:

@@ -2,9 +2,12 @@
 
 A definition's score is the rank flowing into its file through its name (shared between the files
 defining that name), plus a sliver of its file's own rank so that definitions nobody uses are
-still ordered by how central their file is. Definitions asked for by name, or in files asked to
-be shown, are lifted above all others. Scores are computed as flat lists in path and line order,
-and the best are taken in a stable order, so equal scores keep that order.
+still ordered by how central their file is. The best definition of each file related to the
+focus (its users and tests: related.py) is lifted by RELATED_LIFT of the focus's rank, times how
+related the file is: about what one of the focus's main uses receives, so the file shows among
+what the focus uses, above code that is only central. Definitions asked for by name,
+or in files asked to be shown, are lifted above all others. Scores are computed as flat lists in
+path and line order, and the best are taken in a stable order, so equal scores keep that order.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ FILE_RANK_SHARE = 0.01  # of a file's rank, spread over its definitions
 TOP_TIER = 1.0  # added to asked-for definitions; flows are always below 1
 HIDDEN = -1.0e9  # pinned files' definitions: below everything, then dropped
 MIN_KEPT_BEST = 1024  # definitions kept in score order per ranks
+RELATED_LIFT = 0.1  # of the focus's rank, times how related, to a related file's best definition
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +85,14 @@ def _scores(graph: Graph, ranks: Ranks) -> list[float]:
         count = bounds[index + 1] - bounds[index]
         if count:
             per_file.extend(repeat(FILE_RANK_SHARE * rank / count, count))
-    return list(map(add, by_name, per_file))
+    scores = list(map(add, by_name, per_file))
+    if ranks.related:
+        for index, related in sorted(ranks.related.items()):
+            low, high = bounds[index], bounds[index + 1]
+            if low < high:
+                best = max(range(low, high), key=lambda flat: (scores[flat], -flat))
+                scores[best] += RELATED_LIFT * related
+    return scores
 
 
 def _lifted(graph: Graph, boosts: Boosts, scores: Sequence[float]) -> dict[int, float]:

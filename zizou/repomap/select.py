@@ -1,9 +1,10 @@
 """From a request to the map text: focus, ranking, and fitting the budget, with their timings.
 
-Pinned files (`focus`) and files the message names pull the walk towards them; identifiers the
-message names are boosted, and those defined in only a few places (or asked for by the tool) go
-to the top. Pinned files' own definitions are left out, since the WORKSPACE layer shows them
-whole, unless the request asks to see them first (the repo_map tool).
+Pinned files (`focus`) and files the message names pull the walk towards them, and bring their
+users and tests into the map (related.py); identifiers the message names are boosted, and those
+defined in only a few places (or asked for by the tool) go to the top. Pinned files' own
+definitions are left out, since the WORKSPACE layer shows them whole, unless the request asks to
+see them first (the repo_map tool).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ def select_map(
     focus = _expand(request.focus, [*graph.paths, *files.others])
     weights = dict.fromkeys(sorted(set(focus) | set(mentions.files)), 1.0)
     names = tuple(sorted(set(mentions.identifiers) | set(request.identifiers)))
-    ranks = ranker.ranks(Focus(weights, names))
+    related = ranker.relatives.of(weights)
+    ranks = ranker.ranks(Focus(weights, names, related))
     top = set(request.identifiers) | {
         name
         for name in mentions.identifiers
