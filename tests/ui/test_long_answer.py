@@ -56,7 +56,10 @@ def hold_filling(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def let_fill(monkeypatch: pytest.MonkeyPatch, frozen: FrozenMarkdown) -> None:
+    """Start rendering off screen, in slices as the app takes them, but one after another
+    rather than a frame apart (a test has no keys to keep flowing)."""
     monkeypatch.setattr(frozen_markdown, "FILL_AFTER_S", 0.01)
+    monkeypatch.setattr(frozen_markdown, "FILL_EVERY_S", 0.001)
     frozen._start_filling()
 
 
