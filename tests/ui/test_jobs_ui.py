@@ -5,6 +5,7 @@ expands to every line of it."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from textual.widgets import Log
@@ -133,14 +134,19 @@ async def test_a_long_output_of_the_users_own_command_is_shared_with_the_rest_na
         app.session.kernel.close()
 
 
-async def test_a_background_jobs_row_says_when_it_ended(make_app: MakeApp) -> None:
-    app = make_app([run("sleep 4; echo made", background=True), {"text": "started"}], rules=YES)
+async def test_a_background_jobs_row_says_when_it_ended(make_app: MakeApp, project: Path) -> None:
+    # the job runs until the test has seen it running (outside the sandbox, so that it sees
+    # the file the test makes then)
+    job_command = "until [ -e go ]; do sleep 0.02; done; echo made"
+    script = [run(job_command, background=True), {"text": "started"}]
+    app = make_app(script, rules=Rules(yes=True, sandbox="off"))
     try:
         async with app.run_test(size=(110, 40)) as pilot:
             await send(pilot, "start it")
             await settle(pilot)
             (row,) = app.query(ToolRow)
             assert "job c1: running in the background" in str(row._header())
+            (project / "go").touch()
             job = app.session.kernel.jobs.get("c1")
             assert job is not None and await job.wait(30)
             await settle(pilot, lambda: "job c1 ended · exit code 0" in str(row._header()))
