@@ -102,7 +102,7 @@ async def test_the_loop_guard_stops_the_third_identical_call(tmp_path: Path) -> 
 
 
 async def test_asking_again_how_a_job_stands_is_no_loop(tmp_path: Path) -> None:
-    poll = {"tool_calls": [call("job_output", id="c1", wait_s=1)]}
+    poll = {"tool_calls": [call("job_output", id="c1")]}  # the same call, the same answer
     start = {"tool_calls": [call("run_bash", command="sleep 30", background=True)]}
     agent, _ = make_agent(
         tmp_path, [start, poll, poll, poll, {"text": "still running"}], rules=Rules(yes=True)
