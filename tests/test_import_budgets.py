@@ -47,7 +47,7 @@ PATHS = {
         (80, 2),
     ),
     "zizou -p": ("import zizou.cli, zizou.headless, zizou.session", (515, 165)),
-    "the app's first frame": (FIRST_FRAME, (495, 55)),
+    "the app's first frame": (FIRST_FRAME, (475, 48)),
 }
 # What the first frame must not wait for: the session and what it is built from.
 NOT_BEFORE_THE_FIRST_FRAME = (

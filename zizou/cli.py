@@ -353,11 +353,11 @@ def _command_for(args: list[str]) -> click.Command:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from zizou.config.keys import capture_key_environment
+    from zizou.config.key_capture import capture_key_environment
 
     started = time.monotonic()
     _silence_logs()
-    capture_key_environment()  # before anything else: keys leave the environment (config.keys)
+    capture_key_environment()  # before anything else: keys leave the environment
     args = list(sys.argv[1:] if argv is None else argv)
     command = _command_for(args)
     if command is not cli:
