@@ -111,6 +111,7 @@ class ZizouApp(KeyedApp):
         self.opening = Opening(self, session, warmup)
         self.focus_router = FocusRouter(self.composer, self.chat, self.queue_panel, self.sidebar)
         self._controls: Controllers | None = None
+        self.banner_waits = False  # the banner is mounted after the first frame (`on_mount`)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -213,7 +214,13 @@ class ZizouApp(KeyedApp):
 
     async def on_mount(self) -> None:
         self.catch_signals()
-        await self.chat.mount(Mascot(TAGLINE, fade=self.fade))
+        # A banner that fades in starts invisible: it is mounted once the first frame is up,
+        # which would only have spent time drawing it transparent.
+        self.banner_waits = (
+            self.fade and self.animation_level != "none" and self.opening.session is None
+        )
+        if not self.banner_waits:
+            await self.chat.mount(Mascot(TAGLINE, fade=self.fade))
         self.composer.focus_prompt()
         if self.typed_ahead[1]:
             self.composer.set_text(self.typed_ahead[1])
@@ -226,6 +233,8 @@ class ZizouApp(KeyedApp):
     def on_ready(self) -> None:
         """The first frame is on screen: load the controllers and declare the slash commands,
         open the session, then warm up the model library."""
+        if self.banner_waits:
+            self.chat.mount(Mascot(TAGLINE, fade=True))  # first in the conversation
         if self._controls is None:
             self.run_worker(_load_controllers, thread=True, group="controllers")
         self.opening.start()
