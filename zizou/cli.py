@@ -18,7 +18,8 @@ from zizou import __version__
 from zizou.errors import UsageError, ZizouError
 
 if TYPE_CHECKING:
-    from zizou.config.options import Flags
+    from zizou.config.options import Flags, RunOptions
+    from zizou.ui.launch import AppStart
 
 EPILOG = """\b
 Commands:
@@ -256,15 +257,15 @@ def cli(
         from zizou.ui.early_keys import keys_held
 
         with keys_held() as typed_ahead:  # from here, keys wait for the app as typed
-            from zizou.config.options import resolve_options
             from zizou.ui.launch import run_tui  # the TUI path alone imports Textual
 
             mode = "reset" if reset else "setup" if setup else None
             if state_file is not None:
                 raise UsageError("--state is for headless runs (-p); the app keeps the state")
-            flags = flags_from(run, prompt=prompt_arg, setup=mode, open_files=open_files)
-            options = resolve_options(flags)
-            return run_tui(options, typed_ahead=typed_ahead)
+            return run_tui(
+                app_start(run, prompt=prompt_arg, setup=mode, open_files=open_files),
+                typed_ahead=typed_ahead,
+            )
     if setup or reset:
         raise UsageError("--setup and --reset open the key wizard of the full-screen app: drop -p")
     if prompt_arg is not None:
@@ -280,6 +281,28 @@ def cli(
     )
     options = resolve_options(flags)
     return run_headless(options)
+
+
+def app_start(run: dict[str, Any], **more: Any) -> AppStart:
+    """The app's start from its flags: the project directory checked now, the rest of the
+    options resolved once the first frame is up, unless a flag needs them judged first."""
+    from zizou.config.project_dir import project_dir
+    from zizou.ui.launch import AppStart
+
+    def resolve() -> RunOptions:
+        from zizou.config.options import resolve_options
+
+        return resolve_options(flags_from(run, **more))
+
+    resuming = run["resume"] is not None or run["continue_last"]
+    return AppStart(
+        project_dir(run["cwd"]),
+        resolve,
+        check_first=bool(resuming or run["allow"] or run["sandbox"]),
+        prompt=more["prompt"],
+        setup=more["setup"],
+        api_base=run["api_base"],
+    )
 
 
 # A first message shaped like a subcommand: one lowercase word, no spaces.
@@ -330,11 +353,11 @@ def _command_for(args: list[str]) -> click.Command:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from zizou.config.keys import capture_key_environment
+    from zizou.config.key_capture import capture_key_environment
 
     started = time.monotonic()
     _silence_logs()
-    capture_key_environment()  # before anything else: keys leave the environment (config.keys)
+    capture_key_environment()  # before anything else: keys leave the environment
     args = list(sys.argv[1:] if argv is None else argv)
     command = _command_for(args)
     if command is not cli:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from zizou.config import keys
+from zizou.config import key_capture
 from zizou.config.keys import is_key_variable, loaded_secrets, resolve_key, take_key_variables
 from zizou.providers.catalog import PROVIDERS
 
@@ -52,7 +52,7 @@ def test_every_catalog_variable_is_a_key_variable() -> None:
 def test_taken_variables_leave_the_mapping_and_are_redacted(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(keys, "_captured", {})  # this process's start-up capture stays as it was
+    monkeypatch.setattr(key_capture, "_captured", {})  # this process's capture stays as it was
     environ = {"OPENAI_API_KEY": KEY, "PATH": "/bin", "TINY_API_KEY": "x"}
     assert take_key_variables(environ) == ("OPENAI_API_KEY", "TINY_API_KEY")
     assert environ == {"PATH": "/bin"}

@@ -226,6 +226,19 @@ def test_a_message_typed_before_the_first_frame_is_sent(tmux: Tmux, project: Pat
         assert sent == {"role": "user", "content": "typed before the first frame"}
 
 
+def test_slash_commands_complete_from_the_first_frame_on(tmux: Tmux, project: Path) -> None:
+    """The commands' handlers load in a thread once the first frame is up; `/` typed sooner
+    still completes to every command, and the command runs."""
+    argv = [sys.executable, "-m", "zizou", "--api-base", "http://127.0.0.1:9/v1"]
+    argv += ["--model", "openai/test-model", "-C", str(project), "--no-debug-log"]
+    tmux.run("new-session", "-d", "-s", "main", "-x", "100", "-y", "30", shlex.join(argv))
+    tmux.run("send-keys", "-t", "main", "-l", "/he")
+    tmux.wait_for(lambda s: "/help  show the commands" in s, "/help offered")
+    tmux.run("send-keys", "-t", "main", "-l", "lp")
+    tmux.run("send-keys", "-t", "main", "Enter")
+    tmux.wait_for(lambda s: "Ctrl+C twice" in s, "the commands and keys")
+
+
 def test_first_run_without_a_key_opens_the_key_wizard(
     tmux: Tmux, project: Path, zizou_home: Path
 ) -> None:

@@ -46,19 +46,21 @@ def test_the_sequences_carry_no_controls_and_pass_through_tmux() -> None:
 def test_each_way_of_calling_back_can_be_turned_off() -> None:
     written: list[str] = []
     iterm = {"TERM_PROGRAM": "iTerm.app"}
-    Attention(NotifySettings(), written.append, iterm).call("waiting")
+    Attention(NotifySettings, written.append, iterm).call("waiting")
     assert written == ["\a\x1b]9;zizou: waiting\a"]
     written.clear()
-    Attention(NotifySettings(bell=False), written.append, iterm).call("waiting")
+    Attention(lambda: NotifySettings(bell=False), written.append, iterm).call("waiting")
     assert written == ["\x1b]9;zizou: waiting\a"]
     written.clear()
-    Attention(NotifySettings(bell=False, desktop="off"), written.append, iterm).call("waiting")
+    Attention(lambda: NotifySettings(bell=False, desktop="off"), written.append, iterm).call(
+        "waiting"
+    )
     assert written == []
 
 
 def test_only_a_turn_longer_than_after_s_calls_back() -> None:
     written: list[str] = []
-    attention = Attention(NotifySettings(after_s=30), written.append, {})
+    attention = Attention(lambda: NotifySettings(after_s=30), written.append, {})
     assert not attention.turn_finished(29.5, "finished") and written == []
     assert attention.turn_finished(31, "finished") and written == ["\a"]
 

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from zizou.agent.permissions import PermissionMode, Rules, rules_from_allow
 from zizou.checks.checkers import CheckSettings
+from zizou.config.project_dir import project_dir
 from zizou.config.project_rules import ignored_project_file, load_prefixes, load_tool_rules
 from zizou.config.settings import (
     BackgroundAfterS,
@@ -254,9 +255,7 @@ def _layered(
 def project_root(cwd: Path | None, session: SessionChoice) -> Path:
     """`-C DIR` or the current directory; when resuming (`-c`, `-r`) from a subdirectory, the
     project whose sessions these are, as git finds its repository."""
-    root = (cwd or Path.cwd()).resolve()
-    if not root.is_dir():
-        raise UsageError(f"{root} is not a directory: pass an existing project with -C")
+    root = project_dir(cwd)
     if session.resuming:
         from zizou.sessions import find_project  # its store is not needed to start a new one
 

@@ -18,8 +18,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from zizou.paths import installed_package_file
-
 Auth = Literal["bearer", "anthropic", "google", "none"]
 OLLAMA_PORT = 11434
 OLLAMA_BASE = f"http://127.0.0.1:{OLLAMA_PORT}"  # Ollama's default address
@@ -183,6 +181,8 @@ class ModelInfo:
 
 def model_map_path() -> Path | None:
     """litellm's bundled model map, located without importing litellm."""
+    from zizou.paths import installed_package_file  # not needed to capture the keys at start
+
     return installed_package_file("litellm", "model_prices_and_context_window_backup.json")
 
 

@@ -1,16 +1,19 @@
 """The full-screen app: a conversation, a composer, a queue, a sidebar and a status line.
 
 The app composes; it owns no business logic. It builds the widgets and hands them down to the
-controllers that hold the logic (`TurnController`, `SlashCommands`, `ModelSwitcher`,
-`Conversations`, `WorkspaceCommands`, `ModeController`, `HookCommands`, `UserShell`,
-`InputRouter`, `FocusRouter`, `Opening`), then routes to them what comes up: the widgets'
-messages, the controllers' requests (`zizou.ui.host`), the session state's changes, key bindings
-and worker events. Slow work runs in the controllers' workers, so the prompt stays live.
+controllers that hold the logic (`zizou.ui.controllers`: turns, slash commands, model and
+session switching, modes, hooks, MCP, `!commands`, input routing), then routes to them what
+comes up: the widgets' messages, the controllers' requests (`zizou.ui.host`), the session
+state's changes, key bindings and worker events. Slow work runs in the controllers' workers, so
+the prompt stays live.
+
+The first frame is drawn from this module's imports alone: Textual and the widgets. The
+controllers, and with them the session's contracts, pydantic and every command's handler, are
+imported in a thread once that frame is on screen (`on_ready`), and built on first use.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path, PurePath
@@ -20,53 +23,48 @@ from textual import on
 from textual.app import ComposeResult, SystemCommand
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.worker import Worker
+from textual.worker import Worker, WorkerState
 
-from zizou.config.settings import NotifySettings
 from zizou.ui.app_keys import KeyedApp
-from zizou.ui.approver import TuiApprover
 from zizou.ui.attention import Attention
 from zizou.ui.completion import Completer
-from zizou.ui.context_commands import ContextCommands
-from zizou.ui.conversations import TAGLINE, Conversations
-from zizou.ui.deck_commands import DeckCommands
 from zizou.ui.early_keys import typed_lines
 from zizou.ui.focus import FocusRouter
-from zizou.ui.hook_commands import HookCommands
 from zizou.ui.host import QuitRequested, SessionChanged, ShowScreen
-from zizou.ui.mcp_commands import McpChanged, McpCommands
-from zizou.ui.message_queue import MessageQueue
-from zizou.ui.model_switcher import ModelSwitcher
-from zizou.ui.modes import ModeController
 from zizou.ui.opening import Opening, PendingSession, Warmup
-from zizou.ui.router import InputRouter
 from zizou.ui.screens.guarded import TypedAhead
-from zizou.ui.screens.link_confirm import confirm_link
-from zizou.ui.screens.picker import PickerScreen
-from zizou.ui.session import SetupMode, UiSession
-from zizou.ui.shell import UserShell
-from zizou.ui.slash import by_name, file_command_message
-from zizou.ui.slash_commands import SlashCommands
-from zizou.ui.turns import TurnController
-from zizou.ui.undo_commands import UndoCommands
 from zizou.ui.widgets.chat_view import ChatView
 from zizou.ui.widgets.composer import Composer
-from zizou.ui.widgets.mascot import Mascot
+from zizou.ui.widgets.mascot import TAGLINE, Mascot
 from zizou.ui.widgets.messages import TypingClock
 from zizou.ui.widgets.plan_checklist import PlanChecklist
 from zizou.ui.widgets.prompt_area import PromptArea
 from zizou.ui.widgets.queue_panel import QueueList, QueuePanel
 from zizou.ui.widgets.sidebar import Sidebar, sidebar_info
 from zizou.ui.widgets.status_bar import StatusBar
-from zizou.ui.window_text import spend_use
-from zizou.ui.workspace_commands import WorkspaceCommands
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
 
+    from zizou.config.settings import NotifySettings
     from zizou.contracts.state import StateEvent
+    from zizou.ui.approver import TuiApprover
+    from zizou.ui.controllers import Controllers, Shell
+    from zizou.ui.conversations import Conversations
+    from zizou.ui.hook_commands import HookCommands
     from zizou.ui.key_setup import KeyServices
+    from zizou.ui.mcp_commands import McpChanged, McpCommands
+    from zizou.ui.message_queue import MessageQueue
+    from zizou.ui.model_switcher import ModelSwitcher
+    from zizou.ui.modes import ModeController
+    from zizou.ui.router import InputRouter
+    from zizou.ui.screens.picker import PickerScreen
+    from zizou.ui.session import SetupMode, UiSession
+    from zizou.ui.shell import UserShell
+    from zizou.ui.slash_commands import SlashCommands
+    from zizou.ui.turns import TurnController
     from zizou.ui.widgets.frozen_markdown import FrozenMarkdown
+    from zizou.ui.workspace_commands import WorkspaceCommands
 
 HERE = Path(__file__).parent
 
@@ -95,11 +93,14 @@ class ZizouApp(KeyedApp):
         clock: Callable[[], float] | None = None,
     ) -> None:
         super().__init__()
-        self.attention = Attention(notify or NotifySettings(), self._to_terminal, os.environ)
+        self.notify_settings = notify  # None: the opened session's, else the defaults
+        self.attention = Attention(self._notify_settings, self._to_terminal, os.environ)
         approver.bind(self, self.attention)
         self.first_prompt = first_prompt
         self.typed_ahead = typed_lines(typed_ahead)
         self.fade = fade
+        self.keys = keys
+        self.setup = setup
         # Streamed text waits for a pause in typing; dialogs arm by it (`clock`: for tests).
         self.typing = TypingClock(clock) if clock is not None else TypingClock()
         self.chat = ChatView(self.typing, id="chat")
@@ -108,40 +109,9 @@ class ZizouApp(KeyedApp):
         self.sidebar = Sidebar(id="sidebar")
         self.status = StatusBar(id="status")
         self.opening = Opening(self, session, warmup)
-        self.workspace = WorkspaceCommands(self.opening, self.chat)
-        self.turns = TurnController(
-            self,
-            self.opening,
-            self.chat,
-            self.composer,
-            self.queue_panel,
-            self.status,
-            prepare=self._prepare,
-        )
-        self.models = ModelSwitcher(self, self.opening, self.chat, self.status, keys, setup)
-        self.conversations = Conversations(self, self.opening, self.chat, self.turns, self.status)
-        self.modes = ModeController(self, self.opening, self.chat, self.turns, self.typing)
-        self.turns.on_finished = self.modes.turn_done  # the plan gate
-        self.turns.attention = self.attention
-        self.hooks = HookCommands(self, self.opening, self.chat, self.typing)
-        self.mcp = McpCommands(self, self.opening, self.chat, self.typing)
-        owners = [
-            self.models,
-            self.conversations,
-            self.workspace,
-            self.modes,
-            self.hooks,
-            self.mcp,
-            ContextCommands(self, self.opening, self.chat, self.turns),
-            UndoCommands(self, self.opening, self.chat, self.turns, self.composer),
-            DeckCommands(self, self.opening, self.chat, self.turns),
-        ]
-        self.commands = SlashCommands(self, self.opening, self.chat, owners)
-        self.shell = UserShell(self, self.opening, self.chat)
-        self.router = InputRouter(
-            self, self.opening, self.chat, self.composer, self.turns, self.commands, self.shell
-        )
         self.focus_router = FocusRouter(self.composer, self.chat, self.queue_panel, self.sidebar)
+        self._controls: Controllers | None = None
+        self.banner_waits = False  # the banner is mounted after the first frame (`on_mount`)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -158,6 +128,82 @@ class ZizouApp(KeyedApp):
         return self.opening.current
 
     @property
+    def controls(self) -> Controllers:
+        """The controllers: built on first use, once their modules are imported (in a thread
+        after the first frame, see `on_ready`; here, if something needs them sooner)."""
+        if self._controls is None:
+            from zizou.ui.controllers import declare_commands
+
+            self._controls = declare_commands()(self._shell())
+        return self._controls
+
+    def _shell(self) -> Shell:
+        from zizou.ui.controllers import Shell
+
+        return Shell(
+            self,
+            self.opening,
+            self.chat,
+            self.composer,
+            self.queue_panel,
+            self.status,
+            self.typing,
+            self.attention,
+            self.keys,
+            self.setup,
+        )
+
+    @property
+    def turns(self) -> TurnController:
+        return self.controls.turns
+
+    @property
+    def router(self) -> InputRouter:
+        return self.controls.router
+
+    @property
+    def modes(self) -> ModeController:
+        return self.controls.modes
+
+    @property
+    def commands(self) -> SlashCommands:
+        return self.controls.commands
+
+    @property
+    def models(self) -> ModelSwitcher:
+        return self.controls.models
+
+    @property
+    def conversations(self) -> Conversations:
+        return self.controls.conversations
+
+    @property
+    def workspace(self) -> WorkspaceCommands:
+        return self.controls.workspace
+
+    @property
+    def hooks(self) -> HookCommands:
+        return self.controls.hooks
+
+    @property
+    def mcp(self) -> McpCommands:
+        return self.controls.mcp
+
+    @property
+    def shell(self) -> UserShell:
+        return self.controls.shell
+
+    def _notify_settings(self) -> NotifySettings:
+        """`[notify]` as given, else as the opened session's options say, else the defaults."""
+        if self.notify_settings is not None:
+            return self.notify_settings
+        if (session := self.opening.session) is not None and session.options is not None:
+            return session.options.notify
+        from zizou.config.settings import NotifySettings
+
+        return NotifySettings()
+
+    @property
     def busy(self) -> bool:
         """A turn runs, or the session is not ready: messages sent now are queued."""
         return self.turns.busy
@@ -168,7 +214,13 @@ class ZizouApp(KeyedApp):
 
     async def on_mount(self) -> None:
         self.catch_signals()
-        await self.chat.mount(Mascot(TAGLINE, fade=self.fade))
+        # A banner that fades in starts invisible: it is mounted once the first frame is up,
+        # which would only have spent time drawing it transparent.
+        self.banner_waits = (
+            self.fade and self.animation_level != "none" and self.opening.session is None
+        )
+        if not self.banner_waits:
+            await self.chat.mount(Mascot(TAGLINE, fade=self.fade))
         self.composer.focus_prompt()
         if self.typed_ahead[1]:
             self.composer.set_text(self.typed_ahead[1])
@@ -179,11 +231,16 @@ class ZizouApp(KeyedApp):
             self.status.state = "starting…"
 
     def on_ready(self) -> None:
-        """The first frame is on screen: open the session, then warm up the model library."""
+        """The first frame is on screen: load the controllers and declare the slash commands,
+        open the session, then warm up the model library."""
+        if self.banner_waits:
+            self.chat.mount(Mascot(TAGLINE, fade=True))  # first in the conversation
+        if self._controls is None:
+            self.run_worker(_load_controllers, thread=True, group="controllers")
         self.opening.start()
         for text in [self.first_prompt or "", *self.typed_ahead[0]]:
             if text:
-                self.call_after_refresh(self.router.submit, text)
+                self.call_after_refresh(self._submit, text)
 
     # --- what the controllers ask for ----------------------------------------------------------
 
@@ -211,24 +268,7 @@ class ZizouApp(KeyedApp):
         finally:
             await self.turns.ready()
 
-    async def _prepare(self, text: str) -> str | None:
-        """Before a turn: the files the message names open in the workspace, a command file's
-        `/name args` becomes its body, and what it names of the MCP servers (a prompt,
-        resources) becomes what the model is sent."""
-        sent, notes = await asyncio.to_thread(file_command_message, self.opening.root, text)
-        for note in notes:
-            await self.chat.add_notice(note, "warning")
-        if sent != text:  # and the inline `!`command`s of the file, run as the model's are
-            kernel = self.opening.current.kernel
-            sent, ran = await kernel.with_inline_output(text, sent, frozenset(by_name()))
-            for note in ran:
-                await self.chat.add_notice(note, "warning")
-            return sent
-        await self.workspace.open_mentions(self.mcp.without_resources(text))
-        return await self.mcp.expand(text)
-
-    @on(McpChanged)
-    async def _mcp_changed(self, message: McpChanged) -> None:
+    async def on_mcp_changed(self, message: McpChanged) -> None:
         await self.mcp.changed(message.status)
 
     @on(Opening.Failed)
@@ -255,6 +295,8 @@ class ZizouApp(KeyedApp):
         if session is not None:
             self.status.mode = session.kernel.state.mode
             self.status.permission = session.kernel.rules.permission_mode
+            from zizou.ui.window_text import spend_use
+
             self.sidebar.info = sidebar_info(session)
             used = session.last_request_tokens
             self.status.context = (used, session.context_window if used else None)
@@ -276,18 +318,25 @@ class ZizouApp(KeyedApp):
         (often a tool's): post, which is safe from any thread, and redraw on the app's own."""
         self.post_message(SessionChanged())
 
-    @on(UserShell.Shared)
-    def _shared(self, message: UserShell.Shared) -> None:
+    def on_user_shell_shared(self, message: UserShell.Shared) -> None:
         self.turns.share(message.run)
 
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        await self.turns.worker_changed(event)
+        if self._controls is not None:
+            await self.turns.worker_changed(event)  # a turn's own workers come after these
+        elif event.worker.group == "controllers" and event.state == WorkerState.SUCCESS:
+            build: Callable[[Shell], Controllers] | None = event.worker.result
+            if build is not None:  # the modules are loaded: building them is quick
+                self._controls = build(self._shell())
 
     # --- what the widgets say -------------------------------------------------------------------
 
     @on(Composer.Submitted)
     async def _submitted(self, event: Composer.Submitted) -> None:
         await self.router.submit(event.text, event.placed)
+
+    async def _submit(self, text: str) -> None:
+        await self.router.submit(text)
 
     @on(Composer.FilePicked)
     async def _file_picked(self, event: Composer.FilePicked) -> None:
@@ -305,8 +354,7 @@ class ZizouApp(KeyedApp):
     async def _plan_action(self, event: PlanChecklist.Action) -> None:
         await self.commands.state.plan_action(event)
 
-    @on(PickerScreen.Removed)
-    async def _rule_removed(self, event: PickerScreen.Removed) -> None:
+    async def on_picker_screen_removed(self, event: PickerScreen.Removed) -> None:
         await self.commands.remove_rule(event.value)
 
     @on(TypedAhead)
@@ -322,15 +370,27 @@ class ZizouApp(KeyedApp):
             self.chat.scroll_page_down(animate=False)
 
     def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
+        from zizou.ui.screens.link_confirm import confirm_link
+
         confirm_link(self, event.href)
 
     def on_frozen_markdown_link_clicked(self, event: FrozenMarkdown.LinkClicked) -> None:
+        from zizou.ui.screens.link_confirm import confirm_link
+
         confirm_link(self, event.href)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Sidebar", "Show or hide the sidebar", self.action_toggle_sidebar)
         yield from self.router.palette_commands()
+
+
+def _load_controllers() -> Callable[[Shell], Controllers]:
+    """In a thread once the first frame is up: import the controllers (and so declare every
+    slash command); what builds them."""
+    from zizou.ui.controllers import declare_commands
+
+    return declare_commands()
 
 
 __all__ = ["ZizouApp"]

@@ -22,22 +22,24 @@ import os
 import signal
 import threading
 import time
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.events import Event, Key, Paste, Resize
 from textual.worker import Worker
 
-from zizou.ui.focus import FocusRouter
-from zizou.ui.modes import ModeController
-from zizou.ui.router import InputRouter
-from zizou.ui.turns import TurnController
-from zizou.ui.widgets.chat_view import ChatView
-from zizou.ui.widgets.composer import Composer
 from zizou.ui.widgets.mascot import Mascot
-from zizou.ui.widgets.messages import TypingClock
-from zizou.ui.widgets.sidebar import Sidebar
+
+if TYPE_CHECKING:
+    from zizou.ui.focus import FocusRouter
+    from zizou.ui.modes import ModeController
+    from zizou.ui.router import InputRouter
+    from zizou.ui.turns import TurnController
+    from zizou.ui.widgets.chat_view import ChatView
+    from zizou.ui.widgets.composer import Composer
+    from zizou.ui.widgets.messages import TypingClock
+    from zizou.ui.widgets.sidebar import Sidebar
 
 QUIT_WINDOW_S = 2.0
 REWIND_WINDOW_S = 0.8  # Esc twice within this, at an idle prompt: /rewind
@@ -53,15 +55,25 @@ class KeyedApp(App[int]):
         Binding("ctrl+o", "toggle_output", "Output", show=False),
     ]
 
-    # Built by the app.
+    # Built by the app (the controllers once the first frame is up, see `zizou.ui.app`).
     typing: TypingClock
     chat: ChatView
     composer: Composer
     sidebar: Sidebar
-    turns: TurnController
-    modes: ModeController
-    router: InputRouter
     focus_router: FocusRouter
+
+    @property
+    def turns(self) -> TurnController:
+        raise NotImplementedError
+
+    @property
+    def modes(self) -> ModeController:
+        raise NotImplementedError
+
+    @property
+    def router(self) -> InputRouter:
+        raise NotImplementedError
+
     _last_ctrl_c = 0.0
     _last_escape = 0.0
     _leaving = False  # a SIGTERM came: the app is quitting

@@ -10,13 +10,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from zizou.agent.spending import OverCap, amount
-from zizou.contracts.protocols import Approval, PermissionRequest
 from zizou.ui.host import ShowScreen
 
 if TYPE_CHECKING:
     from textual.message import Message
 
+    from zizou.agent.spending import OverCap
+    from zizou.contracts.protocols import Approval, PermissionRequest
     from zizou.ui.attention import Attention
 
 
@@ -48,6 +48,7 @@ class TuiApprover:
         self.attention = attention
 
     async def ask(self, request: PermissionRequest) -> Approval:
+        from zizou.contracts.protocols import Approval  # the app asks after its first frame
         from zizou.ui.screens.approval import ApprovalScreen
 
         if self.target is None:
@@ -75,6 +76,7 @@ class TuiApprover:
     async def over_cap(self, over: OverCap) -> float | None:
         """A model call would pass the spending cap: ask whether to raise it (to the cap the
         question offers) or stop the turn."""
+        from zizou.agent.spending import amount
         from zizou.ui.screens.confirm import ConfirmScreen
 
         if self.target is None:

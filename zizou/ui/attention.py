@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from zizou.config.settings import NotifySettings
+if TYPE_CHECKING:
+    from zizou.config.settings import NotifySettings
 
 Desktop = Literal["osc9", "osc777"]
 BEL = "\a"
@@ -55,18 +56,28 @@ def notification(protocol: Desktop, title: str, body: str, tmux: bool = False) -
 
 
 class Attention:
-    """Rings and notifies as `[notify]` says; `write` puts text on the terminal."""
+    """Rings and notifies as `[notify]` says (`settings`: read when it is time to, as the app
+    reads them from the session it opens after the first frame); `write` puts text on the
+    terminal."""
 
     def __init__(
         self,
-        settings: NotifySettings,
+        settings: Callable[[], NotifySettings],
         write: Callable[[str], None],
         environ: Mapping[str, str],
     ) -> None:
-        self.settings = settings
+        self.settings_now = settings
         self.write = write
-        self.protocol = desktop_protocol(settings.desktop, environ)
+        self.environ = environ
         self.tmux = bool(environ.get("TMUX"))
+
+    @property
+    def settings(self) -> NotifySettings:
+        return self.settings_now()
+
+    @property
+    def protocol(self) -> Desktop | None:
+        return desktop_protocol(self.settings.desktop, self.environ)
 
     def call(self, body: str, title: str = "zizou") -> None:
         """Call the person back: the bell, then the desktop notification, as set."""

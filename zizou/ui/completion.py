@@ -3,6 +3,8 @@ and `@files` anywhere (an MCP server's resources among them, as `@SERVER:URI`).
 
 `completion_context` is pure (the text of a line and the cursor column in, the token out);
 `Completer` holds the project's file list, which is read in a background thread on first use.
+The slash commands are looked up when `/` is first typed: they are declared as the app loads its
+controllers, in a thread once the first frame is up, and typed sooner, `/` waits for that.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from zizou.ui.fuzzy import rank
-from zizou.ui.slash import completions, file_commands
 
 if TYPE_CHECKING:
     from zizou.mcp.setup import McpSetup
@@ -76,6 +77,8 @@ class Completer:
 
     def suggest(self, context: Context) -> list[Suggestion]:
         if context.kind == "command":
+            from zizou.ui.slash import completions
+
             return (
                 [
                     Suggestion(f"/{c.name} ", c.usage, c.help, not c.args)
@@ -93,6 +96,8 @@ class Completer:
 
     def _file_commands(self, query: str) -> list[Suggestion]:
         """The command files (`.claude/commands` and the like) whose name starts with `query`."""
+        from zizou.ui.slash import file_commands
+
         found = file_commands(self.root).commands.values()
         return [
             Suggestion(f"/{c.name} ", c.usage, c.help, not c.argument_hint)

@@ -13,7 +13,6 @@ import asyncio
 import datetime as dt
 from typing import TYPE_CHECKING
 
-from zizou import __version__
 from zizou.errors import ZizouError
 from zizou.plural import counted
 from zizou.ui.hook_commands import untrusted_warning
@@ -23,7 +22,7 @@ from zizou.ui.modes import SWITCHED
 from zizou.ui.resumed import show_resumed
 from zizou.ui.screens.picker import Entry, PickerScreen
 from zizou.ui.slash_registry import slash
-from zizou.ui.widgets.mascot import Mascot
+from zizou.ui.widgets.mascot import TAGLINE, Mascot
 
 if TYPE_CHECKING:
     from zizou.sessions.store import SessionSummary
@@ -33,7 +32,6 @@ if TYPE_CHECKING:
     from zizou.ui.widgets.chat_view import ChatView
     from zizou.ui.widgets.status_bar import StatusBar
 
-TAGLINE = f"v{__version__} · a coding agent in your terminal · /help"
 PROMPT_CHARS = 60
 SANDBOX_NOTES = {"missing": "no sandbox: every command that writes asks", "off": "sandbox off"}
 BUSY = "A turn is running: press Esc to stop it first."

@@ -23,7 +23,6 @@ from zizou.ui.widgets.chat_view import ChatView
 from zizou.ui.widgets.composer import Composer
 from zizou.ui.widgets.queue_panel import QueueList, QueuePanel
 from zizou.ui.widgets.sidebar import Sidebar
-from zizou.ui.widgets.tool_row import ToolRow
 
 
 class FocusRouter:
@@ -59,6 +58,8 @@ class FocusRouter:
         if not self.active:
             return False
         prompt = self.composer.area
+        from zizou.ui.widgets.tool_row import ToolRow  # none before the first tool call
+
         rows: list[Widget] = [*self.chat.query(ToolRow)][::-1]  # newest first
         ring = [w for w in (prompt, self._queue(), self._plan(), *rows) if w is not None]
         focused = self.screen.focused

@@ -108,7 +108,7 @@ def store_words(status: StoreStatus) -> str:
 def _key_environ() -> Mapping[str, str]:
     """Where keys are read from: the key variables zizou took out of its environment at start-up
     (they are no longer in `os.environ`), then `os.environ`."""
-    from zizou.config.keys import key_environ
+    from zizou.config.key_capture import key_environ  # the key stores load when first used
 
     return key_environ()
 

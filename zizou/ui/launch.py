@@ -1,52 +1,74 @@
-"""Start the full-screen app from the run's `RunOptions`: open the model, build the same session
-kernel headless mode builds (the rules the user saved for the project are already in the
-options), and run the app.
+"""Start the full-screen app from the command line: draw its first frame, then resolve the run's
+options (`RunOptions`), open the model and build the same session kernel headless mode builds
+(the rules the user saved for the project are in the options), in a thread, while the app is
+already on screen.
 
-Nothing here imports litellm: the model is opened without it, and the app warms it up in a
-thread once the first frame is on screen.
+Nothing here imports litellm, pydantic or the session at import: the first frame needs only
+Textual and the app's widgets. What the command line asks that only the resolved options can
+judge (resuming a session with -r or -c, `--allow`, `--sandbox`) is resolved before any screen,
+so a mistake there is reported in the shell, not after a flash of the app.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from zizou.agent.permissions import Rules
-from zizou.config.options import RunOptions, SessionChoice
-from zizou.contracts.protocols import Approver, Model
 from zizou.errors import UsageError
 
 if TYPE_CHECKING:
+    from zizou.agent.permissions import Rules
+    from zizou.config.options import RunOptions, SessionChoice
+    from zizou.contracts.protocols import Approver, Model
     from zizou.mcp.setup import McpSetup
     from zizou.session.kernel import Session
-    from zizou.ui.session import ModelFactory, SessionFactory, UiSession
+    from zizou.ui.session import ModelFactory, SessionFactory, SetupMode, UiSession
 
 
-def run_tui(options: RunOptions, *, typed_ahead: str = "") -> int:
+@dataclass(frozen=True)
+class AppStart:
+    """The app's start as the command line gives it. `resolve` reads the rest of the run's
+    options (config.toml, the saved rules): before any screen when `check_first`, else in the
+    thread that opens the session once the first frame is up."""
+
+    root: Path
+    resolve: Callable[[], RunOptions]
+    check_first: bool = False  # -r/-c, --allow, --sandbox: judged before any screen
+    prompt: str | None = None
+    setup: SetupMode = None
+    api_base: str | None = None
+
+
+def run_tui(start: AppStart, *, typed_ahead: str = "") -> int:
     """Run the app until the user quits; the exit code. `typed_ahead`: the keys typed before
     the app could read them (see early_keys)."""
-    from zizou.config.project_rules import save_prefix, save_tool_rule
+    from zizou.ui.collector import collect_less_often
+
+    collect_less_often()  # from here: the imports below run fewer collections
     from zizou.ui.app import ZizouApp
     from zizou.ui.approver import TuiApprover
     from zizou.ui.key_setup import KeyServices
     from zizou.ui.opening import PendingSession, Warmup
 
-    approver = TuiApprover(options.root, save_prefix, save_tool_rule)
+    options = start.resolve() if start.check_first else None
+    root = options.root if options is not None else start.root  # -c finds the project up
+    approver = TuiApprover(root, _save_prefix, _save_tool_rule)
 
     def open_session() -> UiSession:  # in a thread, once the first frame is up
-        return build_ui_session(options, approver)
+        return build_ui_session(options or start.resolve(), approver)
 
     # Resuming opens the session first, so a wrong -r / -c is reported before any screen.
-    resuming = options.session.resuming
+    resuming = options is not None and options.session.resuming
     app = ZizouApp(
-        open_session() if resuming else PendingSession(options.root, open_session),
+        open_session() if resuming else PendingSession(root, open_session),
         approver,
-        first_prompt=options.prompt,
+        first_prompt=start.prompt,
         typed_ahead=typed_ahead,
         warmup=Warmup(_preload),
-        setup=options.setup,
-        keys=KeyServices(api_base=options.api_base),
-        notify=options.notify,
+        setup=start.setup,
+        keys=KeyServices(api_base=start.api_base),
     )
     stopped: list[str] = []
     try:
@@ -64,6 +86,18 @@ def run_tui(options: RunOptions, *, typed_ahead: str = "") -> int:
     if app.opening.error is not None:
         raise app.opening.error
     return code or 0
+
+
+def _save_prefix(root: Path, prefix: str) -> bool:
+    from zizou.config.project_rules import save_prefix
+
+    return save_prefix(root, prefix)
+
+
+def _save_tool_rule(root: Path, tool: str) -> bool:
+    from zizou.config.project_rules import save_tool_rule
+
+    return save_tool_rule(root, tool)
 
 
 def model_factory(options: RunOptions) -> ModelFactory:
@@ -94,6 +128,7 @@ def session_factory(
     shared: list[McpSetup] = []  # the MCP servers, started once and kept by /clear
 
     def build(model: Model, rules: Rules, session: SessionChoice | None = None) -> Session:
+        from zizou.config.options import SessionChoice
         from zizou.session.assembly import build_session
 
         chosen = options.model_copy(update={"rules": rules, "session": session or SessionChoice()})
@@ -164,4 +199,4 @@ def _preload() -> None:
         importlib.import_module(name)
 
 
-__all__ = ["build_ui_session", "model_factory", "run_tui", "session_factory"]
+__all__ = ["AppStart", "build_ui_session", "model_factory", "run_tui", "session_factory"]

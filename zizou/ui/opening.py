@@ -10,9 +10,11 @@ wait. litellm is imported in another thread a moment later.
 The collector: Python's full collections scanned litellm's hundreds of thousands of objects and
 froze the screen for 100-250 ms at a time while an answer streamed. So what start-up and the
 preload load is frozen (`gc.freeze()`: never scanned again), the thresholds make collections
-rarer, and after each turn the garbage is collected while the screen is idle and what survives
-is frozen too. Dropping a conversation (/clear, /sessions) unfreezes everything once, so its
-widgets and messages are freed.
+rarer (from the start of the app's path: at Python's defaults, the collections run while
+Textual and the app are imported cost the first frame about 20 ms), and after each turn the
+garbage is collected while the screen is idle and what survives is frozen too. Dropping a
+conversation (/clear, /sessions) unfreezes everything once, so its widgets and messages are
+freed.
 """
 
 from __future__ import annotations
@@ -28,12 +30,13 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 from textual.worker import Worker
 
+from zizou.ui.collector import collect_less_often
+
 if TYPE_CHECKING:
     from zizou.ui.host import Host
     from zizou.ui.session import UiSession
 
 PRELOAD_DELAY_S = 0.3  # after the first frame, so the first keystrokes come first
-GC_THRESHOLDS = (10_000, 50, 100)  # Python's defaults are (700, 10, 10)
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,7 @@ class Opening:
     def start(self) -> None:
         """The first frame is on screen: open the session and, a moment later, load litellm."""
         if self.tune_gc:
-            gc.set_threshold(*GC_THRESHOLDS)
+            collect_less_often()
             gc.freeze()  # what start-up loaded stays: never scan it again
         if self.session is None:
             self.host.run_worker(self._open, thread=True, group="open", exit_on_error=False)
@@ -166,7 +169,6 @@ class Opening:
 
 
 __all__ = [
-    "GC_THRESHOLDS",
     "PRELOAD_DELAY_S",
     "Opening",
     "PendingSession",

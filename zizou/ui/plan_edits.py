@@ -13,8 +13,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from zizou.contracts.task_state import PLAN_MARKS
-
 PlanAction = Literal["toggle", "block", "edit", "add", "delete"]
 Ops = list[dict[str, Any]]
 _NUMBERED = re.compile(r"p(\d+)")
@@ -29,6 +27,8 @@ class PlanItem:
 
     @property
     def mark(self) -> str:
+        from zizou.contracts.task_state import PLAN_MARKS  # not needed by the first frame
+
         return PLAN_MARKS.get(self.status, PLAN_MARKS["pending"])
 
 

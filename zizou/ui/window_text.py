@@ -7,8 +7,10 @@ All pure: a `WindowInfo` (core/workspace.py) or a message's text in, words out.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from zizou.contracts.workspace import WindowInfo
+if TYPE_CHECKING:
+    from zizou.contracts.workspace import WindowInfo
 
 REASON_CHARS = 60  # of a lost window's reason, in the sidebar
 # `@src/app.py`, `@src/app.py:10-20`, `@src/app.py#/def main/` (its regex may hold spaces), not

@@ -7,7 +7,7 @@ user scrolls away, so reading back during a stream is never interrupted.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
 from textual.widget import Widget
@@ -21,9 +21,11 @@ from zizou.ui.widgets.messages import (
     TypingClock,
     UserMessage,
 )
-from zizou.ui.widgets.plan_line import PlanLine
-from zizou.ui.widgets.thinking import ThinkingBlock
-from zizou.ui.widgets.tool_row import ToolRow
+
+if TYPE_CHECKING:  # imported with the first such entry: the first frame has none
+    from zizou.ui.widgets.plan_line import PlanLine
+    from zizou.ui.widgets.thinking import ThinkingBlock
+    from zizou.ui.widgets.tool_row import ToolRow
 
 
 class ChatView(VerticalScroll, can_focus=True):
@@ -50,6 +52,8 @@ class ChatView(VerticalScroll, can_focus=True):
         return message
 
     async def add_thinking(self) -> ThinkingBlock:
+        from zizou.ui.widgets.thinking import ThinkingBlock
+
         block = ThinkingBlock(self.typing.now)
         await self.mount(block)
         return block
@@ -58,11 +62,15 @@ class ChatView(VerticalScroll, can_focus=True):
         self, call_id: str, name: str, arguments: str, label: str | None = None
     ) -> ToolRow:
         """A row for a tool call; `label` is how a person recognises it (its path, command)."""
+        from zizou.ui.widgets.tool_row import ToolRow
+
         row = ToolRow(call_id, name, arguments, summary=label)
         await self.mount(row)
         return row
 
     async def add_plan(self, value: Mapping[str, Any]) -> PlanLine:
+        from zizou.ui.widgets.plan_line import PlanLine
+
         line = PlanLine(value)
         await self.mount(line)
         return line
@@ -88,6 +96,9 @@ class ChatView(VerticalScroll, can_focus=True):
     def toggle_outputs(self) -> None:
         """Ctrl+O: show every command output that is cut and all the reasoning folded to its
         summary line, or fold them all again."""
+        from zizou.ui.widgets.thinking import ThinkingBlock
+        from zizou.ui.widgets.tool_row import ToolRow
+
         rows: list[ToolRow | ThinkingBlock] = [row for row in self.query(ToolRow) if row.has_more]
         rows += [block for block in self.query(ThinkingBlock) if block.finished]
         expand = any(not row.expanded for row in rows)

@@ -9,8 +9,10 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widget import Widget
 
+from zizou import __version__
 from zizou.ui.widgets.mascot_art import FULL_HEIGHT, FULL_WIDTH, compact_art, full_art
 
+TAGLINE = f"v{__version__} · a coding agent in your terminal · /help"
 MIN_FULL_HEIGHT = 30  # below this many terminal rows, the one-line form
 FADE_S = 0.5
 
@@ -53,4 +55,4 @@ class Mascot(Widget):
         return 1 if short or width < FULL_WIDTH else FULL_HEIGHT
 
 
-__all__ = ["Mascot"]
+__all__ = ["TAGLINE", "Mascot"]

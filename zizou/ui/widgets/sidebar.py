@@ -15,13 +15,13 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from zizou.contracts.workspace import WindowInfo
 from zizou.ui.plan_edits import PlanItem, plan_items
 from zizou.ui.text import clean
 from zizou.ui.widgets.plan_checklist import KEYS_HINT, PlanChecklist
 from zizou.ui.window_text import anchored, lines_of, reason, share
 
 if TYPE_CHECKING:
+    from zizou.contracts.workspace import WindowInfo
     from zizou.ui.session import UiSession
 
 PREVIEW_CHARS = 600  # of the system prompt, unwrapped: the sidebar wraps it to its own width
