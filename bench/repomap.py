@@ -12,7 +12,9 @@ process asking for the same map again. The per-step rows are later renders in th
 again (median of five), and a new focus (the first map's top file pinned), each beside
 `git ls-files` timed in that process right after, with the ratio. Times are for the map call,
 imports excluded (the CLI's wall time is shown apart); peak RSS is the process's own ru_maxrss,
-and for zizou's cold map also its pool workers' (each below the main process).
+and for zizou's cold map also its pool workers' (each below the main process). Each cold map
+is followed by its floor: the same sources read, parsed and run through the same tags query on
+two processes, nothing else (the issue's "bare parse"), with the ratio.
 
 --relevance N picks N source files spread over the repository, focuses each tool's map on one
 at a time (as if the user pinned it), and counts how many of three kinds of files appear in the
@@ -123,6 +125,51 @@ print(json.dumps({
 """
 
 
+# The cold map's floor: the same sources (as the map lists them), each read, parsed with its
+# tree-sitter grammar and run through the same tags query, on two processes, and nothing more:
+# no cache, no counting of what the captures hold, no graph, no ranking.
+BARE_PARSE_DRIVER = r"""
+import json, sys, time
+from multiprocessing import get_context
+from pathlib import Path
+root = Path(sys.argv[1])
+
+def parse(batch):
+    from tree_sitter import QueryCursor
+    from zizou.repomap.tags import _parser, _query
+    captured = 0
+    for rel, language in batch:
+        tree = _parser(language).parse((root / rel).read_bytes())
+        captured += len(QueryCursor(_query(language)).captures(tree.root_node))
+    return captured
+
+if __name__ == "__main__":
+    from zizou.repomap.files import list_project_files
+    started = time.perf_counter()
+    sources = [(f.path, f.language) for f in list_project_files(root).sources]
+    batches = [sources[i::16] for i in range(16)]
+    with get_context("fork").Pool(2) as pool:  # as the map's pool starts its workers
+        captured = sum(pool.map(parse, batches))
+    print(json.dumps({"seconds": time.perf_counter() - started, "files": len(sources),
+                      "captured": captured}))
+"""
+
+
+def bare_parse(repo: Path) -> dict:
+    """The floor of the cold map, run as the cold map is: in a fresh process."""
+    done = subprocess.run(
+        [sys.executable, "-c", BARE_PARSE_DRIVER, str(repo)],
+        capture_output=True,
+        text=True,
+        cwd=repo,
+        check=False,
+    )
+    if done.returncode != 0:
+        sys.exit(f"bare parse failed:\n{done.stderr[-3000:]}")
+    result: dict = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
 def run_driver(python: str, driver: str, repo: Path, tokens: int, focus: list[str]) -> dict:
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     if "aider" in driver:
@@ -181,10 +228,11 @@ def cli_wall(repo: Path, tokens: int) -> float:
 
 def measure_zizou(repo: Path, tokens: int, runs: int, focus: list[str]) -> dict:
     python = str(ROOT / ".venv/bin/python")
-    cold, warm, memo, new_lines = [], [], [], []
+    cold, bare, warm, memo, new_lines = [], [], [], [], []
     for _ in range(runs):
         clear_zizou(repo)
         cold.append(run_driver(python, ZIZOU_DRIVER, repo, tokens, []))
+        bare.append(bare_parse(repo))  # the cold map's floor, in turn with it
         clear_zizou(repo, renders_only=True)
         warm.append(run_driver(python, ZIZOU_DRIVER, repo, tokens, []))
         memo.append(run_driver(python, ZIZOU_DRIVER, repo, tokens, []))
@@ -198,6 +246,7 @@ def measure_zizou(repo: Path, tokens: int, runs: int, focus: list[str]) -> dict:
     relevance = run_driver(python, ZIZOU_DRIVER, repo, tokens, focus)["maps"] if focus else {}
     return {
         "cold": cold,
+        "bare": bare,
         "warm": warm,
         "memo": memo,
         "new_lines": new_lines,
@@ -426,6 +475,12 @@ def report(repo: Path, tokens: int, zizou: dict, aider: dict | None, focus: list
         ratio = f"{theirs / ours:.1f}x" if theirs and ours else "-"
         theirs_text = f"{theirs:10.3f}" if theirs is not None else f"{'-':>10}"
         print(f"  {label:24}{ours:10.3f}{theirs_text}{ratio:>13}")
+    cold, floor = median(z_cold, "seconds"), median(zizou["bare"], "seconds")
+    print(
+        f"  cold map beside its floor (the same {zizou['bare'][0]['files']} sources read, parsed "
+        f"and run through the tags query on 2 processes, nothing else): {cold:.2f} s vs "
+        f"{floor:.2f} s, ratio {cold / floor:.2f}x   target <= 1.3x"
+    )
     phases = [statistics.median(r["phases"][i] for r in z_cold) for i in range(4)]
     print(
         f"  zizou cold phases: list {phases[0]:.3f}, parse {phases[1]:.3f}, "
