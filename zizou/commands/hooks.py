@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from zizou.config.project_dir import project_dir
 from zizou.errors import UsageError
 from zizou.hooks.runtime import HookSource
 from zizou.hooks.sources import (
@@ -52,10 +53,7 @@ def hooks() -> None:
 
 
 def _root(cwd: Path | None) -> Path:
-    root = (cwd or Path.cwd()).resolve()
-    if not root.is_dir():
-        raise UsageError(f"{root} is not a directory: pass an existing project with -C")
-    return root
+    return project_dir(cwd)
 
 
 def _found(root: Path) -> tuple[list[HookSource], TrustStore]:

@@ -19,6 +19,7 @@ from typing import Any
 
 import click
 
+from zizou.config.project_dir import project_dir
 from zizou.errors import UsageError
 from zizou.mcp.config import NAME_FORM, PROJECT_FILE, Scope, ServerSpec, read_project, valid_name
 from zizou.mcp.edit import read_scope, set_server
@@ -59,10 +60,7 @@ def mcp() -> None:
 
 
 def _root(cwd: Path | None) -> Path:
-    root = (cwd or Path.cwd()).resolve()
-    if not root.is_dir():
-        raise UsageError(f"{root} is not a directory: pass an existing project with -C")
-    return root
+    return project_dir(cwd)
 
 
 @mcp.command(name="add", context_settings={"ignore_unknown_options": True})

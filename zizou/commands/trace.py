@@ -15,7 +15,6 @@ from typing import Any
 import click
 
 from zizou.decks.trace import TRACES_DIR, Event, read_trace, trace_ends, trace_ids
-from zizou.errors import UsageError
 from zizou.terminal_text import strip_terminal_controls
 
 LIST_LIMIT = 20
@@ -34,9 +33,9 @@ INDENT = "  "
 def trace(run_id: str | None, as_json: bool, cwd: Path | None) -> None:
     """Deck runs as traced in .zizou/traces/: without RUNID the recent runs, newest first;
     with it, that run's events, nested by action."""
-    root = (cwd or Path.cwd()).resolve()
-    if not root.is_dir():
-        raise UsageError(f"{root} is not a directory: pass an existing project with -C")
+    from zizou.config.project_dir import project_dir
+
+    root = project_dir(cwd)
     if run_id is None:
         _list_runs(root, as_json)
         return
