@@ -292,8 +292,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--first-frame", action="store_true", help="only the first-frame row")
+    parser.add_argument("--render", action="store_true", help="only the streamed and burst rows")
     parsed = parser.parse_args()
     runs = parsed.runs
+    if parsed.render:
+        render_compare(runs)
+        return
     project = Path(tempfile.mkdtemp(prefix="zizou-bench-"))
     (project / "main.py").write_text("print('hello')\n")
     stream = {"text": long_answer(), "pieces": 3000, "chunk_delay_s": 0.01}
