@@ -17,7 +17,7 @@ async def test_the_mascot_is_full_when_it_fits_and_one_line_when_it_does_not(
     for size, compact in (((100, 34), False), ((100, 24), True), ((112, 34), False)):
         app = make_app()
         async with app.run_test(size=size) as pilot:
-            await pilot.pause()
+            await settle(pilot)  # opened: the welcome is mounted and the first size taken in
             mascot = app.query_one(Mascot)
             assert mascot.has_class("-compact") is compact, size
             assert mascot.size.height == (1 if compact else FULL_HEIGHT), size
@@ -29,7 +29,7 @@ async def test_the_sidebar_starts_hidden_where_it_would_take_over_a_quarter(
     for width, shown in ((112, False), (135, False), (136, True), (160, True)):
         app = make_app()
         async with app.run_test(size=(width, 34)) as pilot:
-            await pilot.pause()
+            await settle(pilot)  # opened: the first size was taken in long before
             sidebar = app.query_one("#sidebar")
             assert sidebar.display is shown, width
             if shown:

@@ -90,7 +90,7 @@ async def test_the_sidebar_lists_the_plan_and_follows_changes_from_another_threa
 ) -> None:
     app = make_app()
     async with app.run_test(size=WIDE) as pilot:
-        await pilot.pause()
+        await settle(pilot)  # opened: the sidebar was fitted to the first size long before
         assert checklist(app).display and checklist(app).items == ()
         state = app.session.kernel.state
         await asyncio.to_thread(state.update_task, merge={"plan": PLAN}, source="model")
