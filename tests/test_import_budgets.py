@@ -63,6 +63,7 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "zizou.hooks",
     "zizou.config.options",
     "zizou.ui.controllers",
+    "tree_sitter",  # the repo map's parser: Textual's TextArea would load it to highlight
 )
 
 

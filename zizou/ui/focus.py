@@ -17,10 +17,11 @@ from __future__ import annotations
 from textual.events import Key, Paste
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Input, TextArea
+from textual.widgets import Input
 
 from zizou.ui.widgets.chat_view import ChatView
 from zizou.ui.widgets.composer import Composer
+from zizou.ui.widgets.plain_text_area import TextArea
 from zizou.ui.widgets.queue_panel import QueueList, QueuePanel
 from zizou.ui.widgets.sidebar import Sidebar
 

@@ -15,10 +15,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.events import Key
 from textual.screen import ModalScreen
-from textual.widgets import Label, TextArea
+from textual.widgets import Label
 
 from zizou.ui.screens.guarded import TypedAhead
 from zizou.ui.text import clean
+from zizou.ui.widgets.plain_text_area import TextArea
 
 
 class TextViewerScreen(ModalScreen[None]):

@@ -11,11 +11,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Label, OptionList, TextArea
+from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from zizou.ui.completion import Completer, Context, Suggestion, completion_context
 from zizou.ui.history import InputHistory
+from zizou.ui.widgets.plain_text_area import TextArea
 from zizou.ui.widgets.prompt_area import PromptArea
 
 PLACEHOLDER = "Ask zizou…  (Enter send · Ctrl+J newline · / commands · @ files · ! shell)"

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from textual import events
 from textual.message import Message
-from textual.widgets import TextArea
+
+from zizou.ui.widgets.plain_text_area import TextArea
 
 NEWLINE_KEYS = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
 
