@@ -82,7 +82,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("records", ("sessions", "trace", "checkpoints")),
     ("config", ("config",)),
     ("session", ("session",)),
-    ("front", ("ui", "cli", "headless", "__main__", "launcher", "acp", "commands")),
+    ("front", ("ui", "cli", "start", "headless", "__main__", "launcher", "acp", "commands")),
 )
 
 

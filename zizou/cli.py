@@ -4,22 +4,18 @@ resolves them into the run's options (`zizou.config.options`), and hands over to
 from __future__ import annotations
 
 import difflib
-import logging
 import re
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import Any, TypeVar
 
 import click
 
 from zizou import __version__
 from zizou.errors import UsageError, ZizouError
-
-if TYPE_CHECKING:
-    from zizou.config.options import Flags, RunOptions
-    from zizou.ui.launch import AppStart
+from zizou.start import PICK_SESSION, begin, finish, flags_from, open_app, tell
 
 EPILOG = """\b
 Commands:
@@ -47,7 +43,6 @@ Examples:
 """
 
 F = TypeVar("F", bound=Callable[..., Any])
-PICK_SESSION = ""  # `-r` given without an ID: the app opens the session list
 
 # The flags that shape a run, shared by `zizou` and `zizou config`. A flag not given is None
 # (or empty): the defaults live in `zizou.config.options`, and `zizou config` shows them.
@@ -190,16 +185,6 @@ def run_flags(command: F) -> F:
     return command
 
 
-def flags_from(params: dict[str, Any], **more: Any) -> Flags:
-    """The RUN_FLAGS a command was given (and `more`), as `resolve_options` reads them."""
-    from zizou.config.options import Flags
-
-    if params.get("resume") == PICK_SESSION:
-        raise UsageError("-r without an ID picks a session in the app; here name one: -r ID")
-
-    return Flags(**params, **more)
-
-
 @click.command(epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("prompt_arg", metavar="[PROMPT]", required=False)
 @click.option(
@@ -254,18 +239,10 @@ def cli(
             if prompt_arg is not None:
                 raise UsageError("-r without an ID opens the session list: give the prompt after")
             run["resume"], prompt_arg = None, "/sessions"
-        from zizou.ui.early_keys import keys_held
-
-        with keys_held() as typed_ahead:  # from here, keys wait for the app as typed
-            from zizou.ui.launch import run_tui  # the TUI path alone imports Textual
-
-            mode = "reset" if reset else "setup" if setup else None
-            if state_file is not None:
-                raise UsageError("--state is for headless runs (-p); the app keeps the state")
-            return run_tui(
-                app_start(run, prompt=prompt_arg, setup=mode, open_files=open_files),
-                typed_ahead=typed_ahead,
-            )
+        if state_file is not None:
+            raise UsageError("--state is for headless runs (-p); the app keeps the state")
+        mode = "reset" if reset else "setup" if setup else None
+        return open_app(run, prompt=prompt_arg, setup=mode, open_files=open_files)
     if setup or reset:
         raise UsageError("--setup and --reset open the key wizard of the full-screen app: drop -p")
     if prompt_arg is not None:
@@ -281,28 +258,6 @@ def cli(
     )
     options = resolve_options(flags)
     return run_headless(options)
-
-
-def app_start(run: dict[str, Any], **more: Any) -> AppStart:
-    """The app's start from its flags: the project directory checked now, the rest of the
-    options resolved once the first frame is up, unless a flag needs them judged first."""
-    from zizou.config.project_dir import project_dir
-    from zizou.ui.launch import AppStart
-
-    def resolve() -> RunOptions:
-        from zizou.config.options import resolve_options
-
-        return resolve_options(flags_from(run, **more))
-
-    resuming = run["resume"] is not None or run["continue_last"]
-    return AppStart(
-        project_dir(run["cwd"]),
-        resolve,
-        check_first=bool(resuming or run["allow"] or run["sandbox"]),
-        prompt=more["prompt"],
-        setup=more["setup"],
-        api_base=run["api_base"],
-    )
 
 
 # A first message shaped like a subcommand: one lowercase word, no spaces.
@@ -325,20 +280,14 @@ SUBCOMMANDS: dict[str, str] = {
 
 
 def check_app_start(first_message: str | None) -> None:
-    """A UsageError instead of the full-screen app when it cannot be what was meant: a first
-    message that is one bare word (a mistyped or missing subcommand, such as `zizou acp`), or
-    no terminal to draw on (a program's pipe or a file would get escape sequences, forever)."""
+    """A UsageError instead of the full-screen app when a first message that is one bare word
+    cannot be what was meant: a mistyped or missing subcommand, such as `zizou acp`."""
     if first_message is not None and COMMAND_SHAPED.fullmatch(first_message):
         close = difflib.get_close_matches(first_message, SUBCOMMANDS, n=1, cutoff=0.6)
         hint = f" (did you mean `zizou {close[0]}`?)" if close else ""
         raise UsageError(
             f"`{first_message}` is not a zizou command{hint}; `zizou --help` lists them. To "
             f"send it to the model, run `zizou` and type it, or `zizou -p {first_message}`"
-        )
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise UsageError(
-            "the app needs a terminal, and stdin or stdout is not one; without a terminal run "
-            "`zizou -p PROMPT` (or `zizou -p -` to read the prompt from stdin)"
         )
 
 
@@ -353,11 +302,8 @@ def _command_for(args: list[str]) -> click.Command:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from zizou.config.key_capture import capture_key_environment
-
     started = time.monotonic()
-    _silence_logs()
-    capture_key_environment()  # before anything else: keys leave the environment
+    begin()
     args = list(sys.argv[1:] if argv is None else argv)
     command = _command_for(args)
     if command is not cli:
@@ -371,50 +317,17 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as exc:
         exc.show()
         code, failed = 2, exc
-    except ZizouError as exc:  # it may quote a file of the project: no terminal controls
-        from zizou.terminal_text import strip_terminal_controls
-
-        click.echo(strip_terminal_controls(f"zizou: {exc}"), err=True)
-        code, failed = exc.exit_code, exc
+    except ZizouError as exc:
+        code, failed = tell(exc), exc
     except Exception as exc:  # a bug: its traceback follows, after the result scripts read
         _report_failure(command, args, exc, started)
         raise
     if failed is not None:
         _report_failure(command, args, failed, started)
     code = code if isinstance(code, int) else 0
-    if argv is None and "litellm" in sys.modules:
-        _exit_now(code)
+    if argv is None:
+        finish(code)
     sys.exit(code)
-
-
-def _silence_logs() -> None:
-    """zizou logs through `logging` under "zizou"; the debug log shows its records. With no
-    debug log, nothing is printed: stderr is the full-screen app's, or a script's to parse."""
-    logger = logging.getLogger("zizou")
-    if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
-        logger.addHandler(logging.NullHandler())
-
-
-def _exit_now(code: int) -> NoReturn:
-    """Exit once everything zizou writes is closed, without the interpreter's teardown: with
-    litellm loaded, collecting its hundreds of megabytes of objects keeps a script (or the
-    shell after the app) waiting a second or more for nothing. What a normal exit does first
-    is still done: the other threads finish, exit handlers run, logs and output are flushed."""
-    import atexit
-    import os
-    import threading
-
-    shutdown = getattr(threading, "_shutdown", None)  # what the interpreter calls first
-    if shutdown is not None:  # (executors are told to stop, then the threads are joined)
-        shutdown()
-    atexit._run_exitfuncs()
-    logging.shutdown()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe: nothing more can reach it
-            code = code or 120  # as Python itself exits when it cannot flush
-    os._exit(code)
 
 
 def _report_failure(command: click.Command, args: list[str], exc: BaseException, t0: float) -> None:

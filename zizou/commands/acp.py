@@ -8,8 +8,9 @@ from typing import Any
 
 import click
 
-from zizou.cli import flags_from, run_flags
+from zizou.cli import run_flags
 from zizou.errors import UsageError
+from zizou.start import flags_from
 
 
 @click.command("acp", context_settings={"help_option_names": ["-h", "--help"]})

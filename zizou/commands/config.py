@@ -12,10 +12,11 @@ from typing import Any
 
 import click
 
-from zizou.cli import flags_from, run_flags
+from zizou.cli import run_flags
 from zizou.config.option_rows import option_rows, origin_of
 from zizou.config.options import resolve_options
 from zizou.redact import Redactor, loaded_secrets
+from zizou.start import flags_from
 
 
 @click.command("config", context_settings={"help_option_names": ["-h", "--help"]})

@@ -20,8 +20,9 @@ from typing import Any, TextIO
 
 import click
 
-from zizou.cli import flags_from, run_flags
+from zizou.cli import run_flags
 from zizou.errors import UsageError, ZizouError
+from zizou.start import flags_from
 
 EXIT_CODES = {"guardrail_passes": 3, "invalid_input": 2, "model": 2, "budget": 4}
 
