@@ -11,6 +11,8 @@ from textual.widgets import Markdown
 from ui_harness import MakeApp, send, settle
 
 from zizou.ui.app import ZizouApp
+from zizou.ui.widgets import frozen_markdown
+from zizou.ui.widgets.chat_view import ChatView
 from zizou.ui.widgets.frozen_markdown import FrozenMarkdown
 from zizou.ui.widgets.messages import AssistantMessage
 
@@ -97,3 +99,20 @@ async def test_a_long_stream_appends_to_one_frozen_markdown(
         assert frozen.source == text
         shown_ends = [end for _, end in work.frozen]
         assert "".join(stretch for stretch, _ in work.frozen) + shown_ends[-1] == text
+
+
+async def test_a_long_answer_renders_no_more_of_its_end_than_the_view_shows(
+    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(frozen_markdown, "FILL_AFTER_S", 3600.0)  # only what the layout renders
+    app = make_app(
+        [{"text": answer(302), "pieces": 500}]
+    )  # its end fills the view short of 30 lines
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "go")
+        await settle(pilot, lambda: not app.busy and "the last words" in screen_text(app))
+        frozen, chat = app.query_one(FrozenMarkdown), app.query_one(ChatView)
+        heights = [len(strips) for strips in frozen._strips if strips is not None]
+        assert None not in frozen._strips[-len(heights) :]  # the pieces at the end
+        view = chat.scrollable_content_region.height  # the screen's less the prompt's and more
+        assert sum(heights[1:]) < view <= sum(heights)  # one piece fewer would leave a gap

@@ -144,9 +144,9 @@ class FrozenMarkdown(Widget):
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._set_width(width)
-        shown = 0
+        shown, seen = 0, self._view_height(viewport)
         for index in range(len(self.pieces) - 1, -1, -1):  # the end is what the view follows
-            if shown >= viewport.height:
+            if shown >= seen:
                 break
             shown += len(self._piece(index))
         self._starts = [0]
@@ -245,6 +245,13 @@ class FrozenMarkdown(Widget):
         shift, self._shift = self._shift, 0
         if shift and (view := self._view()) is not None:
             view.scroll_relative(y=shift, animate=False, immediate=True)
+
+    def _view_height(self, viewport: Size) -> int:
+        """How many lines the scrolling container shows (the screen's, before it is laid out)."""
+        for ancestor in self.ancestors:
+            if isinstance(ancestor, Widget) and ancestor.styles.overflow_y in ("auto", "scroll"):
+                return ancestor.scrollable_content_region.height or viewport.height
+        return viewport.height
 
     def _view(self) -> Widget | None:
         """The scrolling container, when the user has scrolled it away from the end."""
