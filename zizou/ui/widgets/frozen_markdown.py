@@ -247,10 +247,13 @@ class FrozenMarkdown(Widget):
             view.scroll_relative(y=shift, animate=False, immediate=True)
 
     def _view_height(self, viewport: Size) -> int:
-        """How many lines the scrolling container shows (the screen's, before it is laid out)."""
+        """How many lines the scrolling container shows, as of the last layout (the screen's,
+        before the first). From its size, which a layout keeps: its region would be looked up
+        in the screen's map, which is being rebuilt."""
         for ancestor in self.ancestors:
             if isinstance(ancestor, Widget) and ancestor.styles.overflow_y in ("auto", "scroll"):
-                return ancestor.scrollable_content_region.height or viewport.height
+                lines = ancestor.outer_size.height - ancestor.styles.gutter.height
+                return lines if lines > 0 else viewport.height
         return viewport.height
 
     def _view(self) -> Widget | None:
