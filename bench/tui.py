@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import fcntl
+import gc
 import importlib
 import io
 import os
@@ -228,13 +229,20 @@ def long_answer(size: int = 100_000) -> str:
     return "".join(parts)[: size - len(END) - 2] + f"\n\n{END}"
 
 
+DEFAULT_GC = gc.get_threshold()
+
+
 async def headless_time(reply: dict[str, object]) -> float:
+    """The same turn through HeadlessRun, with the collector as `zizou -p` has it (Python's
+    defaults, nothing frozen)."""
     from zizou.agent.approvers import ScriptedApprover
     from zizou.config.options import RunOptions
     from zizou.headless import HeadlessRun
     from zizou.providers.fake import ScriptedModel
     from zizou.session.assembly import build_session
 
+    gc.unfreeze()
+    gc.set_threshold(*DEFAULT_GC)
     project = Path(tempfile.mkdtemp(prefix="zizou-bench-"))
     options = RunOptions(root=project, debug_log=False)
     session = build_session(options, ScriptedModel([reply]), ScriptedApprover(), persist=False)
@@ -246,18 +254,25 @@ async def headless_time(reply: dict[str, object]) -> float:
 
 async def tui_time(reply: dict[str, object]) -> float:
     """From Enter to the first frame that shows the end of the answer (the app's display
-    hook sees every frame it would write to the terminal)."""
+    hook sees every frame it would write to the terminal). The app runs as `zizou` runs it:
+    its collector tuned from the start, what start-up loaded frozen, and the model library
+    loaded in the background before the user sends."""
     sys.path.insert(0, str(ROOT / "tests" / "ui"))
     from textual.screen import Screen
-    from ui_harness import build_app
+    from ui_harness import scripted_session
 
+    from zizou.ui.app import ZizouApp
+    from zizou.ui.collector import collect_less_often
     from zizou.ui.launch import WARM_MODULES
+    from zizou.ui.opening import Warmup
 
-    for name in WARM_MODULES[1:]:  # what the real app imports in the background at start
-        importlib.import_module(name)
+    collect_less_often()
     project = Path(tempfile.mkdtemp(prefix="zizou-bench-"))
-    app = build_app(project, [reply])
+    session, approver = scripted_session(project, [reply])
+    warm = Warmup(lambda: [importlib.import_module(name) for name in WARM_MODULES[1:]])
+    app = ZizouApp(session, approver, fade=False, warmup=warm)
     shown: list[float] = []
+    seen = asyncio.Event()  # waited on, not polled: the bench adds no work to the app's loop
     display = app._display
 
     def watch(screen: Screen[object], renderable: object) -> None:
@@ -265,15 +280,18 @@ async def tui_time(reply: dict[str, object]) -> float:
         render = getattr(renderable, "render_segments", None)
         if not shown and render is not None and END.encode() in render(app.console).encode():
             shown.append(time.perf_counter())
+            seen.set()
 
     app._display = watch  # type: ignore[method-assign]
     async with app.run_test(size=(100, 30)) as pilot:
+        opening = app.opening  # the user sends once the model library is loaded
+        while opening.preload_worker is None or opening.preloading:  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
         await pilot.pause()
         app.composer.set_text("go")
         started = time.perf_counter()
         await pilot.press("enter")
-        while not shown:  # noqa: ASYNC110 - polling is the measurement
-            await asyncio.sleep(0.001)
+        await seen.wait()
         return shown[0] - started
 
 

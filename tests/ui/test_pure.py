@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from zizou.contracts.protocols import PermissionRequest
+from zizou.ui import text as text_module
 from zizou.ui.approval_view import approval_view
 from zizou.ui.completion import completion_context
 from zizou.ui.fuzzy import fuzzy_score, rank
@@ -36,6 +37,25 @@ def test_streamed_text_loses_escape_sequences_even_when_cut(
 ) -> None:
     sanitizer = StreamSanitizer()
     assert "".join(sanitizer.feed(c) for c in chunks) + sanitizer.flush() == expected
+
+
+def test_streamed_text_without_controls_is_passed_on_without_a_pass_to_strip_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    stripped: list[str] = []
+    strip = text_module.strip_terminal_controls
+
+    def counted(text: str) -> str:
+        stripped.append(text)
+        return strip(text)
+
+    monkeypatch.setattr(text_module, "strip_terminal_controls", counted)
+    sanitizer = StreamSanitizer()
+    plain = "paragraph: **bold**, `code`\n\n- an item\twith a tab\n\n" * 100
+    assert sanitizer.feed(plain) == plain
+    assert stripped == []  # nothing a terminal would act on: the text is not gone over again
+    assert sanitizer.feed("red \x1b[31mtext\x1b[0m, a\r\nb") == "red text, a\nb"
+    assert len(stripped) == 1
 
 
 def test_controls_and_invisible_characters_are_spelled_out() -> None:

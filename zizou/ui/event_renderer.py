@@ -202,9 +202,9 @@ class EventRenderer:
         self._stop_retry()
         self._end_thinking()
         if self.message is None:
-            self.message = await self.chat.add_assistant()
+            self.message = self.chat.add_assistant()
             self.host.set_status("writing…")
-        await self.message.write(text)
+        self.message.write(text)
 
     async def _retrying(self, event: Retrying) -> None:
         if self.message is not None:  # a retry discards the step's partial text

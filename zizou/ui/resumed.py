@@ -180,11 +180,11 @@ async def _message(
         case UserMessage(checks=True, content=content):
             await chat.add_notice(content, "warning")
         case UserMessage(content=content):
-            await chat.add_user(content)
+            chat.add_user(content)
         case AssistantMessage(content=content, tool_calls=calls):
             if content:
-                answer = await chat.add_assistant()
-                await answer.write(content)
+                answer = chat.add_assistant()
+                answer.write(content)
                 await answer.finish()
             for call in calls:
                 row = await chat.add_tool(call.id, call.name, call.arguments, label(call))

@@ -48,8 +48,16 @@ class StreamSanitizer:
         return _clean_stream(text)
 
 
+# Every escape sequence starts with one of these (ESC is 0x1b), as does a `\r`: text with none of
+# them is what a terminal would show as it is. Searched for first: a streamed answer is cleaned
+# at every flush, and seldom has any.
+_ANY_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
 def _clean_stream(text: str) -> str:
-    return strip_terminal_controls(text.replace("\r\n", "\n").replace("\r", "")) if text else ""
+    if _ANY_CONTROL.search(text) is None:
+        return text
+    return strip_terminal_controls(text.replace("\r\n", "\n").replace("\r", ""))
 
 
 def escape_controls(text: str, *, keep_newlines: bool = True) -> str:

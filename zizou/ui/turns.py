@@ -89,7 +89,7 @@ class TurnController:
     # --- the turn ----------------------------------------------------------------------------
 
     async def start(self, text: str) -> None:
-        await self.chat.add_user(text)
+        self.chat.add_user(text)
         self.status.busy = True
         self.started = time.monotonic()
         self.worker = self.host.run_worker(self._run(text), group="turn", exit_on_error=False)

@@ -40,15 +40,19 @@ class ChatView(VerticalScroll, can_focus=True):
         await self.mount(widget)
         return widget
 
-    async def add_user(self, text: str) -> UserMessage:
+    def add_user(self, text: str) -> UserMessage:
+        """The user's message, shown with the next frame: the turn starts without waiting
+        for it."""
         self.anchor()  # sending a message brings the view back to the end
         message = UserMessage(text)
-        await self.mount(message)
+        self.mount(message)
         return message
 
-    async def add_assistant(self) -> AssistantMessage:
+    def add_assistant(self) -> AssistantMessage:
+        """An answer, to be written to at once: it is laid out with the next frame, and an
+        answer that is whole by then is composed whole (see AssistantMessage)."""
         message = AssistantMessage(self.typing)
-        await self.mount(message)
+        self.mount(message)
         return message
 
     async def add_thinking(self) -> ThinkingBlock:

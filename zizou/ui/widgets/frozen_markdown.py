@@ -1,13 +1,14 @@
-"""The finished part of a long answer: stretches of Markdown rendered only when they are needed.
+"""A long answer: stretches of Markdown rendered only when they are needed.
 
 Textual's Markdown builds a widget per block, which is what lets it stream; but a 100 KB
-answer becomes thousands of widgets and every layout walks them all. So once a stretch of an
-answer is complete (it ends at a paragraph break outside a code fence), it moves here, split
-into pieces of a few hundred characters. Rich parses and renders a piece only when it is to be
-seen: the pieces at the end (where the view follows the stream) at layout, a piece scrolled to
-when it is drawn, and the others in small slices between frames, so a long answer paints as
-soon as its last screenful is ready and the app never stalls to render what nobody is looking
-at. Until a piece is rendered its height is estimated from its source.
+answer becomes thousands of widgets and every layout walks them all. So once an answer is a few
+hundred characters long, all of it moves here: each complete stretch (it ends at a paragraph
+break outside a code fence) split into pieces of a few hundred characters, and the unfinished
+end as one more piece, rendered again only when the stream adds to it. Rich parses and renders
+a piece only when it is to be seen: the pieces at the end (where the view follows the stream) at
+layout, a piece scrolled to when it is drawn, and the others in small slices between frames, so
+a long answer paints as soon as its last screenful is ready and the app never stalls to render
+what nobody is looking at. Until a piece is rendered its height is estimated from its source.
 
 Rich reads no console markup here. Links are not left to the terminal: each becomes a click
 that asks the app, which shows the full address before opening it (as for the live Markdown).
@@ -97,6 +98,8 @@ class FrozenMarkdown(Widget):
         self._filler: Timer | None = None
         self._fill_wait: Timer | None = None
         self._shift = 0  # lines the view is to move down once laid out
+        self._open_end = False  # the last piece is the unfinished end of a streaming answer
+        self._laid_out = False  # since the last change of the pieces
         if source:
             self.append(source)
 
@@ -109,16 +112,30 @@ class FrozenMarkdown(Widget):
         """How many pieces are rendered at the current width."""
         return sum(1 for strips in self._strips if strips is not None)
 
-    def append(self, stretch: str) -> None:
-        """Add a finished stretch; it is rendered when it is needed."""
+    def append(self, stretch: str, end: str = "") -> None:
+        """Add a finished stretch, then `end`: the unfinished text after it, shown as it is until
+        the next call puts the rest of it in a stretch. Each is rendered when it is needed."""
+        if self._open_end:
+            self._drop_last()
         for piece in split_stretches(stretch, STRETCH_CHARS):
-            self.pieces.append(piece)
-            self._parsed.append(None)
-            self._strips.append(None)
-            # not laid out yet: the first layout estimates every piece at its width
-            self._heights.append(self._estimate(len(self.pieces) - 1) if self._width else 1)
+            self._add(piece)
+        self._open_end = bool(end)
+        if end:
+            self._add(end)
+        self._laid_out = False
         self.refresh(layout=True)
         self._start_filling()
+
+    def _add(self, piece: str) -> None:
+        self.pieces.append(piece)
+        self._parsed.append(None)
+        self._strips.append(None)
+        # not laid out yet: the first layout estimates every piece at its width
+        self._heights.append(self._estimate(len(self.pieces) - 1) if self._width else 1)
+
+    def _drop_last(self) -> None:
+        for pieces in (self.pieces, self._parsed, self._strips, self._heights):
+            pieces.pop()
 
     async def action_link(self, href: str) -> None:
         self.post_message(self.LinkClicked(href))
@@ -127,14 +144,15 @@ class FrozenMarkdown(Widget):
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._set_width(width)
-        shown = 0
+        shown, seen = 0, self._view_height(viewport)
         for index in range(len(self.pieces) - 1, -1, -1):  # the end is what the view follows
-            if shown >= viewport.height:
+            if shown >= seen:
                 break
             shown += len(self._piece(index))
         self._starts = [0]
         for height in self._heights:
             self._starts.append(self._starts[-1] + height)
+        self._laid_out = True
         return self._starts[-1]
 
     def render_line(self, y: int) -> Strip:
@@ -200,7 +218,7 @@ class FrozenMarkdown(Widget):
 
     def _fill(self) -> None:
         """Render a slice of the pieces not yet rendered, nearest the end first."""
-        if not self._width or len(self._starts) != len(self.pieces) + 1:
+        if not self._width or not self._laid_out:
             return  # not laid out since the last append: the next tick will be
         deadline = time.perf_counter() + FILL_SLICE_S
         top = self._top_line()
@@ -227,6 +245,16 @@ class FrozenMarkdown(Widget):
         shift, self._shift = self._shift, 0
         if shift and (view := self._view()) is not None:
             view.scroll_relative(y=shift, animate=False, immediate=True)
+
+    def _view_height(self, viewport: Size) -> int:
+        """How many lines the scrolling container shows, as of the last layout (the screen's,
+        before the first). From its size, which a layout keeps: its region would be looked up
+        in the screen's map, which is being rebuilt."""
+        for ancestor in self.ancestors:
+            if isinstance(ancestor, Widget) and ancestor.styles.overflow_y in ("auto", "scroll"):
+                lines = ancestor.outer_size.height - ancestor.styles.gutter.height
+                return lines if lines > 0 else viewport.height
+        return viewport.height
 
     def _view(self) -> Widget | None:
         """The scrolling container, when the user has scrolled it away from the end."""

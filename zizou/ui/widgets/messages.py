@@ -31,9 +31,8 @@ if TYPE_CHECKING:
 
     from zizou.ui.widgets.frozen_markdown import FrozenMarkdown
 
-# Once the live part of an answer is this long, its finished stretch is frozen (see
-# frozen_markdown): the live Markdown, a widget per block, stays small, so appends, layouts
-# and the re-mount at each freeze stay cheap. bench/tui.py measured 400 well ahead of 800.
+# Once an answer is this long (and has a finished stretch), it moves to a FrozenMarkdown: the
+# live Markdown, a widget per block, would grow with the answer and every layout walk it.
 SEGMENT_CHARS = 400
 NoticeKind = Literal["info", "warning", "error", "success"]
 _RETRY_TAIL = re.compile(r",? retrying (?:now|in [\d.]+ s) \(attempt \d+ of (\d+)\)$")
@@ -97,11 +96,14 @@ def _grid(rows: Rows) -> Table:
 class AssistantMessage(Widget):
     """Markdown that grows as the model streams; appended to, never re-rendered whole.
 
-    Chunks are gathered and appended at most every FLUSH_S, so a fast stream costs a few
-    appends a second instead of one per chunk; finished stretches of a long answer move to one
-    FrozenMarkdown, so the widget count stays small however long the answer grows. While the
-    user types, an append (and the repaint it brings) waits for a pause in the typing, for up
-    to MAX_HOLD_S, so their keystrokes echo at once.
+    A chunk is only kept: the chunks are cleaned and shown together at most every FLUSH_S, so
+    a fast stream costs a few appends a second instead of one per chunk. A short answer is
+    Textual's Markdown; once an answer is longer than SEGMENT_CHARS, it moves whole to one
+    FrozenMarkdown, which renders only what is seen and, as the answer grows, only its end, so
+    the cost of an append stays small however long the answer grows. An answer that is whole
+    before the message is first laid out (a burst, a resumed session) is composed as it ends,
+    never streamed. While the user types, an append (and the repaint it brings) waits for a
+    pause in the typing, for up to MAX_HOLD_S, so their keystrokes echo at once.
     """
 
     FLUSH_S = 0.15
@@ -111,46 +113,80 @@ class AssistantMessage(Widget):
     def __init__(self, typing: TypingClock | None = None) -> None:
         super().__init__(classes="assistant-message")
         self.typing = typing or TypingClock()
-        self._parts: list[str] = []
+        self._chunks: list[str] = []  # as they came, not yet cleaned
+        self._parts: list[str] = []  # the answer so far, cleaned
         self._sanitizer = StreamSanitizer()
-        self._pending: list[str] = []
-        self._live = ""  # what the live Markdown widget holds
+        self._pending: list[str] = []  # cleaned, not yet shown
+        self._live = ""  # what the live Markdown holds (while the answer is short)
+        self._end = ""  # the unfinished end the frozen part shows (once it is long)
         self._wake = asyncio.Event()
+        self._mounted = asyncio.Event()
         self._flusher: asyncio.Task[None] | None = None
         self._frozen: FrozenMarkdown | None = None
+        self._composed = False
+        self._finished = False
 
     def compose(self) -> ComposeResult:
         from textual.widgets import Markdown
 
-        yield Markdown(open_links=False)
+        self._composed = True
+        self._clean()
+        text = "".join(self._pending)  # all that came before the first layout: maybe all of it
+        self._pending.clear()
+        if cut := _cut(text):
+            from zizou.ui.widgets.frozen_markdown import FrozenMarkdown  # imports rich.markdown
+
+            self._end = text[cut:]
+            self._frozen = FrozenMarkdown()
+            self._frozen.append(text[:cut], self._end)
+            yield self._frozen
+        else:
+            self._live = text
+            yield Markdown(text, open_links=False)
+
+    async def mount_composed_widgets(self, widgets: list[Widget]) -> None:
+        """No frame shows the message before its parts are in it (a long one would be blank)."""
+        with self.app.batch_update():
+            await super().mount_composed_widgets(widgets)
+
+    def on_mount(self) -> None:
+        self._mounted.set()
 
     @property
     def markdown(self) -> Markdown:
+        """The live Markdown of a short answer."""
         from textual.widgets import Markdown
 
         return self.query_one(Markdown)
 
-    async def write(self, chunk: str) -> None:
-        text = self._sanitizer.feed(chunk)
-        if text:
-            self._add(text)
+    def write(self, chunk: str) -> None:
+        self._chunks.append(chunk)
+        self._wake.set()
+        if self._flusher is None and not self._finished:
+            self._flusher = asyncio.create_task(self._flush_loop())
 
     @property
     def source(self) -> str:
-        """The answer so far, as sanitized (parts are joined on demand: a long answer arrives in
+        """The answer so far, as cleaned (parts are joined on demand: a long answer arrives in
         thousands of chunks)."""
+        self._clean()
         if len(self._parts) > 1:
             self._parts[:] = ["".join(self._parts)]
         return self._parts[0] if self._parts else ""
 
-    def _add(self, text: str) -> None:
-        self._parts.append(text)
-        self._pending.append(text)
-        self._wake.set()
-        if self._flusher is None:
-            self._flusher = asyncio.create_task(self._flush_loop())
+    def _clean(self, end: bool = False) -> None:
+        """Clean the chunks that came since the last call, all at once; `end`: the stream
+        ended, and an escape sequence it cut short goes too."""
+        text = self._sanitizer.feed("".join(self._chunks)) if self._chunks else ""
+        self._chunks.clear()
+        if end:
+            text += self._sanitizer.flush()
+        if text:
+            self._parts.append(text)
+            self._pending.append(text)
 
     async def _flush_loop(self) -> None:
+        await self._mounted.wait()
         while True:
             await self._wake.wait()
             self._wake.clear()
@@ -166,43 +202,60 @@ class AssistantMessage(Widget):
             await asyncio.sleep(self.TYPING_PAUSE_S - idle)
 
     async def _flush(self) -> None:
+        self._clean(end=self._finished)
         if not self._pending:
             return
         text = "".join(self._pending)
         self._pending.clear()
+        if self._frozen is not None:
+            combined = self._end + text
+            cut = safe_cut(combined, 0)
+            self._end = combined[cut:]
+            self._frozen.append(combined[:cut], self._end)
+            return
         combined = self._live + text
-        cut = safe_cut(combined, SEGMENT_CHARS) if len(combined) > SEGMENT_CHARS else 0
+        cut = _cut(combined)
         if cut:
             await asyncio.shield(self._freeze(combined[:cut], combined[cut:]))
         else:
             self._live = combined
             await asyncio.shield(self.markdown.append(text))
 
-    async def _freeze(self, head: str, rest: str) -> None:
-        """Move the finished stretch to the frozen part, and stream the rest afresh."""
+    async def _freeze(self, head: str, end: str) -> None:
+        """The answer has grown long: all of it moves to a FrozenMarkdown, in place of the
+        live Markdown."""
         from zizou.ui.widgets.frozen_markdown import FrozenMarkdown  # imports rich.markdown
 
-        self._live = rest
+        self._live, self._end = "", end
         live = self.markdown
-        with self.app.batch_update():
-            if self._frozen is None:
-                self._frozen = FrozenMarkdown()
-                await self.mount(self._frozen, before=live)
-            self._frozen.append(head)
-            await live.update(rest)
+        self._frozen = FrozenMarkdown()
+        self._frozen.append(head, end)
+        with self.app.batch_update():  # one frame shows the swap
+            await self.mount(self._frozen, before=live)
+            await live.remove()
 
     async def finish(self) -> None:
-        """Flush what is left and stop streaming; the widget keeps its text."""
-        rest = self._sanitizer.flush()
-        if rest:
-            self._parts.append(rest)
-            self._pending.append(rest)
-        if self._flusher is not None:
-            flusher, self._flusher = self._flusher, None
+        """Show what is left and stop streaming; the widget keeps its text. Before the first
+        layout, nothing is shown yet: the message is composed with the whole answer."""
+        self._finished = True
+        flusher, self._flusher = self._flusher, None
+        if not self._composed:  # decided before anything here lets the app lay it out
+            if flusher is not None:
+                flusher.cancel()  # it waits for the first layout, and has shown nothing
+            self._clean(end=True)
+            return
+        if flusher is not None:
             flusher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await flusher
+        await self._mounted.wait()
         await self._flush()
+
+
+def _cut(text: str) -> int:
+    """Where a finished stretch of `text` ends, once it is long enough to move to a
+    FrozenMarkdown; 0 if not."""
+    return safe_cut(text, SEGMENT_CHARS) if len(text) > SEGMENT_CHARS else 0
 
 
 class RetryNotice(Static):
