@@ -27,7 +27,9 @@ REQUESTS = {
     "identifiers": MapRequest(max_tokens=700, identifiers=("Database", "Thing7")),
 }
 EDITED = "app/db.py"
-EDITED_TEXT = "from app.models import User\n\n\ndef connect_all(user: User) -> list[User]:\n    return []\n"
+EDITED_TEXT = (
+    "from app.models import User\n\n\ndef connect_all(user: User) -> list[User]:\n    return []\n"
+)
 REMOVED = "gen_pkg/mod_003.py"
 
 
