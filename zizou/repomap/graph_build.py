@@ -78,21 +78,21 @@ class GraphBuilder:
             else:
                 files[path] = None
         common = COMMON_NAMES.get(tags.language, _NONE)
+        own = set(defines)
         users = self._users.setdefault(family, {})
-        sqrt = math.sqrt
         used: list[str] = []
+        sqrt = math.sqrt
+        # The hot loop of a cold map. Only floats are kept: the garbage collector walks every
+        # tuple still held when it is enabled again, and there are hundreds of thousands.
         for name, strong, weak in tags.refs:
-            if name in common or (name in definers and path in definers[name]):
+            if name in common or name in own:
                 continue
-            edge = sqrt(strong) + _weak_weight(name) * sqrt(weak)
+            edge = sqrt(strong) + _weak_weight(name) * sqrt(weak) if weak else sqrt(strong)
             files_using = users.get(name)
             if files_using is None:
                 users[name] = {path: edge}
-            elif path in files_using:  # two spellings that decode alike: one name, its uses summed
-                files_using[path] += edge
-                continue
             else:
-                files_using[path] = edge
+                files_using[path] = edge  # (two spellings that decode alike: the last counts)
             used.append(name)
         folded = _Folded(
             family, file_prior(path), names, lines, kinds, defines, tuple(used), len(tags.refs)
@@ -111,10 +111,11 @@ class GraphBuilder:
                 del definers[name]
         users = self._users[folded.family]
         for name in folded.uses:
-            files_using = users[name]
-            del files_using[path]
-            if not files_using:
-                del users[name]
+            files_using = users.get(name)
+            if files_using is not None:  # (None: a name the file spelt twice, gone already)
+                files_using.pop(path, None)
+                if not files_using:
+                    del users[name]
 
     def build(self) -> Graph:
         paths = tuple(sorted(self._files))
@@ -168,14 +169,21 @@ class GraphBuilder:
         definers: list[tuple[int, ...]] = []
         at = index_of.__getitem__
         for family, name in names:
-            files = sorted(map(at, self._definers[family][name]))
-            definers.append(tuple(files))
-            using = sorted(self._users[family][name].items())
-            indexes = list(map(at, [path for path, _ in using]))
+            files = tuple(sorted(map(at, self._definers[family][name])))
+            definers.append(files)
+            using = self._users[family][name]
             factor = _name_factor(name, len(files))
-            weighed = map(mul, [edge for _, edge in using], repeat(factor))
-            edge_weight.extend(map(mul, weighed, map(prior.__getitem__, indexes)))
-            edge_file.extend(indexes)
+            if len(using) == 1:
+                ((path, edge),) = using.items()
+                index = at(path)
+                edge_file.append(index)
+                edge_weight.append(edge * factor * prior[index])
+            else:
+                by_file = sorted(zip(map(at, using), using.values(), strict=True))
+                indexes = [index for index, _ in by_file]
+                weighed = map(mul, [edge for _, edge in by_file], repeat(factor))
+                edge_weight.extend(map(mul, weighed, map(prior.__getitem__, indexes)))
+                edge_file.extend(indexes)
             edge_bounds.append(len(edge_file))
         return names, (edge_file, edge_weight, edge_bounds), tuple(definers)
 
