@@ -12,7 +12,9 @@ process asking for the same map again. The per-step rows are later renders in th
 again (median of five), and a new focus (the first map's top file pinned), each beside
 `git ls-files` timed in that process right after, with the ratio. Times are for the map call,
 imports excluded (the CLI's wall time is shown apart); peak RSS is the process's own ru_maxrss,
-and for zizou's cold map also its pool workers' (each below the main process). Each cold map
+and for zizou's cold map also its pool workers' (each below the main process), and the memory
+summed over the processes: the peak of their PSS (a page a forked worker shares with its parent
+counted once), sampled from /proc every 5 ms. Each cold map
 is followed by its floor: the same sources read, parsed and run through the same tags query on
 two processes, nothing else (the issue's "bare parse"), with the ratio.
 
@@ -35,6 +37,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -175,20 +178,70 @@ def run_driver(python: str, driver: str, repo: Path, tokens: int, focus: list[st
     if "aider" in driver:
         env["TIKTOKEN_CACHE_DIR"] = tiktoken_dir(python)
     started = time.perf_counter()
-    done = subprocess.run(
+    with subprocess.Popen(
         [python, "-c", driver, str(repo), str(tokens), json.dumps(focus)],
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
         env=env,
         cwd=repo,
-        check=False,
-    )
+    ) as process:
+        sampler = MemorySampler(process.pid)
+        sampler.start()
+        stdout, stderr = process.communicate()
+        sampler.stop()
     wall = time.perf_counter() - started
-    if done.returncode != 0:
-        sys.exit(f"driver failed ({python}):\n{done.stderr[-3000:]}")
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    if process.returncode != 0:
+        sys.exit(f"driver failed ({python}):\n{stderr[-3000:]}")
+    result = json.loads(stdout.strip().splitlines()[-1])
     result["wall_s"] = wall
+    result["pss_peak_kb"] = sampler.peak_kb
     return result
+
+
+class MemorySampler(threading.Thread):
+    """The peak, over the run, of the memory a process and its children (a parse pool's workers)
+    hold between them: the sum of their proportional set sizes (PSS, Linux's smaps_rollup),
+    which counts a page shared by a forked worker and its parent once, not once per process as
+    a sum of RSS would. Sampled every few milliseconds, so a peak shorter than that may be missed.
+    """
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid = pid
+        self.peak_kb = 0
+        self._done = threading.Event()
+
+    def run(self) -> None:
+        while not self._done.wait(0.005):
+            self.peak_kb = max(self.peak_kb, sum(map(_pss_kb, _tree(self.pid))))
+
+    def stop(self) -> None:
+        self._done.set()
+        self.join()
+
+
+def _tree(pid: int) -> list[int]:
+    found, pending = [], [pid]
+    while pending:
+        current = pending.pop()
+        found.append(current)
+        try:
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        pending.extend(int(child) for child in children)
+    return found
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
 
 
 def tiktoken_dir(python: str) -> str:
@@ -488,7 +541,12 @@ def report(repo: Path, tokens: int, zizou: dict, aider: dict | None, focus: list
     )
     if first["parsed"] >= PARALLEL_MIN_FILES:
         workers = mb(median(z_cold, "children_rss_kb"))
-        print(f"  zizou cold used a parse pool: its workers peaked at {workers:.0f} MB each")
+        print(f"  zizou cold used a parse pool: its workers peaked at {workers:.0f} MB RSS each")
+    summed = mb(median(z_cold, "pss_peak_kb"))
+    print(
+        f"  zizou cold memory, summed over its processes (peak PSS): {summed:.0f} MB"
+        "   target <= 300 MB"
+    )
     print(
         f"  zizou warm, new lines (loads the tokenizer): "
         f"{median(zizou['new_lines'], 'seconds'):.3f} s"
