@@ -16,7 +16,8 @@ and for zizou's cold map also its pool workers' (each below the main process), a
 summed over the processes: the peak of their PSS (a page a forked worker shares with its parent
 counted once), sampled from /proc every 5 ms. Each cold map
 is followed by its floor: the same sources read, parsed and run through the same tags query on
-two processes, nothing else (the issue's "bare parse"), with the ratio.
+two processes, nothing else (the issue's "bare parse"), with the ratio, in wall-clock seconds and
+in CPU seconds summed over the processes (which a machine busy with other work sways less).
 
 --relevance N picks N source files spread over the repository, focuses each tool's map on one
 at a time (as if the user pinned it), and counts how many of three kinds of files appear in the
@@ -57,9 +58,15 @@ from zizou.repomap import MapRequest, RepoMap
 imported = time.perf_counter()
 root, tokens, focus_list = Path(sys.argv[1]), int(sys.argv[2]), json.loads(sys.argv[3])
 mapper = RepoMap(root)
+def cpu():  # this process and its finished children (a parse pool's workers), user + system
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+cpu_before = cpu()
 t = time.perf_counter()
 first = mapper.render(MapRequest(max_tokens=tokens))
 first_s = time.perf_counter() - t
+first_cpu_s = cpu() - cpu_before
 t = time.perf_counter()
 mapper.render(MapRequest(max_tokens=tokens - 7))  # a new request: rank and render again
 rerank_s = time.perf_counter() - t
@@ -85,7 +92,8 @@ for path in focus_list:
     maps[path] = mapper.render(MapRequest(max_tokens=tokens, focus=(path,))).text
 s = first.stats
 print(json.dumps({
-    "seconds": first_s, "import_s": imported - started, "rerank_s": rerank_s, "step_s": step_s,
+    "seconds": first_s, "cpu_s": first_cpu_s, "import_s": imported - started,
+    "rerank_s": rerank_s, "step_s": step_s,
     "refocus_s": refocus_s, "ls_files_s": ls_files_s,
     "tokens": s.tokens, "memo": s.memo, "files": s.files, "sources": s.sources,
     "parsed": s.parsed, "definitions": s.definitions, "tokenizer": s.tokenizer,
@@ -132,7 +140,7 @@ print(json.dumps({
 # tree-sitter grammar and run through the same tags query, on two processes, and nothing more:
 # no cache, no counting of what the captures hold, no graph, no ranking.
 BARE_PARSE_DRIVER = r"""
-import json, sys, time
+import json, resource, sys, time
 from multiprocessing import get_context
 from pathlib import Path
 root = Path(sys.argv[1])
@@ -148,13 +156,18 @@ def parse(batch):
 
 if __name__ == "__main__":
     from zizou.repomap.files import list_project_files
+    def cpu():
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    cpu_before = cpu()
     started = time.perf_counter()
     sources = [(f.path, f.language) for f in list_project_files(root).sources]
     batches = [sources[i::16] for i in range(16)]
     with get_context("fork").Pool(2) as pool:  # as the map's pool starts its workers
         captured = sum(pool.map(parse, batches))
-    print(json.dumps({"seconds": time.perf_counter() - started, "files": len(sources),
-                      "captured": captured}))
+    print(json.dumps({"seconds": time.perf_counter() - started, "cpu_s": cpu() - cpu_before,
+                      "files": len(sources), "captured": captured}))
 """
 
 
@@ -533,6 +546,11 @@ def report(repo: Path, tokens: int, zizou: dict, aider: dict | None, focus: list
         f"  cold map beside its floor (the same {zizou['bare'][0]['files']} sources read, parsed "
         f"and run through the tags query on 2 processes, nothing else): {cold:.2f} s vs "
         f"{floor:.2f} s, ratio {cold / floor:.2f}x   target <= 1.3x"
+    )
+    cold_cpu, floor_cpu = median(z_cold, "cpu_s"), median(zizou["bare"], "cpu_s")
+    print(
+        f"    the same in CPU seconds summed over the processes (less swayed by a busy machine): "
+        f"{cold_cpu:.2f} vs {floor_cpu:.2f}, ratio {cold_cpu / floor_cpu:.2f}x"
     )
     phases = [statistics.median(r["phases"][i] for r in z_cold) for i in range(4)]
     print(

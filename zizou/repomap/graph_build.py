@@ -9,7 +9,7 @@ files less again, and uses from tests, fixtures and stubs a fifth (graph.file_pr
 A cold map parses in a pool, and the tags come back in batches while the pool parses the rest, so
 the GraphBuilder does the per-use work as each file arrives (`add`), keeping uses and definers by
 name, and `build` only orders them: the main process works beside the pool, not after it, and
-keeps no file's tags once folded. An edit folds one file out and in again.
+keeps of a file's uses one float each, not its tags. An edit folds one file out and in again.
 """
 
 from __future__ import annotations
@@ -82,8 +82,8 @@ class GraphBuilder:
         users = self._users.setdefault(family, {})
         used: list[str] = []
         sqrt = math.sqrt
-        # The hot loop of a cold map. Only floats are kept: the garbage collector walks every
-        # tuple still held when it is enabled again, and there are hundreds of thousands.
+        # The hot loop of a cold map. A float per use is kept, not the tags' tuples: hundreds of
+        # thousands fewer objects for the garbage collector to walk.
         for name, strong, weak in tags.refs:
             if name in common or name in own:
                 continue
