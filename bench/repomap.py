@@ -216,7 +216,9 @@ class MemorySampler(threading.Thread):
     """The peak, over the run, of the memory a process and its children (a parse pool's workers)
     hold between them: the sum of their proportional set sizes (PSS, Linux's smaps_rollup),
     which counts a page shared by a forked worker and its parent once, not once per process as
-    a sum of RSS would. Sampled every few milliseconds, so a peak shorter than that may be missed.
+    a sum of RSS would. Sampled every few milliseconds; a sum counts only when the next sample
+    is as high, since a process read just before it forks and its child just after count their
+    shared pages twice for an instant.
     """
 
     def __init__(self, pid: int) -> None:
@@ -226,8 +228,11 @@ class MemorySampler(threading.Thread):
         self._done = threading.Event()
 
     def run(self) -> None:
+        previous = 0
         while not self._done.wait(0.005):
-            self.peak_kb = max(self.peak_kb, sum(map(_pss_kb, _tree(self.pid))))
+            summed = sum(map(_pss_kb, _tree(self.pid)))
+            self.peak_kb = max(self.peak_kb, min(previous, summed))
+            previous = summed
 
     def stop(self) -> None:
         self._done.set()
