@@ -12,9 +12,12 @@ process asking for the same map again. The per-step rows are later renders in th
 again (median of five), and a new focus (the first map's top file pinned), each beside
 `git ls-files` timed in that process right after, with the ratio. Times are for the map call,
 imports excluded (the CLI's wall time is shown apart); peak RSS is the process's own ru_maxrss,
-and for zizou's cold map also its pool workers' (each below the main process). Each cold map
+and for zizou's cold map also its pool workers' (each below the main process), and the memory
+summed over the processes: the peak of their PSS (a page a forked worker shares with its parent
+counted once), sampled from /proc every 5 ms. Each cold map
 is followed by its floor: the same sources read, parsed and run through the same tags query on
-two processes, nothing else (the issue's "bare parse"), with the ratio.
+two processes, nothing else (the issue's "bare parse"), with the ratio, in wall-clock seconds and
+in CPU seconds summed over the processes (which a machine busy with other work sways less).
 
 --relevance N picks N source files spread over the repository, focuses each tool's map on one
 at a time (as if the user pinned it), and counts how many of three kinds of files appear in the
@@ -35,6 +38,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -54,9 +58,15 @@ from zizou.repomap import MapRequest, RepoMap
 imported = time.perf_counter()
 root, tokens, focus_list = Path(sys.argv[1]), int(sys.argv[2]), json.loads(sys.argv[3])
 mapper = RepoMap(root)
+def cpu():  # this process and its finished children (a parse pool's workers), user + system
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+cpu_before = cpu()
 t = time.perf_counter()
 first = mapper.render(MapRequest(max_tokens=tokens))
 first_s = time.perf_counter() - t
+first_cpu_s = cpu() - cpu_before
 t = time.perf_counter()
 mapper.render(MapRequest(max_tokens=tokens - 7))  # a new request: rank and render again
 rerank_s = time.perf_counter() - t
@@ -82,7 +92,8 @@ for path in focus_list:
     maps[path] = mapper.render(MapRequest(max_tokens=tokens, focus=(path,))).text
 s = first.stats
 print(json.dumps({
-    "seconds": first_s, "import_s": imported - started, "rerank_s": rerank_s, "step_s": step_s,
+    "seconds": first_s, "cpu_s": first_cpu_s, "import_s": imported - started,
+    "rerank_s": rerank_s, "step_s": step_s,
     "refocus_s": refocus_s, "ls_files_s": ls_files_s,
     "tokens": s.tokens, "memo": s.memo, "files": s.files, "sources": s.sources,
     "parsed": s.parsed, "definitions": s.definitions, "tokenizer": s.tokenizer,
@@ -129,7 +140,7 @@ print(json.dumps({
 # tree-sitter grammar and run through the same tags query, on two processes, and nothing more:
 # no cache, no counting of what the captures hold, no graph, no ranking.
 BARE_PARSE_DRIVER = r"""
-import json, sys, time
+import json, resource, sys, time
 from multiprocessing import get_context
 from pathlib import Path
 root = Path(sys.argv[1])
@@ -145,13 +156,18 @@ def parse(batch):
 
 if __name__ == "__main__":
     from zizou.repomap.files import list_project_files
+    def cpu():
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    cpu_before = cpu()
     started = time.perf_counter()
     sources = [(f.path, f.language) for f in list_project_files(root).sources]
     batches = [sources[i::16] for i in range(16)]
     with get_context("fork").Pool(2) as pool:  # as the map's pool starts its workers
         captured = sum(pool.map(parse, batches))
-    print(json.dumps({"seconds": time.perf_counter() - started, "files": len(sources),
-                      "captured": captured}))
+    print(json.dumps({"seconds": time.perf_counter() - started, "cpu_s": cpu() - cpu_before,
+                      "files": len(sources), "captured": captured}))
 """
 
 
@@ -175,20 +191,75 @@ def run_driver(python: str, driver: str, repo: Path, tokens: int, focus: list[st
     if "aider" in driver:
         env["TIKTOKEN_CACHE_DIR"] = tiktoken_dir(python)
     started = time.perf_counter()
-    done = subprocess.run(
+    with subprocess.Popen(
         [python, "-c", driver, str(repo), str(tokens), json.dumps(focus)],
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
         env=env,
         cwd=repo,
-        check=False,
-    )
+    ) as process:
+        sampler = MemorySampler(process.pid)
+        sampler.start()
+        stdout, stderr = process.communicate()
+        sampler.stop()
     wall = time.perf_counter() - started
-    if done.returncode != 0:
-        sys.exit(f"driver failed ({python}):\n{done.stderr[-3000:]}")
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    if process.returncode != 0:
+        sys.exit(f"driver failed ({python}):\n{stderr[-3000:]}")
+    result = json.loads(stdout.strip().splitlines()[-1])
     result["wall_s"] = wall
+    result["pss_peak_kb"] = sampler.peak_kb
     return result
+
+
+class MemorySampler(threading.Thread):
+    """The peak, over the run, of the memory a process and its children (a parse pool's workers)
+    hold between them: the sum of their proportional set sizes (PSS, Linux's smaps_rollup),
+    which counts a page shared by a forked worker and its parent once, not once per process as
+    a sum of RSS would. Sampled every few milliseconds; a sum counts only when the next sample
+    is as high, since a process read just before it forks and its child just after count their
+    shared pages twice for an instant.
+    """
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid = pid
+        self.peak_kb = 0
+        self._done = threading.Event()
+
+    def run(self) -> None:
+        previous = 0
+        while not self._done.wait(0.005):
+            summed = sum(map(_pss_kb, _tree(self.pid)))
+            self.peak_kb = max(self.peak_kb, min(previous, summed))
+            previous = summed
+
+    def stop(self) -> None:
+        self._done.set()
+        self.join()
+
+
+def _tree(pid: int) -> list[int]:
+    found, pending = [], [pid]
+    while pending:
+        current = pending.pop()
+        found.append(current)
+        try:
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        pending.extend(int(child) for child in children)
+    return found
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
 
 
 def tiktoken_dir(python: str) -> str:
@@ -481,6 +552,11 @@ def report(repo: Path, tokens: int, zizou: dict, aider: dict | None, focus: list
         f"and run through the tags query on 2 processes, nothing else): {cold:.2f} s vs "
         f"{floor:.2f} s, ratio {cold / floor:.2f}x   target <= 1.3x"
     )
+    cold_cpu, floor_cpu = median(z_cold, "cpu_s"), median(zizou["bare"], "cpu_s")
+    print(
+        f"    the same in CPU seconds summed over the processes (less swayed by a busy machine): "
+        f"{cold_cpu:.2f} vs {floor_cpu:.2f}, ratio {cold_cpu / floor_cpu:.2f}x"
+    )
     phases = [statistics.median(r["phases"][i] for r in z_cold) for i in range(4)]
     print(
         f"  zizou cold phases: list {phases[0]:.3f}, parse {phases[1]:.3f}, "
@@ -488,7 +564,12 @@ def report(repo: Path, tokens: int, zizou: dict, aider: dict | None, focus: list
     )
     if first["parsed"] >= PARALLEL_MIN_FILES:
         workers = mb(median(z_cold, "children_rss_kb"))
-        print(f"  zizou cold used a parse pool: its workers peaked at {workers:.0f} MB each")
+        print(f"  zizou cold used a parse pool: its workers peaked at {workers:.0f} MB RSS each")
+    summed = mb(median(z_cold, "pss_peak_kb"))
+    print(
+        f"  zizou cold memory, summed over its processes (peak PSS): {summed:.0f} MB"
+        "   target <= 300 MB"
+    )
     print(
         f"  zizou warm, new lines (loads the tokenizer): "
         f"{median(zizou['new_lines'], 'seconds'):.3f} s"

@@ -152,6 +152,67 @@ def read_source(root: Path, rel: str) -> tuple[os.stat_result, bytes]:
         return os.fstat(fd), handle.read()
 
 
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# O_NONBLOCK: a FIFO planted in the project must not hang the map (it is then no regular file).
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
+KEPT_DIRECTORIES = 256  # open directory fds a SourceReader holds at most
+
+
+class SourceReader:
+    """Reads many listed files as `read_source` does, each directory opened once rather than
+    walked again from the root for every file in it: a cold map reads thousands of files a few
+    directories deep, and the walk cost a third as much as parsing them.
+
+    Every directory is opened with O_NOFOLLOW relative to its parent's fd, from the real root
+    down, and every file with O_NOFOLLOW relative to its directory's fd, so nothing is read
+    through a symlink. Whatever that refuses (a symlink on the way, a file gone) is handed to
+    `read_source`, which resolves a link inside the project and refuses one leading out.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._dirs: dict[str, int] = {}
+
+    def __enter__(self) -> SourceReader:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for fd in self._dirs.values():
+            os.close(fd)
+        self._dirs.clear()
+
+    def read(self, rel: str) -> tuple[os.stat_result, bytes]:
+        head, _, name = rel.rpartition("/")
+        try:
+            fd = os.open(name, _FILE_FLAGS, dir_fd=self._directory(head))
+        except (OSError, ValueError):
+            return read_source(self.root, rel)
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise PathError(f"{rel} is not a regular file")
+            return info, handle.read()
+
+    def _directory(self, rel: str) -> int:
+        fd = self._dirs.get(rel)
+        if fd is not None:
+            return fd
+        if len(self._dirs) >= KEPT_DIRECTORIES:
+            self.close()
+        if not rel:
+            fd = os.open(confined.real_root(self.root), _DIR_FLAGS)
+        else:
+            parent, _, name = rel.rpartition("/")
+            if name in ("", ".", ".."):
+                raise ValueError(f"{rel} is not a listed path")
+            fd = os.open(name, _DIR_FLAGS, dir_fd=self._directory(parent))
+        self._dirs[rel] = fd
+        return fd
+
+
 SKIPPED = "\0skipped"  # a `_kind` that is no language: the map leaves the file out
 
 
@@ -174,6 +235,7 @@ __all__ = [
     "MAX_SOURCE_BYTES",
     "ProjectFiles",
     "SourceFile",
+    "SourceReader",
     "list_project_files",
     "read_source",
     "source_stat",

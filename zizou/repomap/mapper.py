@@ -23,7 +23,7 @@ from zizou.paths import PROJECT_DIR_NAME, project_dir
 from zizou.repomap import cache
 from zizou.repomap.files import ProjectFiles
 from zizou.repomap.graph import Graph
-from zizou.repomap.graph_build import build_graph
+from zizou.repomap.graph_build import GraphBuilder
 from zizou.repomap.listing import ProjectListing
 from zizou.repomap.memo import MapMemo
 from zizou.repomap.mentions import find_mentions
@@ -32,7 +32,7 @@ from zizou.repomap.rank import Ranker
 from zizou.repomap.request import MapRequest, MapResult
 from zizou.repomap.select import select_map
 from zizou.repomap.signatures import SignatureCache
-from zizou.repomap.tags import FileTags, tags_fingerprint
+from zizou.repomap.tags import tags_fingerprint
 from zizou.repomap.tokens import LineCounter, TokenCounter, default_counter, default_counter_name
 
 MAP_VERSION = 3  # bump when ranking or rendering changes: remembered maps are then stale
@@ -46,7 +46,9 @@ class _State:
     ranker: Ranker | None = None  # the graph's ranking state, kept while the graph is
     from_disk: bool = True  # entries came from the cache file and may be of a stale shape
     unsaved: bool = False  # entries or graph differ from the cache file
-    unpacked: dict[str, FileTags] = field(default_factory=dict)  # tags decoded for a rebuild
+    # The entries' tags folded into the graph's parts, kept for a rebuild after an edit; filled
+    # as a pool's batches come back, or from the packed tags when a rebuild first needs them.
+    builder: GraphBuilder = field(default_factory=GraphBuilder)
     # The listing whose every source the entries matched, none too recent to trust: the same
     # listing again (listing.py keeps it while nothing moved) needs no comparison.
     matched: ProjectFiles | None = None
@@ -213,13 +215,11 @@ class RepoMap:
             ):
                 jobs.append(ParseJob(file, known))
         # While a pool parses, this process loads the tokenizer a fresh cache will need, and
-        # decodes the tags that came back for the graph.
+        # folds the tags that came back into the graph's parts.
         warm_up = None if lines.known else lines.load
-        unpacked: dict[str, FileTags] = {}
+        fold = _folder(state.builder, {job.file.path: job.known for job in jobs})
         fresh = (
-            read_entries(
-                self.root, jobs, self.workers, while_waiting=warm_up, each=_unpacker(unpacked)
-            )
+            read_entries(self.root, jobs, self.workers, while_waiting=warm_up, each=fold)
             if jobs
             else {}
         )
@@ -229,18 +229,18 @@ class RepoMap:
         moved = False  # a file's size or mtime moved: worth saving even with the same tags
         for path in gone:
             del state.entries[path]
+            state.builder.discard(path)
         for job in jobs:
             path = job.file.path
             entry = fresh.get(path)
             if not _same_tags(entry, job.known):
                 changed = True
-                state.unpacked.pop(path, None)
             moved = moved or not _same_stat(entry, job.known)
             if entry is None:
                 state.entries.pop(path, None)
+                state.builder.discard(path)
             else:
                 state.entries[path] = entry
-        state.unpacked.update(unpacked)
         if changed:
             state.graph = None
         state.matched = files if not jobs else None
@@ -250,15 +250,15 @@ class RepoMap:
 
     def _graph(self, state: _State) -> Graph:
         if state.graph is None:
-            unpacked = state.unpacked
-            for path in unpacked.keys() - state.entries.keys():
-                del unpacked[path]
+            builder = state.builder
+            for path in builder.paths() - state.entries.keys():
+                builder.discard(path)
             for path, entry in state.entries.items():
-                if path not in unpacked:
+                if path not in builder:
                     tags = entry.file_tags()
                     if tags is not None:
-                        unpacked[path] = tags
-            state.graph = build_graph(unpacked)
+                        builder.add(path, tags)
+            state.graph = builder.build()
             state.unsaved = True
         return state.graph
 
@@ -274,24 +274,42 @@ class RepoMap:
 @contextmanager
 def _paused_gc() -> Iterator[None]:
     """Loading the cache and building the graph allocate hundreds of thousands of tuples, none
-    in a cycle: the cyclic collector would walk them again and again, a third of that time."""
+    in a cycle: the cyclic collector would walk them again and again, a third of that time.
+
+    What a render keeps (entries, graph, ranks) lives as long as the map, so it goes straight to
+    the oldest generation (freeze, then unfreeze: two list splices) rather than being walked by
+    the young collection the first allocation after `gc.enable` would start (a tenth of a second
+    after a cold map). Not when the program froze objects itself: unfreezing would undo that.
+    """
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if enabled:
+            if gc.get_freeze_count() == 0:
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 
-def _unpacker(into: dict[str, FileTags]) -> Callable[[dict[str, Entry]], None]:
-    def unpack(entries: dict[str, Entry]) -> None:
-        for path, entry in entries.items():
-            tags = entry.file_tags()
-            if tags is not None:
-                into[path] = tags
+def _folder(
+    builder: GraphBuilder, known: dict[str, Entry | None]
+) -> Callable[[dict[str, Entry]], None]:
+    """Folds each batch of fresh entries into `builder`, skipping files whose tags it holds."""
 
-    return unpack
+    def fold(entries: dict[str, Entry]) -> None:
+        for path, entry in entries.items():
+            was = known.get(path)
+            if was is not None and was.tags == entry.tags and path in builder:
+                continue
+            tags = entry.file_tags()
+            if tags is None:
+                builder.discard(path)
+            else:
+                builder.add(path, tags)
+
+    return fold
 
 
 def _same_tags(entry: Entry | None, known: Entry | None) -> bool:

@@ -2,10 +2,11 @@
 
 A cold map of a large repository is mostly tree-sitter work, which scales with processes. Starting
 a pool costs tens of milliseconds, so small batches are parsed in this process. A pool gets
-batches of about equal bytes, one language each, biggest files first (_batches). Each entry
-records what the file looked like when it was read (size, mtime, a content digest, and when we
-looked) so the cache can decide later whether it still holds; its tags travel and are stored
-packed (tags.pack_tags).
+batches of about equal bytes, one language each, in path order (_batches), and each batch's
+entries are handed on as soon as it is done, so the caller folds them in while the pool parses
+the rest. Each entry records what the file looked like when it was read (size, mtime, a content
+digest, and when we looked) so the cache can decide later whether it still holds; its tags travel
+and are stored packed (tags.pack_tags): a few hundred bytes a file, cheap to pickle back.
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from zizou.errors import PathError
-from zizou.repomap.files import SourceFile, read_source
+from zizou.repomap.files import SourceFile, SourceReader
 from zizou.repomap.tags import FileTags, extract_tags, is_generated, pack_tags, unpack_tags
 
 PARALLEL_MIN_FILES = 48  # below this a pool costs more than it saves
@@ -62,9 +63,14 @@ def read_entry(root: Path, job: ParseJob) -> Entry | None:
 
     None when the file cannot be read (it went away since it was listed).
     """
+    with SourceReader(root) as reader:
+        return _read_entry(reader, job)
+
+
+def _read_entry(reader: SourceReader, job: ParseJob) -> Entry | None:
     checked_ns = time.time_ns()
     try:
-        info, data = read_source(root, job.file.path)
+        info, data = reader.read(job.file.path)
     except (OSError, PathError):
         return None
     digest = digest_of(data)
@@ -112,10 +118,11 @@ def read_entries(
 
 def _read_batch(root: Path, jobs: Sequence[ParseJob]) -> dict[str, Entry]:
     found: dict[str, Entry] = {}
-    for job in jobs:
-        entry = read_entry(root, job)
-        if entry is not None:
-            found[job.file.path] = entry
+    with SourceReader(root) as reader:
+        for job in jobs:
+            entry = _read_entry(reader, job)
+            if entry is not None:
+                found[job.file.path] = entry
     return found
 
 
@@ -129,10 +136,11 @@ def _read_in_pool(
     batches = _batches(jobs, workers)
     found: dict[str, Entry] = {}
     with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
-        parts = pool.map(_read_batch, [root] * len(batches), batches)  # submits every batch
+        parts = [pool.submit(_read_batch, root, batch) for batch in batches]
         if while_waiting is not None:
             while_waiting()
-        for part in parts:
+        for done in as_completed(parts):  # as each batch is done, not in the order sent
+            part = done.result()
             found.update(part)
             if each is not None:
                 each(part)
@@ -143,11 +151,12 @@ def _batches(jobs: Sequence[ParseJob], workers: int) -> list[list[ParseJob]]:
     """Batches of about equal bytes, BATCHES_PER_WORKER per worker, biggest first: the pool hands
     them out in order, so the cores finish within a small batch of each other. A batch holds
     one language, and a language with little code (under LANGUAGE_SHARE of the bytes per worker)
-    one batch, so only one worker pays for its grammar and queries (tens of ms for C++)."""
+    one batch, so only one worker pays for its grammar and queries (tens of ms for C++). Files go
+    in path order, so a batch reads a few directories (SourceReader opens each once)."""
     total = sum(job.file.size for job in jobs)
     target = max(1, total // (workers * BATCHES_PER_WORKER))
     by_language: dict[str, list[ParseJob]] = {}
-    for job in sorted(jobs, key=lambda job: (-job.file.size, job.file.path)):
+    for job in sorted(jobs, key=lambda job: job.file.path):
         by_language.setdefault(job.file.language, []).append(job)
     batches: list[tuple[int, list[ParseJob]]] = []
     for language in sorted(by_language):

@@ -16,6 +16,7 @@ import marshal
 from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
+from itertools import repeat
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, cast
 
@@ -152,15 +153,18 @@ def extract_tags(language: str, data: bytes) -> FileTags:
         else:
             found = weak if kind == "weak" else strong
             found.update(zip(map(_START, nodes), map(_TEXT, nodes), strict=True))
-    strong_texts = [strong[start] for start in strong.keys() - def_starts]
-    weak_texts = [weak[start] for start in weak.keys() - strong.keys() - def_starts]
+    strong_texts = map(strong.__getitem__, strong.keys() - def_starts)
+    weak_texts = map(weak.__getitem__, weak.keys() - strong.keys() - def_starts)
     refs = _count(Counter(filter(None, strong_texts)), Counter(filter(None, weak_texts)))
-    return FileTags(language, tuple(defs[key] for key in sorted(defs)), refs)
+    return FileTags(language, tuple(map(defs.__getitem__, sorted(defs))), refs)
 
 
 def _count(strong: Counter[bytes], weak: Counter[bytes]) -> tuple[Reference, ...]:
     names = sorted(strong.keys() | weak.keys())
-    return tuple((_text(raw), strong[raw], weak[raw]) for raw in names)
+    texts = map(bytes.decode, names, repeat("utf-8"), repeat("replace"))
+    uses = map(strong.get, names, repeat(0))
+    weak_uses = map(weak.get, names, repeat(0))
+    return tuple(zip(texts, uses, weak_uses, strict=True))
 
 
 def _text(raw: bytes | None) -> str:
