@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one check: lint, format, types, then the tests. CI runs exactly this.
 # `--fast` first: the same, but only the tests not marked slow (end-to-end, tmux, worker
-# processes, MCP servers; see tests/e2e/conftest.py and tests/conftest.py): 80 s on 2 idle CPUs.
+# processes, MCP servers; see tests/e2e/conftest.py and tests/conftest.py): 65 s on 2 idle CPUs.
 # The tests run in parallel (pytest-xdist): one worker per CPU and one more, since the
 # end-to-end tests spend part of their time waiting on the zizou processes they start; idle
 # workers steal queued tests, so the long ones do not pile up on one. The 15 slowest are listed.
