@@ -7,6 +7,7 @@ import pytest
 from zizou.errors import PathError
 from zizou.tools._rg import find_rg
 from zizou.tools.base import ToolContext, ToolResult
+from zizou.tools import grep as grep_module
 from zizou.tools.grep import TOOL, GrepArgs
 
 
@@ -189,3 +190,38 @@ async def test_past_the_lines_kept_while_reading_the_first_by_path_still_win(
         ]
     assert lines[:100] == expected
     assert lines[100] == "[... 802 more matches not shown; narrow the search]"
+
+
+async def test_a_file_given_whole_that_is_binary_is_said_so(root: Path, ctx: ToolContext) -> None:
+    (root / "blob.bin").write_bytes(b"needle\0 more needle\n")
+    result = await grep(ctx, "needle", path="blob.bin")
+    assert result.ok
+    assert result.output.startswith("blob.bin: binary file matches")
+
+
+async def test_matches_read_in_any_pieces_give_the_same_lines(root: Path, ctx: ToolContext) -> None:
+    """rg's output comes in pieces cut anywhere (in a path, between a file's lines, in the empty
+    line between two files): read a byte at a time it gives what it gives read whole."""
+    for index in range(40):
+        write(root, f"d{index:02}/f.txt", "hit one\nmiss\n\nhit: two\n" * 3)
+    write(root, "many.txt", "hit\n" * 130)
+    whole = await grep(ctx, "hit")
+    feeds: list[bytes] = []
+    original = grep_module._Matches.feed
+
+    def by_bytes(self: grep_module._Matches, chunk: bytes) -> None:
+        feeds.append(chunk)
+        for at in range(len(chunk)):
+            original(self, chunk[at : at + 1])
+
+    grep_module._Matches.feed = by_bytes  # type: ignore[method-assign]
+    try:
+        pieces = await grep(ctx, "hit")
+    finally:
+        grep_module._Matches.feed = original  # type: ignore[method-assign]
+    assert sum(map(len, feeds)) > 1_000
+    assert pieces == whole
+    assert whole.output.splitlines()[:3] == ["d00/f.txt:1:hit one", "d00/f.txt:4:hit: two"] + [
+        "d00/f.txt:5:hit one"
+    ]
+    assert whole.output.endswith("[... 270 more matches not shown; narrow the search]")

@@ -6,6 +6,7 @@ there first means the pinned binary wins over whatever `rg` is on PATH.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sys
@@ -20,12 +21,18 @@ RG_MISSING = (
 
 def find_rg() -> str | None:
     """The path of the `rg` to run, or None when there is none."""
-    exe = "rg.exe" if sys.platform == "win32" else "rg"
-    for folder in (Path(sys.executable).parent, Path(sysconfig.get_path("scripts"))):
-        candidate = folder / exe
+    for candidate in _pinned_places():
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return str(candidate)
     return shutil.which("rg")
+
+
+@functools.cache
+def _pinned_places() -> tuple[Path, ...]:
+    """Where the wheel's `rg` would be (working out the scripts folder takes longer than a
+    search of a small project, so it is worked out once)."""
+    exe = "rg.exe" if sys.platform == "win32" else "rg"
+    return (Path(sys.executable).parent / exe, Path(sysconfig.get_path("scripts")) / exe)
 
 
 __all__ = ["RG_MISSING", "find_rg"]

@@ -21,6 +21,7 @@ from pydantic import Field
 from zizou import confined
 from zizou.errors import PathError
 from zizou.ignore import IGNORED_DIRS, SECRET_FILE_GLOBS, is_secret_name
+from zizou.tools._child import run_child
 from zizou.tools._rg import RG_MISSING, find_rg
 from zizou.tools.base import Access, Tool, ToolArgs, ToolContext, ToolResult, place_access
 
@@ -29,11 +30,12 @@ MAX_BYTES = 30_000
 MAX_STDERR = 4_000
 TIMEOUT_S = 30.0
 STDIN_NAME = "<stdin>"
+NEWLINE = ord("\n")
 
 _RG_FLAGS = (
     "--no-config",
     "--line-number",
-    "--no-heading",
+    "--heading",  # a file's path once, before its lines
     "--with-filename",
     "--color=never",
     "--max-columns=500",
@@ -96,30 +98,79 @@ def _place(root: Path, target: Path, rel: str, is_dir: bool) -> Iterator[_Place]
 
 @dataclass
 class _Matches:
-    """rg's output lines as they come: counted, and the first by path and line kept. Each line
-    is split only as far as ordering it needs (a file's lines come together, so its path is
-    split once), and decoded only if it is shown: a search can match thousands of lines."""
+    """rg's output as it comes, in its `--heading` form: a file's path once (ended by a NUL),
+    then its lines as `number:text`, and an empty line between files. Every line is counted, a
+    run of a file's lines at a time; a file's lines are split only while it can still be shown
+    and only its first MAX_LINES (the lines of a file come in order), and only the lines shown
+    are decoded: a search can match thousands of lines."""
 
     place: _Place
-    kept: list[tuple[tuple[bytes, ...], int, bytes]] = field(default_factory=list)
+    kept: list[tuple[tuple[bytes, ...], int, bytes, bytes]] = field(default_factory=list)
     total: int = 0
-    _path: bytes | None = None  # the file whose lines are coming, and its path's parts
-    _parts: tuple[bytes, ...] = ()
+    _tail: bytes = b""  # an unfinished line
+    _path: bytes | None = None  # the file whose lines are coming; None between files
+    _parts: tuple[bytes, ...] = ()  # its path's parts, which order it
+    _room: int = 0  # how many more of its lines could be shown
     _last: tuple[tuple[bytes, ...], int] | None = None  # past it no line can be shown
 
-    def add(self, raw: bytes) -> None:
-        self.total += 1
-        path, _, rest = raw.partition(b"\0")
-        if path != self._path:
-            self._path, self._parts = path, tuple(path.removeprefix(b"./").split(b"/"))
-        parts, last = self._parts, self._last
-        if last is not None and parts > last[0]:
+    def feed(self, chunk: bytes) -> None:
+        data = self._tail + chunk
+        cut = data.rfind(b"\n") + 1
+        self._tail = data[cut:]
+        self._lines(data[:cut])
+
+    def close(self) -> None:
+        if self._tail:
+            self._lines(self._tail + b"\n")
+            self._tail = b""
+
+    def _lines(self, text: bytes) -> None:
+        """Whole lines, each ending with a newline."""
+        at, end = 0, len(text)
+        while at < end:
+            if text[at] == NEWLINE:  # the empty line between two files
+                self._path = None
+                at += 1
+            elif self._path is None:
+                at = self._file(text, at)
+            else:
+                stop = text.find(b"\n\n", at)
+                stop = end if stop == -1 else stop + 1
+                self._run(text[at:stop])
+                at = stop
+
+    def _file(self, text: bytes, at: int) -> int:
+        """A file's first line, `path NUL number:text`: where its lines start. A line with no
+        path (rg's word on a binary file) is kept as it is."""
+        line_end = text.index(b"\n", at)
+        nul = text.find(b"\0", at, line_end)
+        if nul == -1:
+            self.total += 1
+            self._keep((), 0, b"", text[at:line_end])
+            return line_end + 1
+        self._path = text[at:nul]
+        self._parts = tuple(self._path.removeprefix(b"./").split(b"/"))
+        past = self._last is not None and self._parts > self._last[0]
+        self._room = 0 if past else MAX_LINES
+        return nul + 1
+
+    def _run(self, run: bytes) -> None:
+        """Lines of the current file, each ending with a newline."""
+        count = run.count(b"\n")
+        self.total += count
+        if self._room <= 0:
             return
-        number, _, _ = rest.partition(b":")
-        line = int(number) if number.isdigit() else 0
-        if last is not None and (parts, line) > last:
+        wanted = min(count, self._room)
+        self._room -= count
+        assert self._path is not None
+        for line in run.split(b"\n", wanted)[:wanted]:
+            number, _, _ = line.partition(b":")
+            self._keep(self._parts, int(number) if number.isdigit() else 0, self._path, line)
+
+    def _keep(self, parts: tuple[bytes, ...], number: int, path: bytes, line: bytes) -> None:
+        if self._last is not None and (parts, number) > self._last:
             return
-        self.kept.append((parts, line, raw))
+        self.kept.append((parts, number, path, line))
         if len(self.kept) >= KEEP_LINES:
             self.kept = sorted(self.kept)[:MAX_LINES]
             self._last = self.kept[-1][:2]
@@ -129,18 +180,17 @@ class _Matches:
         """The first matching lines by path and line number, within MAX_LINES and MAX_BYTES."""
         shown: list[str] = []
         size = 0
-        for _, _, raw in sorted(self.kept)[:MAX_LINES]:
-            line = self._text(raw)
-            if size + len(line) + 1 > MAX_BYTES:
+        for _, _, path, line in sorted(self.kept)[:MAX_LINES]:
+            text = self._text(path, line)
+            if size + len(text) + 1 > MAX_BYTES:
                 break
-            shown.append(line)
-            size += len(line) + 1
+            shown.append(text)
+            size += len(text) + 1
         return shown
 
-    def _text(self, raw: bytes) -> str:
+    def _text(self, path: bytes, line: bytes) -> str:
         """`path:line:text`, the path relative to the root."""
-        path, _, rest = raw.partition(b"\0")
-        text = (path + b":" + rest).decode("utf-8", "replace")
+        text = (path + b":" + line if path else line).decode("utf-8", "replace")
         if self.place.stdin is not None:
             return self.place.label + text.removeprefix(STDIN_NAME)
         return self.place.prefix + text.removeprefix("./")
@@ -209,42 +259,19 @@ def _rg_args(args: GrepArgs) -> list[str]:
 
 async def _run_rg(argv: list[str], place: _Place) -> tuple[int, _Matches, str]:
     """Run rg, keeping the first matching lines and counting the rest; kill it on timeout."""
-    proc = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=place.cwd,
-        stdin=asyncio.subprocess.DEVNULL if place.stdin is None else place.stdin,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    assert proc.stdout is not None and proc.stderr is not None
     matches = _Matches(place)
-    try:
-        _, stderr = await asyncio.wait_for(
-            asyncio.gather(_read_lines(proc.stdout, matches), proc.stderr.read()), TIMEOUT_S
-        )
-        code = await proc.wait()
-    except BaseException:
-        await _stop(proc)
-        raise
-    return code, matches, stderr[:MAX_STDERR].decode("utf-8", "replace").strip()
-
-
-async def _stop(proc: asyncio.subprocess.Process) -> None:
-    """Kill rg and collect it; reading its pipes to EOF lets the transport close."""
-    if proc.returncode is None:
-        proc.kill()
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(proc.communicate(), 5.0)
-
-
-async def _read_lines(stream: asyncio.StreamReader, matches: _Matches) -> None:
-    pending = b""
-    while chunk := await stream.read(65_536):
-        *complete, pending = (pending + chunk).split(b"\n")
-        for line in complete:
-            matches.add(line)
-    if pending:
-        matches.add(pending)
+    code, stderr = await asyncio.wait_for(
+        run_child(
+            argv,
+            cwd=place.cwd,
+            stdin=place.stdin,
+            on_stdout=matches.feed,
+            stderr_limit=MAX_STDERR,
+        ),
+        TIMEOUT_S,
+    )
+    matches.close()
+    return code, matches, stderr.decode("utf-8", "replace").strip()
 
 
 def _result(args: GrepArgs, rel: str, code: int, matches: _Matches, stderr: str) -> ToolResult:
