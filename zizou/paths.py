@@ -23,16 +23,6 @@ DEBUG_LOG_NAME = "zizou-debug.log"
 OWN_DEBUG_LOG_NAME = "zizou-debug.*.log"  # a second process's: `*` is its pid
 
 
-def user_config_dir() -> Path:
-    """The user's zizou config dir (config.toml, keys.toml)."""
-    override = os.environ.get("ZIZOU_HOME")
-    if override:
-        return Path(override)
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("zizou", appauthor=False))
-
-
 class UnsafeProjectDir(PathError, OSError):
     """`.zizou` (or a directory or file in it) is a symlink, or cannot be made: zizou keeps no
     sessions, cache or compiled prompt there. Also an OSError, so every caller that already

@@ -10,26 +10,12 @@ with a literal, so a megabyte of tool output is scanned in milliseconds.
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable, Iterable, Mapping
 
 from zizou.env import is_secret_variable
+from zizou.known_secrets import loaded_secrets, remember_secret
 
 MARKER = "[REDACTED]"
-_loaded: dict[str, None] = {}  # insertion-ordered set of every key value this process loaded
-_loaded_lock = threading.Lock()
-
-
-def remember_secret(value: str) -> None:
-    """Record a key value zizou resolved or saved, so every redactor masks it from now on."""
-    with _loaded_lock:
-        _loaded[value] = None
-
-
-def loaded_secrets() -> tuple[str, ...]:
-    """Every key value this process has resolved or saved, for exact-value redaction."""
-    with _loaded_lock:
-        return tuple(_loaded)
 
 
 # A shorter "secret" (a test key `x`, `test`, `ollama`) would erase ordinary words and mask every

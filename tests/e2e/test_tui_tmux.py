@@ -226,6 +226,36 @@ def test_a_message_typed_before_the_first_frame_is_sent(tmux: Tmux, project: Pat
         assert sent == {"role": "user", "content": "typed before the first frame"}
 
 
+def test_the_stylesheets_parsed_at_a_start_are_kept_for_the_next(
+    tmux: Tmux, project: Path, zizou_home: Path
+) -> None:
+    """Once the first frame is up, the app keeps the stylesheets it parsed in the user's cache;
+    a second start made the same way reads them back and finds nothing new to keep."""
+    argv = [sys.executable, "-m", "zizou", "--api-base", "http://127.0.0.1:9/v1"]
+    argv += ["--model", "openai/test-model", "-C", str(project), "--no-debug-log"]
+    styles = zizou_home / "cache" / "styles"
+    seen: list[tuple[str, int, bytes]] = []
+    for _ in range(2):
+        tmux.run("new-session", "-d", "-s", "main", "-x", "100", "-y", "30", shlex.join(argv))
+        tmux.wait_for(lambda s: "Ask zizou" in s, "the prompt")
+        tmux.wait_for(lambda _: any(styles.glob("*.pickle")), "the parsed stylesheets kept")
+        tmux.run("send-keys", "-t", "main", "-l", "/exit")
+        tmux.run("send-keys", "-t", "main", "Enter")
+        tmux.wait_for(lambda _: not _session_open(tmux), "the app closing", limit_s=20)
+        [kept] = styles.glob("*.pickle")
+        seen.append((kept.name, kept.stat().st_mtime_ns, kept.read_bytes()))
+        assert kept.stat().st_mode & 0o077 == 0
+    assert seen[1] == seen[0]
+
+
+def _session_open(tmux: Tmux) -> bool:
+    try:
+        tmux.run("has-session", "-t", "main")
+    except subprocess.CalledProcessError:
+        return False
+    return True
+
+
 def test_slash_commands_complete_from_the_first_frame_on(tmux: Tmux, project: Path) -> None:
     """The commands' handlers load in a thread once the first frame is up; `/` typed sooner
     still completes to every command, and the command runs."""

@@ -12,8 +12,8 @@ import pytest
 from mcp_harness import FAULT_SERVER, launch, settle, specs
 
 from zizou.mcp.manager import McpServers
-from zizou.paths import user_config_dir
 from zizou.sandbox import Sandbox, detect, hidden_dirs_for
+from zizou.user_dirs import user_config_dir
 
 pytestmark = pytest.mark.usefixtures("sandbox_on")
 

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 
 from zizou.errors import PathError
+from zizou.tools import grep as grep_module
 from zizou.tools._rg import find_rg
 from zizou.tools.base import ToolContext, ToolResult
-from zizou.tools import grep as grep_module
 from zizou.tools.grep import TOOL, GrepArgs
 
 
@@ -221,7 +221,9 @@ async def test_matches_read_in_any_pieces_give_the_same_lines(root: Path, ctx: T
         grep_module._Matches.feed = original  # type: ignore[method-assign]
     assert sum(map(len, feeds)) > 1_000
     assert pieces == whole
-    assert whole.output.splitlines()[:3] == ["d00/f.txt:1:hit one", "d00/f.txt:4:hit: two"] + [
-        "d00/f.txt:5:hit one"
+    assert whole.output.splitlines()[:3] == [
+        "d00/f.txt:1:hit one",
+        "d00/f.txt:4:hit: two",
+        "d00/f.txt:5:hit one",
     ]
     assert whole.output.endswith("[... 270 more matches not shown; narrow the search]")

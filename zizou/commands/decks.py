@@ -75,7 +75,7 @@ def _root(cwd: Path | None) -> Path:
 def _load(root: Path, extra: tuple[Path, ...] = ()) -> tuple[DeckSet, Any]:
     from zizou.decks.loader import load_decks
     from zizou.hooks.sources import TrustStore
-    from zizou.paths import user_config_dir
+    from zizou.user_dirs import user_config_dir
 
     config_dir = user_config_dir()
     store = TrustStore(config_dir)

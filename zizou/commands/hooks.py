@@ -24,8 +24,8 @@ from zizou.hooks.sources import (
     needs_trust,
     user_hooks_dir,
 )
-from zizou.paths import user_config_dir
 from zizou.plural import counted
+from zizou.user_dirs import user_config_dir
 
 STATUS_WORDS = {
     "trusted": "trusted",

@@ -26,7 +26,7 @@ from zizou.mcp.edit import read_scope, set_server
 from zizou.mcp.setup import McpSetup
 from zizou.mcp.status import ServerStatus
 from zizou.mcp.trust import approval, approve, describe
-from zizou.paths import user_config_dir
+from zizou.user_dirs import user_config_dir
 
 SETTLE_POLL_S = 0.1
 cwd_option = click.option(

@@ -19,8 +19,8 @@ from zizou.hooks.runtime import HookRuntime, HookSource, Origin
 from zizou.hooks.settings_hooks import CommandHook, command_hooks, hook_source
 from zizou.hooks.shell_hook import ShellHookRunner
 from zizou.hooks.sources import TrustStore, admit
-from zizou.paths import user_config_dir
 from zizou.sandbox import Sandbox
+from zizou.user_dirs import user_config_dir
 
 
 @dataclass

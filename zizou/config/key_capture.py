@@ -13,8 +13,8 @@ import sys
 from collections.abc import Iterator, Mapping, MutableMapping
 from pathlib import Path
 
+from zizou.known_secrets import remember_secret
 from zizou.providers.catalog import PROVIDERS
-from zizou.redact import remember_secret
 
 _KEY_VARIABLE = re.compile(r"[A-Z0-9_]+_API_KEY")
 MIN_CAPTURED_CHARS = 8  # shorter values are not real keys; redacting them would erase words

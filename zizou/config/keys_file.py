@@ -19,7 +19,8 @@ import tomllib
 from pathlib import Path
 
 from zizou.errors import UsageError
-from zizou.paths import user_config_dir, write_private
+from zizou.paths import write_private
+from zizou.user_dirs import user_config_dir
 
 FILE_NAME = "keys.toml"
 _POSIX = os.name == "posix"

@@ -27,7 +27,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from zizou.errors import UsageError
-from zizou.paths import PROJECT_DIR_NAME, user_config_dir
+from zizou.paths import PROJECT_DIR_NAME
+from zizou.user_dirs import user_config_dir
 
 FILE_NAME = "permissions.json"
 IGNORED_PROJECT_FILE = f"{PROJECT_DIR_NAME}/{FILE_NAME}"

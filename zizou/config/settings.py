@@ -19,8 +19,8 @@ from zizou.agent.permissions import PermissionMode
 from zizou.checks.checkers import CheckSettings
 from zizou.errors import UsageError
 from zizou.mcp.settings import McpSettings
-from zizou.paths import user_config_dir
 from zizou.providers.settings import RetrySettings, TimeoutSettings
+from zizou.user_dirs import user_config_dir
 
 MaxSteps = Annotated[int, Field(ge=1, le=500)]  # the step cap per turn, wherever it is set
 HistoryWindow = Annotated[int, Field(ge=0, le=10_000)] | Literal["all"]

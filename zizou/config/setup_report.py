@@ -24,8 +24,8 @@ from zizou.decks.agent_files import agent_decks
 from zizou.hooks.settings_hooks import hook_source
 from zizou.hooks.shell_hook import ShellHookRunner
 from zizou.hooks.sources import TrustStore, discover, needs_trust
-from zizou.paths import user_config_dir
 from zizou.skipped_dirs import SKIPPED_DIRS
+from zizou.user_dirs import user_config_dir
 
 log = logging.getLogger("zizou.setup")
 

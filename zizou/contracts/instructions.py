@@ -29,7 +29,8 @@ from typing import Literal
 
 from zizou import confined
 from zizou.errors import PathError
-from zizou.paths import PROJECT_DIR_NAME, user_config_dir
+from zizou.paths import PROJECT_DIR_NAME
+from zizou.user_dirs import user_config_dir
 
 BODY_MAX_CHARS = 20_000
 READ_MAX_BYTES = 200_000

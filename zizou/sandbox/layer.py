@@ -29,6 +29,8 @@ import threading
 import time
 from pathlib import Path
 
+from zizou.user_dirs import user_cache_dir
+
 LAYERS = "layers"
 OWNER = "owner"  # in a layer's directory: when it was made, and the project it lies over
 PROBE_TIMEOUT_S = 10.0
@@ -47,12 +49,7 @@ UNSAFE = (",", ":", "\\", '"', "\n")  # characters the mount options cannot carr
 
 def layers_dir() -> Path:
     """Where layers are made: zizou's cache dir (under ZIZOU_HOME when it is set)."""
-    home = os.environ.get("ZIZOU_HOME")
-    if home:
-        return Path(home) / "cache" / LAYERS
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("zizou", appauthor=False)) / LAYERS
+    return user_cache_dir() / LAYERS
 
 
 class Layer:

@@ -58,7 +58,6 @@ from zizou.hooks.runtime import HookRuntime, HookSource
 from zizou.hooks.sources import TrustStore, admit, discover
 from zizou.mcp.connection import Launch
 from zizou.mcp.setup import McpSetup, open_servers
-from zizou.paths import user_config_dir
 from zizou.repomap import repo_map_for
 from zizou.sandbox import Sandbox, detect, hidden_dirs_for
 from zizou.session.kernel import Session
@@ -73,6 +72,7 @@ from zizou.tools.jobs.left_running import sweep as sweep_left_running
 from zizou.tools.open_in_workspace import open_window
 from zizou.tools.read_file import FileProblem
 from zizou.trace import DebugLog, Redactor, ensure_excluded, open_debug_log, session_secrets
+from zizou.user_dirs import user_config_dir
 
 
 def new_session_id() -> str:

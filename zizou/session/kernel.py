@@ -22,8 +22,8 @@ from zizou.checkpoints.session_state import follow_turns
 from zizou.contracts.state import SessionState
 from zizou.errors import UsageError
 from zizou.hooks.sources import TrustStore
-from zizou.paths import user_config_dir
 from zizou.sandbox import SandboxStatus
+from zizou.user_dirs import user_config_dir
 
 if TYPE_CHECKING:
     from zizou.agent.loop import Agent

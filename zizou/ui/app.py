@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
 
@@ -32,6 +33,7 @@ from zizou.ui.early_keys import typed_lines
 from zizou.ui.focus import FocusRouter
 from zizou.ui.host import QuitRequested, SessionChanged, ShowScreen
 from zizou.ui.opening import Opening, PendingSession, Warmup
+from zizou.ui.parsed_styles import ParsedStyles
 from zizou.ui.screens.guarded import TypedAhead
 from zizou.ui.widgets.chat_view import ChatView
 from zizou.ui.widgets.composer import Composer
@@ -91,8 +93,12 @@ class ZizouApp(KeyedApp):
         keys: KeyServices | None = None,
         notify: NotifySettings | None = None,
         clock: Callable[[], float] | None = None,
+        styles: ParsedStyles | None = None,
     ) -> None:
         super().__init__()
+        self.parsed_styles = styles  # the stylesheets parsed at an earlier start, kept for the next
+        if styles is not None:
+            styles.restore(self.stylesheet)
         self.notify_settings = notify  # None: the opened session's, else the defaults
         self.attention = Attention(self._notify_settings, self._to_terminal, os.environ)
         approver.bind(self, self.attention)
@@ -237,6 +243,9 @@ class ZizouApp(KeyedApp):
             self.chat.mount(Mascot(TAGLINE, fade=True))  # first in the conversation
         if self._controls is None:
             self.run_worker(_load_controllers, thread=True, group="controllers")
+        kept = self.parsed_styles
+        if kept is not None and (unsaved := kept.unsaved(self.stylesheet)):
+            self.run_worker(partial(ParsedStyles.save, *unsaved), thread=True, group="styles")
         self.opening.start()
         for text in [self.first_prompt or "", *self.typed_ahead[0]]:
             if text:

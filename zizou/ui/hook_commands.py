@@ -110,7 +110,7 @@ class HookCommands:
 def changed_since_trusted(source: HookSource) -> bool:
     """Whether the user trusted another version of this file (else it is new to them)."""
     from zizou.hooks.sources import TrustStore
-    from zizou.paths import user_config_dir
+    from zizou.user_dirs import user_config_dir
 
     return TrustStore(user_config_dir()).status(source) == "changed"
 

@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from zizou.ui.session import ModelFactory, SessionFactory, SetupMode, UiSession
 
 
+STYLES_DIR = "styles"  # in zizou's cache dir: the stylesheets as parsed at the last start
+
+
 @dataclass(frozen=True)
 class AppStart:
     """The app's start as the command line gives it. `resolve` reads the rest of the run's
@@ -51,6 +54,8 @@ def run_tui(start: AppStart, *, typed_ahead: str = "") -> int:
     from zizou.ui.approver import TuiApprover
     from zizou.ui.key_setup import KeyServices
     from zizou.ui.opening import PendingSession, Warmup
+    from zizou.ui.parsed_styles import ParsedStyles
+    from zizou.user_dirs import user_cache_dir
 
     options = start.resolve() if start.check_first else None
     root = options.root if options is not None else start.root  # -c finds the project up
@@ -69,6 +74,7 @@ def run_tui(start: AppStart, *, typed_ahead: str = "") -> int:
         warmup=Warmup(_preload),
         setup=start.setup,
         keys=KeyServices(api_base=start.api_base),
+        styles=ParsedStyles(user_cache_dir() / STYLES_DIR),
     )
     stopped: list[str] = []
     try:

@@ -143,8 +143,8 @@ class McpCommands:
     async def ask_waiting(self, asked: bool = False) -> None:
         """The project's `.mcp.json` waiting for approval: show it and ask."""
         from zizou.mcp.trust import describe
-        from zizou.paths import user_config_dir
         from zizou.ui.screens.mcp_approval import McpApprovalScreen
+        from zizou.user_dirs import user_config_dir
 
         setup = self.setup
         if setup is None or setup.waiting is None:
