@@ -282,8 +282,8 @@ async def tui_time(reply: dict[str, object]) -> float:
     from textual.screen import Screen
     from ui_harness import scripted_session
 
+    from zizou.collector import collect_less_often
     from zizou.ui.app import ZizouApp
-    from zizou.ui.collector import collect_less_often
     from zizou.ui.launch import WARM_MODULES
     from zizou.ui.opening import Warmup
 

@@ -68,6 +68,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "skipped_dirs",
             "redact",
             "known_secrets",
+            "collector",
             "terminal_text",
             "plural",
         ),

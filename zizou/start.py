@@ -25,11 +25,14 @@ PICK_SESSION = ""  # `-r` given without an ID: the app opens the session list
 
 
 def begin() -> None:
-    """What every command does first: zizou's logs go nowhere unless the debug log takes them
-    (stderr is the app's, or a script's to parse), and the key variables leave the environment
-    before anything else can read or pass them on."""
+    """What every command does first: the collector runs less often (`zizou.collector`),
+    zizou's logs go nowhere unless the debug log takes them (stderr is the app's, or a script's
+    to parse), and the key variables leave the environment before anything else can read or
+    pass them on."""
+    from zizou.collector import collect_less_often
     from zizou.config.key_capture import capture_key_environment
 
+    collect_less_often()
     logger = logging.getLogger("zizou")
     if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
         logger.addHandler(logging.NullHandler())

@@ -28,6 +28,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from zizou.collector import paused_collector
 from zizou.contracts.events import ReasoningDelta, Usage
 from zizou.contracts.protocols import ModelEvent, ModelReply, ModelRequest, TextPiece, ToolCall
 from zizou.errors import ProviderError
@@ -40,7 +41,8 @@ _END = object()
 
 def _litellm() -> Any:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
+    with paused_collector():  # its objects live as long as the process
+        import litellm
 
     litellm.suppress_debug_info = True
     return litellm

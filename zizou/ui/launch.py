@@ -47,7 +47,7 @@ class AppStart:
 def run_tui(start: AppStart, *, typed_ahead: str = "") -> int:
     """Run the app until the user quits; the exit code. `typed_ahead`: the keys typed before
     the app could read them (see early_keys)."""
-    from zizou.ui.collector import collect_less_often
+    from zizou.collector import collect_less_often
 
     collect_less_often()  # from here: the imports below run fewer collections
     from zizou.ui.app import ZizouApp

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 from textual.worker import Worker
 
-from zizou.ui.collector import collect_less_often
+from zizou.collector import collect_less_often
 
 if TYPE_CHECKING:
     from zizou.ui.host import Host
