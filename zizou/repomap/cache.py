@@ -21,6 +21,7 @@ for the write before them, so a process never reads tags older than those it wro
 
 from __future__ import annotations
 
+import logging
 import marshal
 import sys
 import threading
@@ -40,6 +41,7 @@ RENDERS_FILE = "repomap-renders.bin"
 TOKENS_FILE = "repomap-tokens.bin"
 _HEADER = len(MAGIC) + 2 + 4
 MAX_FILE_BYTES = 1 << 30
+log = logging.getLogger(__name__)
 
 
 def load_tags(
@@ -111,6 +113,7 @@ def save_tags_later(
             target=_save_after,
             args=(before, directory, fingerprint, entries, graph, root),
             name="repomap-tags-write",
+            daemon=False,  # even when rendered from a daemon thread: exit waits for it
         )
         _writes[key] = thread
         thread.start()
@@ -142,7 +145,10 @@ def _save_after(
 ) -> None:
     if before is not None:
         before.join()
-    _write_tags(directory, fingerprint, entries, graph, root)
+    try:
+        _write_tags(directory, fingerprint, entries, graph, root)
+    except Exception:  # on no screen: a cache not written is only a slower next start
+        log.debug("the repo map's tags were not written to %s", directory, exc_info=True)
 
 
 def _entries(rows: object) -> dict[str, Entry]:
