@@ -7,14 +7,17 @@ import os
 import threading
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests.waiting import wait_until
+from zizou import confined
 from zizou.repomap import cache
 from zizou.repomap.graph import Graph
 from zizou.repomap.graph_build import build_graph
 from zizou.repomap.mapper import RACY_NS, RepoMap
-from zizou.repomap.request import MapRequest
+from zizou.repomap.request import MapRequest, MapResult
 from zizou.repomap.tags import tags_fingerprint
 from zizou.repomap.tokens import EstimateCounter, default_counter
 
@@ -23,6 +26,14 @@ from .conftest import write_project
 
 def _mapper(project: Path) -> RepoMap:
     return RepoMap(project, workers=1, counter=EstimateCounter())
+
+
+def _written(project: Path, request: MapRequest) -> MapResult:
+    """A map rendered, once its tags are on disk (they are written after it is handed back)."""
+    mapper = _mapper(project)
+    result = mapper.render(request)
+    mapper.wait_for_cache()
+    return result
 
 
 def _age(project: Path, seconds: float = 10.0) -> None:
@@ -98,7 +109,7 @@ def test_a_deleted_file_leaves_the_map(aged: Path) -> None:
     ],
 )
 def test_a_corrupt_cache_is_rebuilt_never_a_crash(aged: Path, damage: bytes | str | None) -> None:
-    good = _mapper(aged).render(MapRequest(max_tokens=700)).text
+    good = _written(aged, MapRequest(max_tokens=700)).text
     directory = aged / ".zizou" / "cache"
     tags_file = directory / cache.TAGS_FILE
     if damage is None:
@@ -127,7 +138,7 @@ def test_a_corrupt_cache_is_rebuilt_never_a_crash(aged: Path, damage: bytes | st
 
 
 def test_a_stored_graph_of_the_wrong_shape_is_rebuilt_from_the_tags(aged: Path) -> None:
-    good = _mapper(aged).render(MapRequest(max_tokens=700)).text
+    good = _written(aged, MapRequest(max_tokens=700)).text
     directory = aged / ".zizou" / "cache"
     fingerprint, graph_key, rows, graph = cache._load(directory / cache.TAGS_FILE)  # type: ignore[misc]
     assert Graph.from_raw(graph).paths  # stored beside the tags
@@ -167,8 +178,49 @@ def test_concurrent_writers_leave_a_whole_cache(aged: Path) -> None:
     assert not list((aged / ".zizou" / "cache").glob("*.tmp"))
 
 
+def test_the_map_is_handed_back_before_its_tags_are_written(
+    aged: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tags file of a large project takes a while to write, and the map is ready before it;
+    a load of the cache in the same process waits for the write rather than finding none."""
+    tags_file = aged / ".zizou" / "cache" / cache.TAGS_FILE
+    writing, release = threading.Event(), threading.Event()
+    write = confined.atomic_write
+
+    def held_write(root: Path, path: Path, data: bytes, **options: Any) -> None:
+        if path == tags_file:
+            writing.set()
+            release.wait()
+        write(root, path, data, **options)
+
+    monkeypatch.setattr(confined, "atomic_write", held_write)
+    mapper = _mapper(aged)
+    rendered: list[MapResult] = []
+    loaded: list[tuple[dict[str, Any], Graph | None]] = []
+
+    def load() -> None:
+        loaded.append(cache.load_tags(tags_file.parent, tags_fingerprint()))
+
+    renderer = threading.Thread(
+        target=lambda: rendered.append(mapper.render(MapRequest(max_tokens=700))), daemon=True
+    )
+    loader = threading.Thread(target=load, daemon=True)
+    try:
+        renderer.start()
+        wait_until(lambda: rendered, "the map while its tags are being written")
+        assert writing.is_set() and not tags_file.exists()
+        loader.start()
+    finally:
+        release.set()
+    loader.join()
+    entries, graph = loaded[0]
+    assert len(entries) == rendered[0].stats.sources and graph is not None
+    warm = _mapper(aged).render(MapRequest(max_tokens=700))
+    assert warm.text == rendered[0].text and warm.stats.parsed == 0
+
+
 def test_the_cache_lives_in_an_ignored_zizou_dir(aged: Path) -> None:
-    _mapper(aged).render(MapRequest())
+    _written(aged, MapRequest())
     assert (aged / ".zizou" / ".gitignore").read_text() == "*\n"
     assert (aged / ".zizou" / "cache" / cache.TAGS_FILE).is_file()
 
@@ -182,6 +234,7 @@ def test_without_persistence_nothing_is_written(aged: Path) -> None:
 def test_recent_files_are_rechecked_without_rewriting_the_cache(project: Path) -> None:
     mapper = _mapper(project)  # the files were just written: too recent to trust their mtimes
     mapper.render(MapRequest(max_tokens=400))
+    mapper.wait_for_cache()
     tags_file = project / ".zizou" / "cache" / cache.TAGS_FILE
     written = tags_file.stat().st_mtime_ns
     again = mapper.render(MapRequest(max_tokens=401))

@@ -23,11 +23,16 @@ def test_the_rendered_map_is_redacted_on_disk(tmp_path: Path) -> None:
     os.utime(project / "client.py", (past, past))
     mapper = RepoMap(project, workers=1)  # the real tokenizer: its counts are kept on disk
     result = mapper.render(MapRequest(max_tokens=1024, message="connect"))
+    mapper.wait_for_cache()
     assert KEY in result.text  # the map shows the definition line, key and all
     cache_dir = project / ".zizou" / "cache"
     stored = cache.load_renders(cache_dir, root=project)
     assert stored, "the map was not remembered on disk"
     assert all(KEY not in render[0] for render in stored.values())
-    assert {p.name for p in cache_dir.iterdir()} >= {cache.TOKENS_FILE, cache.RENDERS_FILE}
+    assert {p.name for p in cache_dir.iterdir()} >= {
+        cache.TAGS_FILE,
+        cache.TOKENS_FILE,
+        cache.RENDERS_FILE,
+    }
     for path in cache_dir.iterdir():  # the token counts, the tags and the renders alike
         assert KEY.encode() not in path.read_bytes(), path.name

@@ -11,6 +11,10 @@ from pathlib import Path
 import pytest
 from waiting import scaled
 
+from zizou.repomap import cache
+from zizou.repomap.files import list_project_files
+from zizou.repomap.tags import tags_fingerprint
+
 from .conftest import write_project
 
 
@@ -44,6 +48,13 @@ def test_the_map_is_byte_identical_under_any_hash_seed(tmp_path: Path) -> None:
     assert len(set(outputs.values())) == 1, outputs
     assert len(set(focused.values())) == 1
     assert b"app/models.py:" in outputs["0"] and b"gen_pkg/" in outputs["0"]
+
+
+def test_the_tags_are_on_disk_once_the_process_has_ended(project: Path) -> None:
+    """They are written in a thread after the map is printed, which the exit waits for."""
+    _zizou_map(project, "--tokens", "300")
+    entries, graph = cache.load_tags(project / ".zizou" / "cache", tags_fingerprint())
+    assert len(entries) == len(list_project_files(project).sources) and graph is not None
 
 
 def test_stats_go_to_stderr(project: Path) -> None:

@@ -26,7 +26,9 @@ def outside(tmp_path: Path) -> Path:
 
 def render(project: Path) -> str:
     mapper = RepoMap(project, workers=1, counter=EstimateCounter())
-    return mapper.render(MapRequest(max_tokens=4000)).text
+    text = mapper.render(MapRequest(max_tokens=4000)).text
+    mapper.wait_for_cache()  # whatever it would write is written
+    return text
 
 
 def test_a_source_linked_out_of_the_root_is_not_mapped(project: Path, outside: Path) -> None:

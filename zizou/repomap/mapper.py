@@ -132,6 +132,8 @@ class RepoMap:
 
     def _build(self, request: MapRequest, files: ProjectFiles) -> MapResult:
         started = time.perf_counter()
+        if self.cache_dir is not None:
+            cache.wait_for_tags(self.cache_dir)  # the last write still reads the entries
         state = self._state or self._load_state()
         lines = self._line_counter()
         parsed, hits = self._refresh(state, files, lines)
@@ -139,7 +141,6 @@ class RepoMap:
         graph = self._graph(state)
         if state.ranker is None or state.ranker.graph is not graph:
             state.ranker = Ranker(graph)
-        self._save_tags(state)
         graphed = time.perf_counter()
         paths = [f.path for f in files.sources] + list(files.others)
         mentions = find_mentions(request.message, paths)
@@ -147,6 +148,7 @@ class RepoMap:
         result = select_map(self._signatures, state.ranker, files, request, mentions, lines)
         if lines.counted > counted:
             self._save_lines(lines)
+        self._save_tags(state)
         stats = result.stats.with_counts(
             parsed=parsed,
             cache_hits=hits,
@@ -263,12 +265,19 @@ class RepoMap:
         return state.graph
 
     def _save_tags(self, state: _State) -> None:
+        """Write the tags after the map is handed back (cache.save_tags_later)."""
         directory = self._writable_cache() if state.unsaved else None
         if directory is not None:
-            cache.save_tags(
+            cache.save_tags_later(
                 directory, tags_fingerprint(), state.entries, state.graph, root=self._cache_root
             )
         state.unsaved = False
+
+    def wait_for_cache(self) -> None:
+        """Return once the tags this map wrote are on disk: they are written in a thread after
+        the map is handed back."""
+        if self.cache_dir is not None:
+            cache.wait_for_tags(self.cache_dir)
 
 
 @contextmanager

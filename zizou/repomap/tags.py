@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import marshal
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass
 from importlib import resources
 from itertools import repeat
@@ -31,6 +32,7 @@ GENERATED_MARKERS = (b"@generated", b"DO NOT EDIT", b"do not edit")
 GENERATED_SCAN_BYTES = 1024
 _START = attrgetter("start_byte")
 _TEXT = attrgetter("text")
+_ROW = attrgetter("start_point.row")
 
 
 @dataclass(frozen=True)
@@ -145,18 +147,25 @@ def extract_tags(language: str, data: bytes) -> FileTags:
     for capture, nodes in captures.items():
         group, _, kind = capture.partition(".")
         if group == "definition":
-            for node in nodes:
-                def_starts.add(node.start_byte)
-                name = _text(node.text)
-                row = node.start_point.row
-                defs.setdefault((row, name), (name, row + 1, kind))
+            def_starts.update(map(_START, nodes))
+            for row, raw in zip(map(_ROW, nodes), map(_TEXT, nodes), strict=True):
+                name = _text(raw)
+                if (row, name) not in defs:  # the first pattern to name it gives its kind
+                    defs[row, name] = (name, row + 1, kind)
         else:
             found = weak if kind == "weak" else strong
             found.update(zip(map(_START, nodes), map(_TEXT, nodes), strict=True))
-    strong_texts = map(strong.__getitem__, strong.keys() - def_starts)
-    weak_texts = map(weak.__getitem__, weak.keys() - strong.keys() - def_starts)
-    refs = _count(Counter(filter(None, strong_texts)), Counter(filter(None, weak_texts)))
+    refs = _count(_uses(strong, def_starts), _uses(weak, def_starts, strong.keys()))
     return FileTags(language, tuple(map(defs.__getitem__, sorted(defs))), refs)
+
+
+def _uses(found: dict[int, bytes | None], *beaten: Collection[int]) -> Counter[bytes]:
+    """How often each name in `found` is used, leaving out the starts a definition or a
+    stronger use holds: usually none, which the disjointness tests see without a set."""
+    if all(found.keys().isdisjoint(starts) for starts in beaten):
+        return Counter(filter(None, found.values()))
+    kept = found.keys() - set().union(*beaten)
+    return Counter(filter(None, map(found.__getitem__, kept)))
 
 
 def _count(strong: Counter[bytes], weak: Counter[bytes]) -> tuple[Reference, ...]:
