@@ -11,14 +11,13 @@ rendered for the same files and the same request is served from a memo, in memor
 
 from __future__ import annotations
 
-import gc
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from zizou.collector import paused_collector
 from zizou.paths import PROJECT_DIR_NAME, project_dir
 from zizou.repomap import cache
 from zizou.repomap.files import ProjectFiles
@@ -91,7 +90,10 @@ class RepoMap:
         return self.render(request).text
 
     def render(self, request: MapRequest) -> MapResult:
-        with self._lock, _paused_gc():
+        # Loading the cache and building the graph make hundreds of thousands of tuples, none
+        # in a cycle, that live as long as the map: the collector would walk them again and
+        # again (a third of that time).
+        with self._lock, paused_collector():
             return self._render(request)
 
     def _render(self, request: MapRequest) -> MapResult:
@@ -278,28 +280,6 @@ class RepoMap:
         the map is handed back."""
         if self.cache_dir is not None:
             cache.wait_for_tags(self.cache_dir)
-
-
-@contextmanager
-def _paused_gc() -> Iterator[None]:
-    """Loading the cache and building the graph allocate hundreds of thousands of tuples, none
-    in a cycle: the cyclic collector would walk them again and again, a third of that time.
-
-    What a render keeps (entries, graph, ranks) lives as long as the map, so it goes straight to
-    the oldest generation (freeze, then unfreeze: two list splices) rather than being walked by
-    the young collection the first allocation after `gc.enable` would start (a tenth of a second
-    after a cold map). Not when the program froze objects itself: unfreezing would undo that.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            if gc.get_freeze_count() == 0:
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
 
 
 def _folder(
