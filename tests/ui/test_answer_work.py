@@ -69,6 +69,13 @@ def screen_text(app: ZizouApp) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
+def chat_text(app: ZizouApp) -> str:
+    """What the conversation shows (not the prompt)."""
+    region = app.query_one(ChatView).region
+    strips = app.screen._compositor.render_strips()[region.y : region.bottom]
+    return "\n".join(strip.text for strip in strips)
+
+
 class Frames:
     """The layouts the screen ran and the frames it drew (each as the text on screen, and the
     layouts run by then), from `start()` on. The spies call through."""
@@ -185,7 +192,7 @@ async def test_a_slow_turn_shows_the_message_before_it_ends(make_app: MakeApp) -
     app = make_app([{"text": "the answer", "stall_after": 0, "until": reply}])
     async with app.run_test(size=(100, 30)) as pilot:
         await send(pilot, "a question sent once")
-        await settle(pilot, lambda: "a question sent once" in screen_text(app))
-        assert app.busy and "the answer" not in screen_text(app)
+        await settle(pilot, lambda: "a question sent once" in chat_text(app))
+        assert app.busy and "the answer" not in chat_text(app)
         reply.set()
-        await settle(pilot, lambda: not app.busy and "the answer" in screen_text(app))
+        await settle(pilot, lambda: not app.busy and "the answer" in chat_text(app))
