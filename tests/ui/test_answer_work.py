@@ -1,16 +1,21 @@
 """How much work an answer costs the app, counted (never timed): an answer that is whole before
-it is first laid out is composed once, whole; a long stream goes to one FrozenMarkdown, and
-Textual's Markdown is never restarted with the rest of the text after a cut."""
+it is first laid out is composed once, whole, and drawn with the user's message in one frame; a
+long stream goes to one FrozenMarkdown, and Textual's Markdown is never restarted with the rest
+of the text after a cut."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
+from textual.screen import Screen
 from textual.widgets import Markdown
 from ui_harness import MakeApp, send, settle
+from waiting import scaled
 
 from zizou.ui.app import ZizouApp
+from zizou.ui.frames import TurnFrames
 from zizou.ui.widgets import frozen_markdown
 from zizou.ui.widgets.chat_view import ChatView
 from zizou.ui.widgets.frozen_markdown import FrozenMarkdown
@@ -62,6 +67,44 @@ def in_answer(widget: Markdown) -> bool:
 
 def screen_text(app: ZizouApp) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def chat_text(app: ZizouApp) -> str:
+    """What the conversation shows (not the prompt)."""
+    region = app.query_one(ChatView).region
+    strips = app.screen._compositor.render_strips()[region.y : region.bottom]
+    return "\n".join(strip.text for strip in strips)
+
+
+class Frames:
+    """The layouts the screen ran and the frames it drew (each as the text on screen, and the
+    layouts run by then), from `start()` on. The spies call through."""
+
+    def __init__(self, app: ZizouApp, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.counting = False
+        self.layouts = 0
+        self.shown: list[str] = []
+        self.layouts_by: list[int] = []  # at each frame
+        refresh_layout, display = Screen._refresh_layout, app._display
+
+        def spy_layout(screen: Screen[object], *args: Any, **kwargs: Any) -> None:
+            self.layouts += self.counting
+            refresh_layout(screen, *args, **kwargs)
+
+        def spy_display(screen: Screen[object], renderable: Any) -> None:
+            display(screen, renderable)
+            if self.counting:
+                self.shown.append(screen_text(app))
+                self.layouts_by.append(self.layouts)
+
+        monkeypatch.setattr(Screen, "_refresh_layout", spy_layout)
+        monkeypatch.setattr(app, "_display", spy_display)
+
+    def start(self) -> None:
+        self.counting = True
+
+    def first_with(self, text: str) -> int:
+        return next(number for number, shown in enumerate(self.shown) if text in shown)
 
 
 async def test_an_answer_whole_before_its_first_layout_is_composed_once(
@@ -116,3 +159,40 @@ async def test_a_long_answer_renders_no_more_of_its_end_than_the_view_shows(
         assert None not in frozen._strips[-len(heights) :]  # the pieces at the end
         view = chat.scrollable_content_region.height  # the screen's less the prompt's and more
         assert sum(heights[1:]) < view <= sum(heights)  # one piece fewer would leave a gap
+
+
+async def test_a_quick_answer_is_drawn_with_the_message_in_one_frame(
+    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model that answers in one burst while the frames are held (50 ms from the sending; here
+    longer, so a loaded machine counts the same): no frame shows the message before its answer,
+    and from Enter to the answer's end on screen the screen is laid out twice: once for the
+    prompt emptied by Enter, once for the message with its answer."""
+    monkeypatch.setattr(TurnFrames, "HOLD_S", scaled(10))
+    app = make_app([{"text": answer(300), "pieces": 500, "delay_s": 0.05}])
+    frames = Frames(app, monkeypatch)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app.composer.set_text("a question sent once")
+        await settle(pilot)
+        frames.start()
+        await pilot.press("enter")
+        await settle(pilot, lambda: not app.busy and "the last words" in screen_text(app))
+        end = frames.first_with("the last words")
+        assert not any("a question sent once" in shown for shown in frames.shown[:end])
+        assert frames.layouts_by[end] <= 2
+        await settle(pilot)
+        assert frames.layouts <= 4  # and after: once more for the new sizes, once for the bar
+
+
+async def test_a_slow_turn_shows_the_message_before_it_ends(make_app: MakeApp) -> None:
+    """The frames are held for a moment only: a turn still waiting for its model shows the
+    message all the same."""
+    reply = asyncio.Event()
+    app = make_app([{"text": "the answer", "stall_after": 0, "until": reply}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "a question sent once")
+        await settle(pilot, lambda: "a question sent once" in chat_text(app))
+        assert app.busy and "the answer" not in chat_text(app)
+        reply.set()
+        await settle(pilot, lambda: not app.busy and "the answer" in chat_text(app))

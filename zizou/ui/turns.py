@@ -12,6 +12,9 @@ waited in the queue.
 
 A turn that ran longer than `[notify] after_s` calls the person back when it ends (the bell, a
 desktop notification: `zizou.ui.attention`), unless they interrupted it themselves.
+
+From the sending of a message, frames wait for the turn's end for a moment
+(`zizou.ui.frames.TurnFrames`): an answer quicker than that is drawn with the message, at once.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from textual.worker import Worker, WorkerState
 from zizou.contracts.messages import ShellRun
 from zizou.ui.endings import INTERRUPTED
 from zizou.ui.event_renderer import EventRenderer
+from zizou.ui.frames import TurnFrames
 from zizou.ui.host import SessionChanged
 from zizou.ui.message_queue import MessageQueue
 from zizou.ui.shell import shell_note
@@ -68,6 +72,7 @@ class TurnController:
         self.on_finished: Callable[[TurnFinished], Awaitable[None]] | None = None
         self.attention: Attention | None = None  # calls the person back after a long turn
         self.started = 0.0  # when the running turn started (time.monotonic)
+        self.frames = TurnFrames(chat)  # held from a message's sending to its turn's end
 
     @property
     def running(self) -> bool:
@@ -89,6 +94,7 @@ class TurnController:
     # --- the turn ----------------------------------------------------------------------------
 
     async def start(self, text: str) -> None:
+        self.frames.hold()
         self.chat.add_user(text)
         self.status.busy = True
         self.started = time.monotonic()
@@ -121,6 +127,7 @@ class TurnController:
             return
         if not self.chat.is_attached:  # the app is closing: there is no screen to update
             self.worker, self.renderer = None, None
+            self.frames.release()
             return
         renderer, self.renderer = self.renderer, None
         if event.state == WorkerState.CANCELLED:
@@ -144,6 +151,7 @@ class TurnController:
         finished = renderer.finished if renderer is not None else None
         if event.state == WorkerState.SUCCESS and finished and self.on_finished is not None:
             await self.on_finished(finished)
+        self.frames.release()  # the turn's end is drawn with its message, if the hold lasted
         await self.changed()
 
     async def ready(self) -> None:

@@ -236,13 +236,15 @@ class AssistantMessage(Widget):
 
     async def finish(self) -> None:
         """Show what is left and stop streaming; the widget keeps its text. Before the first
-        layout, nothing is shown yet: the message is composed with the whole answer."""
+        layout, nothing is shown yet: the message is composed with the whole answer, and is in
+        the conversation when this returns."""
         self._finished = True
         flusher, self._flusher = self._flusher, None
         if not self._composed:  # decided before anything here lets the app lay it out
             if flusher is not None:
                 flusher.cancel()  # it waits for the first layout, and has shown nothing
             self._clean(end=True)
+            await self._mounted.wait()
             return
         if flusher is not None:
             flusher.cancel()
