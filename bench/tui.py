@@ -250,20 +250,18 @@ def long_answer(size: int = 100_000) -> str:
     return "".join(parts)[: size - len(END) - 2] + f"\n\n{END}"
 
 
-DEFAULT_GC = gc.get_threshold()
-
-
 async def headless_time(reply: dict[str, object]) -> float:
-    """The same turn through HeadlessRun, with the collector as `zizou -p` has it (Python's
-    defaults, nothing frozen)."""
+    """The same turn through HeadlessRun, with the collector as `zizou -p` has it (zizou's
+    thresholds, nothing frozen)."""
     from zizou.agent.approvers import ScriptedApprover
+    from zizou.collector import collect_less_often, unfreeze
     from zizou.config.options import RunOptions
     from zizou.headless import HeadlessRun
     from zizou.providers.fake import ScriptedModel
     from zizou.session.assembly import build_session
 
-    gc.unfreeze()
-    gc.set_threshold(*DEFAULT_GC)
+    unfreeze()
+    collect_less_often()  # as every command starts
     project = Path(tempfile.mkdtemp(prefix="zizou-bench-"))
     options = RunOptions(root=project, debug_log=False)
     session = build_session(options, ScriptedModel([reply]), ScriptedApprover(), persist=False)
@@ -282,14 +280,14 @@ async def tui_time(reply: dict[str, object]) -> float:
     from textual.screen import Screen
     from ui_harness import scripted_session
 
-    from zizou.collector import collect_less_often
+    from zizou.collector import collect_less_often, unfreeze
     from zizou.ui.app import ZizouApp
     from zizou.ui.launch import WARM_MODULES
     from zizou.ui.opening import Warmup
 
     # What the earlier runs froze is their garbage: a real process starts with none of it, and
-    # every frozen object costs what walks the frozen generation (`gc.get_freeze_count`).
-    gc.unfreeze()
+    # every frozen object costs what walks the frozen generation.
+    unfreeze()
     gc.collect()
     collect_less_often()
     project = Path(tempfile.mkdtemp(prefix="zizou-bench-"))

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from zizou import collector as zizou_collector
 from zizou.repomap import MapRequest, RepoMap
 from zizou.repomap.tokens import EstimateCounter
 
@@ -17,7 +18,7 @@ from zizou.repomap.tokens import EstimateCounter
 def collector() -> Iterator[None]:
     enabled = gc.isenabled()
     yield
-    gc.unfreeze()
+    zizou_collector.unfreeze()
     if enabled:
         gc.enable()
     else:
@@ -42,10 +43,25 @@ def test_a_render_moves_what_it_built_to_the_oldest_generation(
 
 def test_objects_the_program_froze_stay_frozen(project: Path, collector: None) -> None:
     gc.enable()
-    gc.freeze()
+    zizou_collector.freeze()
     frozen = gc.get_freeze_count()
     _render(project)
     assert gc.get_freeze_count() == frozen and gc.isenabled()
+
+
+def test_a_render_never_counts_the_frozen_objects(
+    project: Path, collector: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Counting them walks every one (Python 3.11): in the app, which freezes what start-up
+    loaded, that stalled the screen at every agent step."""
+
+    def counted() -> int:
+        raise AssertionError("the frozen generation was walked")
+
+    gc.enable()
+    zizou_collector.freeze()
+    monkeypatch.setattr(gc, "get_freeze_count", counted)
+    assert "class User" in _render(project)
 
 
 def test_a_disabled_collector_stays_disabled(project: Path, collector: None) -> None:

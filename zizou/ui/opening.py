@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 from textual.worker import Worker
 
-from zizou.collector import collect_less_often
+from zizou.collector import collect_less_often, freeze, unfreeze
 
 if TYPE_CHECKING:
     from zizou.ui.host import Host
@@ -51,12 +51,12 @@ class Warmup:
 def keep_survivors() -> None:
     """After a turn: collect its garbage now, then never scan what survives again."""
     gc.collect()
-    gc.freeze()
+    freeze()
 
 
 def reclaim_all() -> None:
     """After a conversation is dropped: collect everything, the frozen objects included."""
-    gc.unfreeze()
+    unfreeze()
     keep_survivors()
 
 
@@ -119,7 +119,7 @@ class Opening:
         """The first frame is on screen: open the session and, a moment later, load litellm."""
         if self.tune_gc:
             collect_less_often()
-            gc.freeze()  # what start-up loaded stays: never scan it again
+            freeze()  # what start-up loaded stays: never scan it again
         if self.session is None:
             self.host.run_worker(self._open, thread=True, group="open", exit_on_error=False)
         if self.preload is not None:
@@ -135,7 +135,7 @@ class Opening:
             self.host.post_message(self.Failed(exc))
             return
         if self.tune_gc:
-            gc.freeze()
+            freeze()
         self.host.post_message(self.Opened(session))
 
     def opened(self, session: UiSession) -> None:
@@ -147,7 +147,7 @@ class Opening:
         self._hurry.wait(PRELOAD_DELAY_S)
         self.preload()
         if self.tune_gc:
-            gc.freeze()
+            freeze()
 
     @property
     def preloading(self) -> bool:
