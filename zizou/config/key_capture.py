@@ -14,7 +14,6 @@ from collections.abc import Iterator, Mapping, MutableMapping
 from pathlib import Path
 
 from zizou.known_secrets import remember_secret
-from zizou.providers.catalog import PROVIDERS
 
 _KEY_VARIABLE = re.compile(r"[A-Z0-9_]+_API_KEY")
 MIN_CAPTURED_CHARS = 8  # shorter values are not real keys; redacting them would erase words
@@ -46,8 +45,10 @@ def key_environ() -> Mapping[str, str]:
 
 
 def is_key_variable(name: str) -> bool:
-    catalog = {p.env_var for p in PROVIDERS if p.env_var}
-    return name in catalog or _KEY_VARIABLE.fullmatch(name) is not None
+    """`NAME_API_KEY`: every provider's key variable in the catalog is named so (a test holds
+    the catalog to it), and so is any other service's a user may export. The catalog itself is
+    not read here: the app's first frame would wait for it."""
+    return _KEY_VARIABLE.fullmatch(name) is not None
 
 
 def take_key_variables(environ: MutableMapping[str, str]) -> tuple[str, ...]:

@@ -3,7 +3,8 @@ model to use once a key works, and the words for the choices.
 
 The wizard talks to the key API (`zizou.config.keys`) only through `KeyServices`, which adds
 where keys are checked (`--api-base`, or a test server) and which environment is read. Every
-call here may block (keyring over D-Bus, HTTP), so the screen runs them in thread workers.
+call here may block (keyring over D-Bus, HTTP), so the screen runs them in thread workers. The
+catalog is read when first needed: the app's first frame carries `KeyServices` but no wizard.
 """
 
 from __future__ import annotations
@@ -12,10 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from zizou.providers.catalog import OLLAMA_BASE, PROVIDERS, Provider, find_provider, provider_of
-
 if TYPE_CHECKING:
     from zizou.config.keys import ResolvedKey, StoreChoice, StoreStatus, Validation
+    from zizou.providers.catalog import Provider
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,8 @@ class SetupResult:
 
 def model_after_setup(current_model: str, provider: Provider) -> str:
     """Keep the current model when it belongs to `provider`, else the provider's default."""
+    from zizou.providers.catalog import find_provider, provider_of
+
     owner = find_provider(provider_of(current_model))
     if owner is not None and owner.id == provider.id:
         return current_model
@@ -84,6 +86,8 @@ def key_result(row: ProviderRow, target_model: str, key: str, note: str) -> Setu
 
 def ollama_result(url: str, name: str) -> SetupResult:
     """Use Ollama model `name` at `url`, and say how to start with it next time."""
+    from zizou.providers.catalog import OLLAMA_BASE
+
     model = ollama_model_id(name)
     note = f"Using {model} at {url}. Next time: zizou --model {model}"
     if url.rstrip("/") != OLLAMA_BASE:
@@ -123,6 +127,7 @@ class KeyServices:
 
     def rows(self, current_model: str) -> list[ProviderRow]:
         from zizou.config.keys import resolve_key
+        from zizou.providers.catalog import PROVIDERS, find_provider, provider_of
 
         current = find_provider(provider_of(current_model))
         return [
