@@ -95,8 +95,15 @@ class AcpSession:
         model = self.kernel.model
         if images and not getattr(model, "takes_images", False):
             raise RequestError.invalid_params({"message": NO_IMAGES.format(model=model.id)})
-        self.turn = asyncio.create_task(self._answer(text, images))
-        return await self.turn
+        turn = self.turn = asyncio.create_task(self._answer(text, images))
+        try:
+            return await turn
+        except asyncio.CancelledError:
+            # The editor's cancel landed outside the loop (while it was being told something,
+            # say): the turn is over all the same, and the editor waits for this answer.
+            if turn.cancelled():
+                return "cancelled"
+            raise  # this request itself was cancelled (the connection is closing)
 
     def set_mode(self, mode: str) -> None:
         """The editor switched the mode: it knows, so it is not told back."""
