@@ -26,6 +26,8 @@ import marshal
 import sys
 import threading
 import zlib
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -109,9 +111,10 @@ def save_tags_later(
     key = directory / TAGS_FILE
     with _writes_lock:
         before = _writes.get(key)
+        write = partial(_write_tags, directory, fingerprint, entries, graph, root)
         thread = threading.Thread(
-            target=_save_after,
-            args=(before, directory, fingerprint, entries, graph, root),
+            target=_write_after,
+            args=(before, write, directory),
             name="repomap-tags-write",
             daemon=False,  # even when rendered from a daemon thread: exit waits for it
         )
@@ -135,18 +138,13 @@ _writes: dict[Path, threading.Thread] = {}  # the last write begun, per tags fil
 _writes_lock = threading.Lock()
 
 
-def _save_after(
-    before: threading.Thread | None,
-    directory: Path,
-    fingerprint: str,
-    entries: dict[str, Entry],
-    graph: Graph | None,
-    root: Path | None,
+def _write_after(
+    before: threading.Thread | None, write: Callable[[], None], directory: Path
 ) -> None:
     if before is not None:
         before.join()
     try:
-        _write_tags(directory, fingerprint, entries, graph, root)
+        write()
     except Exception:  # on no screen: a cache not written is only a slower next start
         log.debug("the repo map's tags were not written to %s", directory, exc_info=True)
 
